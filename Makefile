@@ -1,0 +1,32 @@
+# Makefile for skade, an Apache Iceberg catalog inside PostgreSQL (PGXS)
+
+EXTENSION   = skade
+EXTVERSION  = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
+MODULE_big  = skade
+OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o \
+              src/catalog_store.o src/commit_log.o \
+              src/namespace_api.o src/table_api.o
+DATA        = $(EXTENSION)--$(EXTVERSION).sql
+PGFILEDESC  = "skade - Apache Iceberg catalog inside PostgreSQL"
+
+PKG_CONFIG ?= pkg-config
+SKADE_LIBS  = jansson zlib avro-c
+PG_CPPFLAGS = -I$(srcdir)/src $(shell $(PKG_CONFIG) --cflags $(SKADE_LIBS))
+SHLIB_LINK  = $(shell $(PKG_CONFIG) --libs $(SKADE_LIBS))
+PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
+
+# skade needs shared_preload_libraries, so pg_regress brings up its own
+# instance with skade.conf.  Order matters: setup first, privileges last.
+REGRESS      = extension names namespace table commit commit_log jdbc_contract \
+               durability adopt privileges
+REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
+               --load-extension=$(EXTENSION)
+ISOLATION      = cas_both_paths
+ISOLATION_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check_iso \
+                 --load-extension=$(EXTENSION)
+TAP_TESTS    = 1
+EXTRA_CLEAN  = tmp_check tmp_check_iso output_iso
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

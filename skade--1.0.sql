@@ -1,0 +1,267 @@
+/* skade--1.0.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION skade" to load this file. \quit
+
+/*
+ * Layout
+ * ------
+ * public.iceberg_tables and public.iceberg_namespace_properties are THE
+ * catalog: the exact tables that stock Iceberg JDBC-catalog clients (Java
+ * JdbcCatalog, pyiceberg SqlCatalog, Spark/Trino with a JDBC catalog) read and
+ * write, in schema public so that unqualified SQL from every client resolves
+ * to them.  They are deliberately NOT members of the extension: the data
+ * belongs to the user, is dumped by pg_dump like any table, and survives
+ * DROP EXTENSION (which only removes skade's triggers).  skade.attach()
+ * (run below, or later through skade.adopt_jdbc_catalog()) installs the
+ * column, index, triggers and grants skade needs on them.
+ *
+ * Schema skade holds the commit log, the SQL API and skade's internals.
+ */
+
+CREATE SCHEMA skade;
+
+-- Roles: created once per cluster, kept across DROP EXTENSION.
+DO $roles$
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'skade_reader') THEN
+		CREATE ROLE skade_reader NOLOGIN;
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'skade_writer') THEN
+		CREATE ROLE skade_writer NOLOGIN;
+	END IF;
+	IF NOT pg_has_role('skade_writer', 'skade_reader', 'MEMBER') THEN
+		GRANT skade_reader TO skade_writer;
+	END IF;
+END
+$roles$;
+
+GRANT USAGE ON SCHEMA skade TO skade_reader;
+
+/*
+ * The commit log: append-only, one row per pointer change, written by the
+ * C trigger on iceberg_tables in the same transaction as the change, from
+ * the SQL API and from plain DML alike.
+ */
+CREATE TABLE skade.commit_log (
+	seq				bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	op				text NOT NULL
+		CHECK (op IN ('create', 'register', 'commit', 'rename', 'drop', 'adopt')),
+	source			text NOT NULL CHECK (source IN ('api', 'sql')),
+	catalog_name	text NOT NULL,
+	table_namespace	text NOT NULL,
+	table_name		text NOT NULL,
+	iceberg_type	text,
+	metadata_location text,
+	previous_metadata_location text,
+	prev_namespace	text,
+	prev_name		text,
+	committed_at	timestamptz NOT NULL DEFAULT clock_timestamp(),
+	committed_by	name NOT NULL DEFAULT current_user,
+	xact_id			xid8 NOT NULL DEFAULT pg_current_xact_id(),
+	snapshot_id		bigint
+);
+COMMENT ON TABLE skade.commit_log IS
+	'append-only log of every iceberg_tables pointer change (SQL API and JDBC DML)';
+CREATE INDEX commit_log_table_idx
+	ON skade.commit_log (catalog_name, table_namespace, table_name, seq);
+SELECT pg_catalog.pg_extension_config_dump('skade.commit_log', '');
+SELECT pg_catalog.pg_extension_config_dump('skade.commit_log_seq_seq', '');
+GRANT SELECT ON skade.commit_log TO skade_reader;
+
+/* ---------------------------------------------------------------- internals */
+
+-- These run the log INSERT as the owner of skade.commit_log (see commit_log.c).
+CREATE FUNCTION skade.log_pointer_change() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'skade_log_pointer_change'
+	LANGUAGE C;
+CREATE FUNCTION skade.log_truncate() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'skade_log_truncate'
+	LANGUAGE C;
+CREATE FUNCTION skade.commit_log_append_only() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'skade_commit_log_append_only'
+	LANGUAGE C;
+
+CREATE TRIGGER commit_log_append_only
+	BEFORE UPDATE OR DELETE ON skade.commit_log
+	FOR EACH ROW EXECUTE FUNCTION skade.commit_log_append_only();
+CREATE TRIGGER commit_log_no_truncate
+	BEFORE TRUNCATE ON skade.commit_log
+	FOR EACH STATEMENT EXECUTE FUNCTION skade.commit_log_append_only();
+
+/*
+ * attach: make public.iceberg_tables / iceberg_namespace_properties skade's.
+ * Idempotent.  Creates the tables (JDBC schema V1) when absent; otherwise
+ * upgrades a V0 table, adds the prefix index, the triggers and the grants.
+ * Returns the number of pre-existing iceberg_tables rows that were adopted
+ * into the commit log.
+ */
+CREATE FUNCTION skade.attach() RETURNS bigint
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $attach$
+DECLARE
+	adopted bigint := 0;
+BEGIN
+	IF to_regclass('public.iceberg_tables') IS NULL THEN
+		-- the DDL of the clients (JDBC schema V1), with 'TABLE' as the default type
+		CREATE TABLE public.iceberg_tables (
+			catalog_name varchar(255) NOT NULL,
+			table_namespace varchar(255) NOT NULL,
+			table_name varchar(255) NOT NULL,
+			metadata_location varchar(1000),
+			previous_metadata_location varchar(1000),
+			iceberg_type varchar(5) DEFAULT 'TABLE',
+			PRIMARY KEY (catalog_name, table_namespace, table_name));
+	ELSIF NOT EXISTS (SELECT 1 FROM pg_attribute
+					  WHERE attrelid = 'public.iceberg_tables'::regclass
+						AND attname = 'iceberg_type' AND NOT attisdropped) THEN
+		-- a V0 catalog: the same ALTER that Java runs with jdbc.schema-version=V1
+		ALTER TABLE public.iceberg_tables ADD COLUMN iceberg_type varchar(5);
+		ALTER TABLE public.iceberg_tables ALTER COLUMN iceberg_type SET DEFAULT 'TABLE';
+	END IF;
+	IF to_regclass('public.iceberg_namespace_properties') IS NULL THEN
+		CREATE TABLE public.iceberg_namespace_properties (
+			catalog_name varchar(255) NOT NULL,
+			namespace varchar(255) NOT NULL,
+			property_key varchar(255) NOT NULL,
+			property_value varchar(1000),
+			PRIMARY KEY (catalog_name, namespace, property_key));
+	END IF;
+
+	-- serves the clients' "table_namespace LIKE 'x.%'" probes under any collation
+	CREATE INDEX IF NOT EXISTS iceberg_tables_namespace_prefix_idx
+		ON public.iceberg_tables (catalog_name, table_namespace varchar_pattern_ops);
+	CREATE INDEX IF NOT EXISTS iceberg_namespace_properties_prefix_idx
+		ON public.iceberg_namespace_properties (catalog_name, namespace varchar_pattern_ops);
+
+	IF NOT EXISTS (SELECT 1 FROM pg_trigger
+				   WHERE tgrelid = 'public.iceberg_tables'::regclass
+					 AND tgname = 'skade_log_pointer_change') THEN
+		-- pre-existing rows enter the log once, as 'adopt'
+		INSERT INTO skade.commit_log (op, source, catalog_name, table_namespace,
+									  table_name, iceberg_type, metadata_location,
+									  previous_metadata_location)
+		SELECT 'adopt', 'api', t.catalog_name, t.table_namespace, t.table_name,
+			   coalesce(t.iceberg_type, 'TABLE'), t.metadata_location,
+			   t.previous_metadata_location
+		FROM public.iceberg_tables t
+		ORDER BY t.catalog_name, t.table_namespace, t.table_name;
+		GET DIAGNOSTICS adopted = ROW_COUNT;
+
+		CREATE TRIGGER skade_log_pointer_change
+			AFTER INSERT OR UPDATE OR DELETE ON public.iceberg_tables
+			FOR EACH ROW EXECUTE FUNCTION skade.log_pointer_change();
+		CREATE TRIGGER skade_log_truncate
+			BEFORE TRUNCATE ON public.iceberg_tables
+			FOR EACH STATEMENT EXECUTE FUNCTION skade.log_truncate();
+	END IF;
+
+	REVOKE ALL ON public.iceberg_tables, public.iceberg_namespace_properties FROM PUBLIC;
+	GRANT SELECT ON public.iceberg_tables, public.iceberg_namespace_properties
+		TO skade_reader;
+	GRANT SELECT, INSERT, UPDATE, DELETE
+		ON public.iceberg_tables, public.iceberg_namespace_properties
+		TO skade_writer;
+	RETURN adopted;
+END
+$attach$;
+REVOKE ALL ON FUNCTION skade.attach() FROM PUBLIC;
+
+/*
+ * adopt_jdbc_catalog: bring an existing vanilla JDBC catalog (public.iceberg_tables
+ * created by Java, pyiceberg, Spark, ...) under skade.  Every row is kept in
+ * place; each existing table enters the commit log as 'adopt'.
+ */
+CREATE FUNCTION skade.adopt_jdbc_catalog() RETURNS bigint
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+RETURN skade.attach();
+REVOKE ALL ON FUNCTION skade.adopt_jdbc_catalog() FROM PUBLIC;
+
+DO $install$
+BEGIN
+	IF to_regclass('public.iceberg_tables') IS NOT NULL THEN
+		RAISE NOTICE 'an existing JDBC catalog was found in public.iceberg_tables; it is left untouched'
+			USING HINT = 'Run SELECT skade.adopt_jdbc_catalog(); to bring it under skade, keeping every row.';
+	ELSE
+		PERFORM skade.attach();
+		-- the catalog data is the user's, not the extension's (see above)
+		ALTER EXTENSION skade DROP TABLE public.iceberg_tables;
+		ALTER EXTENSION skade DROP TABLE public.iceberg_namespace_properties;
+	END IF;
+END
+$install$;
+
+/* ------------------------------------------------------------------ SQL API */
+
+CREATE FUNCTION skade.create_namespace(namespace text, properties jsonb DEFAULT '{}',
+									   catalog text DEFAULT NULL)
+	RETURNS void AS 'MODULE_PATHNAME', 'skade_create_namespace' LANGUAGE C;
+CREATE FUNCTION skade.drop_namespace(namespace text, catalog text DEFAULT NULL)
+	RETURNS void AS 'MODULE_PATHNAME', 'skade_drop_namespace' LANGUAGE C;
+CREATE FUNCTION skade.namespace_exists(namespace text, catalog text DEFAULT NULL)
+	RETURNS boolean AS 'MODULE_PATHNAME', 'skade_namespace_exists' LANGUAGE C STABLE;
+CREATE FUNCTION skade.list_namespaces(parent text DEFAULT NULL, catalog text DEFAULT NULL)
+	RETURNS SETOF text AS 'MODULE_PATHNAME', 'skade_list_namespaces' LANGUAGE C STABLE;
+CREATE FUNCTION skade.namespace_properties(namespace text, catalog text DEFAULT NULL)
+	RETURNS jsonb AS 'MODULE_PATHNAME', 'skade_namespace_properties' LANGUAGE C STABLE;
+CREATE FUNCTION skade.update_namespace_properties(namespace text, updates jsonb DEFAULT '{}',
+												  removals text[] DEFAULT '{}',
+												  catalog text DEFAULT NULL,
+												  OUT updated text[], OUT removed text[],
+												  OUT missing text[])
+	RETURNS record AS 'MODULE_PATHNAME', 'skade_update_namespace_properties' LANGUAGE C;
+
+CREATE FUNCTION skade.register_table(namespace text, name text, metadata_location text,
+									 catalog text DEFAULT NULL)
+	RETURNS bigint AS 'MODULE_PATHNAME', 'skade_register_table' LANGUAGE C;
+CREATE FUNCTION skade.load_table(namespace text, name text, catalog text DEFAULT NULL,
+								 OUT metadata_location text,
+								 OUT previous_metadata_location text)
+	RETURNS record AS 'MODULE_PATHNAME', 'skade_load_table' LANGUAGE C STABLE;
+CREATE FUNCTION skade.table_exists(namespace text, name text, catalog text DEFAULT NULL)
+	RETURNS boolean AS 'MODULE_PATHNAME', 'skade_table_exists' LANGUAGE C STABLE;
+CREATE FUNCTION skade.list_tables(namespace text, catalog text DEFAULT NULL)
+	RETURNS SETOF text AS 'MODULE_PATHNAME', 'skade_list_tables' LANGUAGE C STABLE;
+CREATE FUNCTION skade.rename_table(namespace text, name text, new_namespace text,
+								   new_name text, catalog text DEFAULT NULL)
+	RETURNS bigint AS 'MODULE_PATHNAME', 'skade_rename_table' LANGUAGE C;
+CREATE FUNCTION skade.drop_table(namespace text, name text, catalog text DEFAULT NULL)
+	RETURNS text AS 'MODULE_PATHNAME', 'skade_drop_table' LANGUAGE C;
+CREATE FUNCTION skade.commit_table(namespace text, name text, expected_location text,
+								   new_location text, catalog text DEFAULT NULL)
+	RETURNS bigint AS 'MODULE_PATHNAME', 'skade_commit_table' LANGUAGE C;
+CREATE FUNCTION skade.commit_transaction(changes jsonb, catalog text DEFAULT NULL)
+	RETURNS TABLE (namespace text, name text, metadata_location text, seq bigint)
+	AS 'MODULE_PATHNAME', 'skade_commit_transaction' LANGUAGE C;
+
+/* ------------------------------------------------------------------ privileges */
+
+-- PUBLIC gets nothing; readers list and load; writers change.
+DO $grants$
+DECLARE
+	f regprocedure;
+BEGIN
+	FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
+			 WHERE p.pronamespace = 'skade'::regnamespace LOOP
+		EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
+	END LOOP;
+END
+$grants$;
+
+GRANT EXECUTE ON FUNCTION
+	skade.namespace_exists(text, text),
+	skade.list_namespaces(text, text),
+	skade.namespace_properties(text, text),
+	skade.load_table(text, text, text),
+	skade.table_exists(text, text, text),
+	skade.list_tables(text, text)
+	TO skade_reader;
+GRANT EXECUTE ON FUNCTION
+	skade.create_namespace(text, jsonb, text),
+	skade.drop_namespace(text, text),
+	skade.update_namespace_properties(text, jsonb, text[], text),
+	skade.register_table(text, text, text, text),
+	skade.rename_table(text, text, text, text, text),
+	skade.drop_table(text, text, text),
+	skade.commit_table(text, text, text, text, text),
+	skade.commit_transaction(jsonb, text)
+	TO skade_writer;

@@ -1,0 +1,19 @@
+/*-------------------------------------------------------------------------
+ *
+ * api.h
+ *	  Helpers shared by the SQL-callable catalog functions.
+ *
+ * IDENTIFICATION
+ *	  src/api.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_API_H
+#define SKADE_API_H
+
+extern void SkadeRequireNamespace(const char *catalog, const char *ns);
+extern void SkadeReportMissingNamespace(const char *catalog, const char *ns) pg_attribute_noreturn();
+extern void SkadeReportMissingTable(const char *catalog, const char *ns,
+									const char *name) pg_attribute_noreturn();
+
+#endif							/* SKADE_API_H */

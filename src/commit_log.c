@@ -1,0 +1,445 @@
+/*-------------------------------------------------------------------------
+ *
+ * commit_log.c
+ *	  Trigger functions that append every pointer change of
+ *	  public.iceberg_tables to skade.commit_log, in the changing
+ *	  transaction, whichever path made the change.
+ *
+ * Both paths end in DML on iceberg_tables: the SQL API runs it through SPI,
+ * JDBC clients send it themselves.  One AFTER ROW trigger therefore sees
+ * every change, exactly once per changed row, with the row already locked
+ * by the statement: two commits to the same table are logged in the order
+ * in which they took the row lock, so the log of a table is linear.  The
+ * trigger never changes the row or the statement's affected-row count, so
+ * the clients' compare-and-swap "UPDATE ... WHERE metadata_location = ?"
+ * keeps its exact semantics.
+ *
+ * The SQL API labels its changes (register vs. create, source = 'api')
+ * through a backend-local operation context set around its DML; plain DML
+ * is labelled from the row change itself.  The context is always cleared
+ * by the caller (PG_FINALLY), so an error never mislabels a later change.
+ *
+ * Writers cannot insert into the commit log themselves: the trigger runs
+ * its INSERT as the owner of skade.commit_log (SetUserIdAndSecContext with
+ * SECURITY_LOCAL_USERID_CHANGE, as the RI triggers do) and records the
+ * role that made the change.  The SQL it runs names every object
+ * schema-qualified and resolves no function or operator by name, so the
+ * caller's search_path cannot redirect it.
+ *
+ * skade.commit_log is append-only: a BEFORE UPDATE/DELETE/TRUNCATE trigger
+ * refuses every change.
+ *
+ * IDENTIFICATION
+ *	  src/commit_log.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "commands/trigger.h"
+#include "miscadmin.h"
+#include "executor/spi.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "commit_log.h"
+#include "guc.h"
+#include "shmem.h"
+
+PG_FUNCTION_INFO_V1(skade_log_pointer_change);
+PG_FUNCTION_INFO_V1(skade_log_truncate);
+PG_FUNCTION_INFO_V1(skade_commit_log_append_only);
+
+/* Parameters of the log INSERT, in order */
+typedef enum LogArg
+{
+	L_OP, L_SOURCE, L_CATALOG, L_NS, L_NAME, L_TYPE, L_LOCATION, L_PREVIOUS,
+	L_PREV_NS, L_PREV_NAME, L_ROLE,
+	LOG_NARGS
+} LogArg;
+
+/* Columns of iceberg_tables the trigger reads, by attribute number */
+typedef struct PointerColumns
+{
+	int			catalog;
+	int			ns;
+	int			name;
+	int			location;
+	int			type;			/* 0 when the table has no iceberg_type (V0) */
+} PointerColumns;
+
+/* The values of one commit-log row, as SPI arguments ('n' = NULL) */
+typedef struct LogRow
+{
+	Datum		v[LOG_NARGS];
+	char		n[LOG_NARGS];
+} LogRow;
+
+/* ---- Local variables ---- */
+
+/* SQL API operation in progress in this backend, or NULL */
+static const char *current_api_op = NULL;
+
+/* seq of the last commit-log row this backend appended */
+static int64 last_seq = 0;
+
+/* saved plan of the log INSERT (in CacheMemoryContext via SPI_keepplan) */
+static SPIPlanPtr log_insert_plan = NULL;
+
+static void resolve_columns(Relation rel, PointerColumns *cols);
+static Datum get_col(HeapTuple tuple, TupleDesc desc, int attnum, bool *isnull);
+static void fill_row(LogRow *row, const char *op, HeapTuple tuple,
+					 TupleDesc desc, const PointerColumns *cols);
+static Oid	commit_log_owner(void);
+static void set_arg(LogRow *row, LogArg arg, Datum value, bool isnull);
+static void row_as_dropped(LogRow *row);
+static void append_row(LogRow *row);
+static bool datum_text_equal(Datum a, bool a_null, Datum b, bool b_null);
+
+/*
+ * SkadeOpBegin / SkadeOpEnd
+ *		Bracket a SQL API change: rows logged in between carry "op" and
+ *		source = 'api'.  SkadeOpEnd must run on error paths too.
+ */
+void
+SkadeOpBegin(const char *op)
+{
+	current_api_op = op;
+	last_seq = 0;
+}
+
+void
+SkadeOpEnd(void)
+{
+	current_api_op = NULL;
+}
+
+/* seq of the last log row appended by this backend (0 if none since Begin) */
+int64
+SkadeOpLastSeq(void)
+{
+	return last_seq;
+}
+
+/*
+ * skade_log_pointer_change
+ *		AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW on iceberg_tables.
+ */
+Datum
+skade_log_pointer_change(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	TupleDesc	desc;
+	PointerColumns cols;
+	LogRow		row;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) ||
+		!TRIGGER_FIRED_AFTER(trigdata->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("skade.log_pointer_change() must be an AFTER ROW trigger")));
+
+	desc = RelationGetDescr(trigdata->tg_relation);
+	resolve_columns(trigdata->tg_relation, &cols);
+
+	if (TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
+	{
+		fill_row(&row, current_api_op ? current_api_op : SKADE_OP_CREATE,
+				 trigdata->tg_trigtuple, desc, &cols);
+		append_row(&row);
+	}
+	else if (TRIGGER_FIRED_BY_DELETE(trigdata->tg_event))
+	{
+		fill_row(&row, SKADE_OP_DROP, trigdata->tg_trigtuple, desc, &cols);
+		row_as_dropped(&row);
+		append_row(&row);
+	}
+	else if (TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
+	{
+		HeapTuple	oldtup = trigdata->tg_trigtuple;
+		HeapTuple	newtup = trigdata->tg_newtuple;
+		bool		on,
+					nn;
+		Datum		o,
+					n;
+		bool		same_catalog,
+					same_ident,
+					same_location;
+
+		o = get_col(oldtup, desc, cols.catalog, &on);
+		n = get_col(newtup, desc, cols.catalog, &nn);
+		same_catalog = datum_text_equal(o, on, n, nn);
+		o = get_col(oldtup, desc, cols.ns, &on);
+		n = get_col(newtup, desc, cols.ns, &nn);
+		same_ident = datum_text_equal(o, on, n, nn);
+		o = get_col(oldtup, desc, cols.name, &on);
+		n = get_col(newtup, desc, cols.name, &nn);
+		same_ident = same_ident && datum_text_equal(o, on, n, nn);
+		o = get_col(oldtup, desc, cols.location, &on);
+		n = get_col(newtup, desc, cols.location, &nn);
+		same_location = datum_text_equal(o, on, n, nn);
+
+		if (!same_catalog)
+		{
+			/* moved to another catalog: gone from one, created in the other */
+			fill_row(&row, SKADE_OP_DROP, oldtup, desc, &cols);
+			row_as_dropped(&row);
+			append_row(&row);
+			fill_row(&row, SKADE_OP_CREATE, newtup, desc, &cols);
+			append_row(&row);
+		}
+		else if (!same_ident || !same_location)
+		{
+			fill_row(&row, same_ident ? SKADE_OP_COMMIT : SKADE_OP_RENAME,
+					 newtup, desc, &cols);
+			set_arg(&row, L_PREVIOUS, o, on);
+			if (!same_ident)
+			{
+				n = get_col(oldtup, desc, cols.ns, &nn);
+				set_arg(&row, L_PREV_NS, n, nn);
+				n = get_col(oldtup, desc, cols.name, &nn);
+				set_arg(&row, L_PREV_NAME, n, nn);
+			}
+			append_row(&row);
+		}
+		/* otherwise no pointer changed (e.g. only previous_metadata_location) */
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("skade.log_pointer_change() fired by an unexpected event")));
+
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * skade_log_truncate
+ *		BEFORE TRUNCATE FOR EACH STATEMENT on iceberg_tables: every table
+ *		that is about to disappear is logged as dropped.
+ */
+Datum
+skade_log_truncate(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	Relation	rel;
+	StringInfoData sql;
+	PointerColumns cols;
+	Oid			save_userid;
+	int			save_sec_context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) ||
+		!TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("skade.log_truncate() must be a TRUNCATE trigger")));
+
+	rel = trigdata->tg_relation;
+	resolve_columns(rel, &cols);
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+					 "INSERT INTO skade.commit_log (op, source, catalog_name,"
+					 " table_namespace, table_name, iceberg_type,"
+					 " metadata_location, previous_metadata_location, committed_by)"
+					 " SELECT 'drop', '%s', catalog_name, table_namespace,"
+					 " table_name, %s, NULL, metadata_location, %s FROM %s.%s"
+					 " ORDER BY catalog_name, table_namespace, table_name",
+					 current_api_op ? "api" : "sql",
+					 cols.type ? "COALESCE(iceberg_type, 'TABLE')" : "'TABLE'",
+					 quote_literal_cstr(GetUserNameFromId(GetUserId(), false)),
+					 quote_identifier(get_namespace_name(RelationGetNamespace(rel))),
+					 quote_identifier(RelationGetRelationName(rel)));
+
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(commit_log_owner(),
+						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	SPI_connect();
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not log truncated tables");
+	if (SPI_processed > 0)
+	{
+		SkadeApplyDurability();
+		if (skade_shared)
+			pg_atomic_fetch_add_u64(&skade_shared->commits, SPI_processed);
+	}
+	SPI_finish();
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * skade_commit_log_append_only
+ *		BEFORE UPDATE OR DELETE (row) / TRUNCATE (statement) on
+ *		skade.commit_log: the log is append-only.
+ */
+Datum
+skade_commit_log_append_only(PG_FUNCTION_ARGS)
+{
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("skade.commit_log_append_only() must be called as a trigger")));
+
+	ereport(ERROR,
+			(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
+			 errmsg("skade.commit_log is append-only"),
+			 errdetail("Rows of the commit log can be neither updated nor deleted.")));
+	PG_RETURN_NULL();			/* keep compiler quiet */
+}
+
+/* Find the JDBC columns by name; any client's column order is accepted. */
+static void
+resolve_columns(Relation rel, PointerColumns *cols)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	cols->catalog = SPI_fnumber(desc, "catalog_name");
+	cols->ns = SPI_fnumber(desc, "table_namespace");
+	cols->name = SPI_fnumber(desc, "table_name");
+	cols->location = SPI_fnumber(desc, "metadata_location");
+	cols->type = SPI_fnumber(desc, "iceberg_type");
+	if (cols->catalog <= 0 || cols->ns <= 0 || cols->name <= 0 ||
+		cols->location <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("relation \"%s\" is not a JDBC catalog table",
+						RelationGetRelationName(rel)),
+				 errdetail("It lacks one of catalog_name, table_namespace, table_name, metadata_location.")));
+	if (cols->type <= 0)
+		cols->type = 0;
+}
+
+static Datum
+get_col(HeapTuple tuple, TupleDesc desc, int attnum, bool *isnull)
+{
+	return heap_getattr(tuple, attnum, desc, isnull);
+}
+
+/* The role that owns skade.commit_log (the extension's installer). */
+static Oid
+commit_log_owner(void)
+{
+	Oid			relid = get_relname_relid("commit_log",
+										  get_namespace_oid("skade", false));
+	HeapTuple	tp;
+	Oid			owner;
+
+	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "skade.commit_log is missing");
+	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+	ReleaseSysCache(tp);
+	return owner;
+}
+
+static void
+set_arg(LogRow *row, LogArg arg, Datum value, bool isnull)
+{
+	row->v[arg] = value;
+	row->n[arg] = isnull ? 'n' : ' ';
+}
+
+/* Fill a log row from one iceberg_tables tuple (current location, no previous) */
+static void
+fill_row(LogRow *row, const char *op, HeapTuple tuple, TupleDesc desc,
+		 const PointerColumns *cols)
+{
+	Datum		d;
+	bool		isnull;
+
+	set_arg(row, L_OP, CStringGetTextDatum(op), false);
+	set_arg(row, L_SOURCE, CStringGetTextDatum(current_api_op ? "api" : "sql"), false);
+	d = get_col(tuple, desc, cols->catalog, &isnull);
+	set_arg(row, L_CATALOG, d, isnull);
+	d = get_col(tuple, desc, cols->ns, &isnull);
+	set_arg(row, L_NS, d, isnull);
+	d = get_col(tuple, desc, cols->name, &isnull);
+	set_arg(row, L_NAME, d, isnull);
+	isnull = true;
+	if (cols->type)
+		d = get_col(tuple, desc, cols->type, &isnull);
+	/* NULL iceberg_type means TABLE (JDBC contract) */
+	set_arg(row, L_TYPE, isnull ? CStringGetTextDatum("TABLE") : d, false);
+	d = get_col(tuple, desc, cols->location, &isnull);
+	set_arg(row, L_LOCATION, d, isnull);
+	set_arg(row, L_PREVIOUS, (Datum) 0, true);
+	set_arg(row, L_PREV_NS, (Datum) 0, true);
+	set_arg(row, L_PREV_NAME, (Datum) 0, true);
+	set_arg(row, L_ROLE, CStringGetTextDatum(GetUserNameFromId(GetUserId(), false)), false);
+}
+
+/* After a drop there is no current location; the old one becomes previous. */
+static void
+row_as_dropped(LogRow *row)
+{
+	set_arg(row, L_PREVIOUS, row->v[L_LOCATION], row->n[L_LOCATION] == 'n');
+	set_arg(row, L_LOCATION, (Datum) 0, true);
+}
+
+/* Append one row to skade.commit_log and remember its seq. */
+static void
+append_row(LogRow *row)
+{
+	bool		isnull;
+	Oid			save_userid;
+	int			save_sec_context;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(commit_log_owner(),
+						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	SPI_connect();
+	if (log_insert_plan == NULL)
+	{
+		Oid			argtypes[LOG_NARGS];
+		SPIPlanPtr	plan;
+		int			i;
+
+		for (i = 0; i < LOG_NARGS; i++)
+			argtypes[i] = TEXTOID;
+		plan = SPI_prepare("INSERT INTO skade.commit_log (op, source, catalog_name,"
+						   " table_namespace, table_name, iceberg_type,"
+						   " metadata_location, previous_metadata_location,"
+						   " prev_namespace, prev_name, committed_by)"
+						   " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+						   " RETURNING seq",
+						   LOG_NARGS, argtypes);
+		if (plan == NULL)
+			elog(ERROR, "could not prepare commit log insert: %s",
+				 SPI_result_code_string(SPI_result));
+		SPI_keepplan(plan);
+		log_insert_plan = plan;
+	}
+	if (SPI_execute_plan(log_insert_plan, row->v, row->n, false, 1) != SPI_OK_INSERT_RETURNING ||
+		SPI_processed != 1)
+		elog(ERROR, "could not append to skade.commit_log");
+	last_seq = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+										   SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+
+	SkadeApplyDurability();
+	if (skade_shared)
+	{
+		pg_atomic_fetch_add_u64(&skade_shared->commits, 1);
+		if (current_api_op)
+			pg_atomic_fetch_add_u64(&skade_shared->api_commits, 1);
+	}
+}
+
+/* Equality of two text-like datums, NULL-aware (IS NOT DISTINCT FROM). */
+static bool
+datum_text_equal(Datum a, bool a_null, Datum b, bool b_null)
+{
+	if (a_null || b_null)
+		return a_null == b_null;
+	return DatumGetBool(DirectFunctionCall2Coll(texteq, C_COLLATION_OID, a, b));
+}

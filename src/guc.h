@@ -1,0 +1,27 @@
+/*-------------------------------------------------------------------------
+ *
+ * guc.h
+ *	  skade's configuration parameters (all defined in guc.c).
+ *
+ * IDENTIFICATION
+ *	  src/guc.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_GUC_H
+#define SKADE_GUC_H
+
+typedef enum SkadeDurability
+{
+	SKADE_DURABILITY_IMMEDIATE,	/* commits flush WAL before returning */
+	SKADE_DURABILITY_EVENTUAL	/* synchronous_commit = off for skade's commits */
+} SkadeDurability;
+
+extern char *skade_catalog;
+extern int	skade_durability;
+
+extern void SkadeGucInit(void);
+extern const char *SkadeResolveCatalog(const char *catalog_arg);
+extern void SkadeApplyDurability(void);
+
+#endif							/* SKADE_GUC_H */

@@ -1,0 +1,96 @@
+/*-------------------------------------------------------------------------
+ *
+ * shmem.c
+ *	  skade's fixed shared-memory segment: request, startup, and the
+ *	  "was skade preloaded?" guard used by every function that needs it.
+ *
+ * The segment exists only when skade is in shared_preload_libraries.  In
+ * any other backend skade_shared stays NULL, and SkadeRequireShared()
+ * raises OBJECT_NOT_IN_PREREQUISITE_STATE with a hint.  The trigger
+ * functions that log pointer changes do not need shared memory, so JDBC
+ * clients' commits keep being logged even in a misconfigured server.
+ *
+ * Locking: the counters are atomics and need no lock.  skade_shared->lock
+ * is a named LWLock tranche ("skade") reserved for later subsystems.
+ *
+ * IDENTIFICATION
+ *	  src/shmem.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+
+#include "shmem.h"
+
+SkadeShared *skade_shared = NULL;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+static void skade_shmem_request(void);
+static void skade_shmem_startup(void);
+
+/*
+ * SkadeShmemInit
+ *		Install the shared-memory hooks.  Called from _PG_init only while
+ *		shared_preload_libraries is being processed.
+ */
+void
+SkadeShmemInit(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = skade_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = skade_shmem_startup;
+}
+
+/*
+ * SkadeRequireShared
+ *		Error out unless skade's shared memory is available.
+ */
+void
+SkadeRequireShared(void)
+{
+	if (skade_shared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("skade must be loaded via shared_preload_libraries"),
+				 errhint("Add skade to shared_preload_libraries in postgresql.conf and restart the server.")));
+}
+
+static void
+skade_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+
+	RequestAddinShmemSpace(MAXALIGN(sizeof(SkadeShared)));
+	RequestNamedLWLockTranche("skade", 1);
+}
+
+static void
+skade_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	/* reset in case this is a restart within the postmaster */
+	skade_shared = NULL;
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	skade_shared = ShmemInitStruct("skade", sizeof(SkadeShared), &found);
+	if (!found)
+	{
+		skade_shared->lock = &(GetNamedLWLockTranche("skade"))->lock;
+		pg_atomic_init_u64(&skade_shared->commits, 0);
+		pg_atomic_init_u64(&skade_shared->api_commits, 0);
+		pg_atomic_init_u64(&skade_shared->conflicts, 0);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}

@@ -1,0 +1,30 @@
+/*-------------------------------------------------------------------------
+ *
+ * shmem.h
+ *	  skade's fixed shared-memory state.
+ *
+ * IDENTIFICATION
+ *	  src/shmem.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_SHMEM_H
+#define SKADE_SHMEM_H
+
+#include "port/atomics.h"
+#include "storage/lwlock.h"
+
+typedef struct SkadeShared
+{
+	LWLock	   *lock;			/* protects fields added by later subsystems */
+	pg_atomic_uint64 commits;	/* pointer changes logged (all paths) */
+	pg_atomic_uint64 api_commits;	/* of which through the SQL API */
+	pg_atomic_uint64 conflicts; /* CAS commits lost through the SQL API */
+} SkadeShared;
+
+extern SkadeShared *skade_shared;
+
+extern void SkadeShmemInit(void);
+extern void SkadeRequireShared(void);
+
+#endif							/* SKADE_SHMEM_H */

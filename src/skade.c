@@ -1,0 +1,38 @@
+/*-------------------------------------------------------------------------
+ *
+ * skade.c
+ *	  Module entry point: PG_MODULE_MAGIC and _PG_init, which only fans out
+ *	  to the subsystems' initialisers.
+ *
+ * GUCs are defined in every process that loads the library, so that
+ * SET skade.* works even when skade was not preloaded.  Shared memory is
+ * requested only while shared_preload_libraries is processed; functions
+ * that need it check SkadeRequireShared() and fail with a hint otherwise.
+ *
+ * IDENTIFICATION
+ *	  src/skade.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+
+#include "guc.h"
+#include "shmem.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	SkadeGucInit();
+
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	SkadeShmemInit();
+}

@@ -1,0 +1,470 @@
+/*-------------------------------------------------------------------------
+ *
+ * table_api.c
+ *	  SQL-callable table functions of schema skade: register, load, exists,
+ *	  list, rename, drop, commit (compare-and-swap) and commit_transaction
+ *	  (several commits, all or nothing).
+ *
+ * Every change is DML on public.iceberg_tables, bracketed by
+ * SkadeOpBegin/SkadeOpEnd so that the commit-log trigger labels it; the
+ * functions return the commit-log seq of their change.
+ *
+ * Commit semantics: one UPDATE ... WHERE metadata_location = expected, the
+ * same compare-and-swap JDBC clients send, so the SQL API and JDBC clients
+ * serialise on the same row lock.  A lost race raises 40001
+ * (serialization_failure) with the current location in errdetail: callers
+ * reload and retry, exactly as Iceberg clients do on CommitFailedException.
+ * commit_transaction validates every change before applying any, and
+ * applies them in (namespace, name) order so that two multi-table commits
+ * cannot deadlock; any failure aborts the statement, so none is applied.
+ *
+ * IDENTIFICATION
+ *	  src/table_api.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+
+#include "api.h"
+#include "catalog_store.h"
+#include "commit_log.h"
+#include "guc.h"
+#include "names.h"
+#include "shmem.h"
+
+PG_FUNCTION_INFO_V1(skade_register_table);
+PG_FUNCTION_INFO_V1(skade_load_table);
+PG_FUNCTION_INFO_V1(skade_table_exists);
+PG_FUNCTION_INFO_V1(skade_list_tables);
+PG_FUNCTION_INFO_V1(skade_rename_table);
+PG_FUNCTION_INFO_V1(skade_drop_table);
+PG_FUNCTION_INFO_V1(skade_commit_table);
+PG_FUNCTION_INFO_V1(skade_commit_transaction);
+
+/* One change of commit_transaction */
+typedef struct TableChange
+{
+	int			index;			/* position in the input array */
+	char	   *ns;
+	char	   *name;
+	char	   *expected;
+	char	   *location;
+	int64		seq;			/* commit-log seq once applied */
+} TableChange;
+
+static int64 commit_one(const char *catalog, const char *ns, const char *name,
+						const char *expected, const char *location);
+static void check_table_ident(const char *ns, const char *name);
+static char *change_field(JsonbContainer *obj, int index, const char *field);
+static int	change_cmp(const void *a, const void *b);
+
+/*
+ * skade.register_table(namespace, name, metadata_location, catalog) -> seq
+ *
+ * Add an existing Iceberg table.  The namespace must exist; a table or
+ * view of that name is a unique violation.
+ */
+Datum
+skade_register_table(PG_FUNCTION_ARGS)
+{
+	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
+	char	   *name = SkadeTextArg(fcinfo, 1, "name");
+	char	   *location = SkadeTextArg(fcinfo, 2, "metadata_location");
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3));
+	StoreTable	existing;
+	int64		seq;
+
+	SkadeRequireShared();
+	check_table_ident(ns, name);
+	SkadeCheckLocation(location, "metadata_location");
+	SkadeRequireNamespace(catalog, ns);
+	if (StoreGetTable(catalog, ns, name, false, &existing))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("%s \"%s.%s\" already exists in catalog \"%s\"",
+						existing.is_view ? "view" : "table", ns, name, catalog)));
+
+	SkadeOpBegin(SKADE_OP_REGISTER);
+	PG_TRY();
+	{
+		StoreInsertTable(catalog, ns, name, location);
+		seq = SkadeOpLastSeq();
+	}
+	PG_FINALLY();
+	{
+		SkadeOpEnd();
+	}
+	PG_END_TRY();
+	PG_RETURN_INT64(seq);
+}
+
+/*
+ * skade.load_table(namespace, name, catalog)
+ *		-> (metadata_location, previous_metadata_location)
+ */
+Datum
+skade_load_table(PG_FUNCTION_ARGS)
+{
+	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
+	char	   *name = SkadeTextArg(fcinfo, 1, "name");
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
+	StoreTable	t;
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2];
+
+	SkadeRequireShared();
+	check_table_ident(ns, name);
+	if (!StoreGetTable(catalog, ns, name, false, &t) || t.is_view)
+		SkadeReportMissingTable(catalog, ns, name);
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	nulls[0] = t.metadata_location == NULL;
+	values[0] = nulls[0] ? (Datum) 0 : CStringGetTextDatum(t.metadata_location);
+	nulls[1] = t.previous_metadata_location == NULL;
+	values[1] = nulls[1] ? (Datum) 0 : CStringGetTextDatum(t.previous_metadata_location);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* skade.table_exists(namespace, name, catalog) */
+Datum
+skade_table_exists(PG_FUNCTION_ARGS)
+{
+	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
+	char	   *name = SkadeTextArg(fcinfo, 1, "name");
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
+	StoreTable	t;
+
+	SkadeRequireShared();
+	check_table_ident(ns, name);
+	PG_RETURN_BOOL(StoreGetTable(catalog, ns, name, false, &t) && !t.is_view);
+}
+
+/* skade.list_tables(namespace, catalog) -> setof text */
+Datum
+skade_list_tables(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 1));
+	List	   *names;
+	ListCell   *lc;
+
+	SkadeRequireShared();
+	SkadeCheckNamespace(ns);
+	SkadeRequireNamespace(catalog, ns);
+	names = StoreListTables(catalog, ns);
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	foreach(lc, names)
+	{
+		Datum		value = CStringGetTextDatum((char *) lfirst(lc));
+		bool		isnull = false;
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * skade.rename_table(namespace, name, new_namespace, new_name, catalog) -> seq
+ */
+Datum
+skade_rename_table(PG_FUNCTION_ARGS)
+{
+	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
+	char	   *name = SkadeTextArg(fcinfo, 1, "name");
+	char	   *new_ns = SkadeTextArg(fcinfo, 2, "new_namespace");
+	char	   *new_name = SkadeTextArg(fcinfo, 3, "new_name");
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 4));
+	StoreTable	t;
+	bool		moved;
+	int64		seq;
+
+	SkadeRequireShared();
+	check_table_ident(ns, name);
+	check_table_ident(new_ns, new_name);
+	if (!StoreGetTable(catalog, ns, name, false, &t) || t.is_view)
+		SkadeReportMissingTable(catalog, ns, name);
+	SkadeRequireNamespace(catalog, new_ns);
+	if (StoreGetTable(catalog, new_ns, new_name, false, &t))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("%s \"%s.%s\" already exists in catalog \"%s\"",
+						t.is_view ? "view" : "table", new_ns, new_name, catalog)));
+
+	SkadeOpBegin(SKADE_OP_RENAME);
+	PG_TRY();
+	{
+		moved = StoreRenameTable(catalog, ns, name, new_ns, new_name);
+		seq = SkadeOpLastSeq();
+	}
+	PG_FINALLY();
+	{
+		SkadeOpEnd();
+	}
+	PG_END_TRY();
+
+	/* dropped concurrently after our check */
+	if (!moved)
+		SkadeReportMissingTable(catalog, ns, name);
+	PG_RETURN_INT64(seq);
+}
+
+/*
+ * skade.drop_table(namespace, name, catalog) -> last metadata location
+ *
+ * Removes the pointer only; files are the owner's to purge.
+ */
+Datum
+skade_drop_table(PG_FUNCTION_ARGS)
+{
+	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
+	char	   *name = SkadeTextArg(fcinfo, 1, "name");
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
+	char	   *location;
+	StoreTable	t;
+
+	SkadeRequireShared();
+	check_table_ident(ns, name);
+
+	SkadeOpBegin(SKADE_OP_DROP);
+	PG_TRY();
+	{
+		location = StoreDeleteTable(catalog, ns, name);
+	}
+	PG_FINALLY();
+	{
+		SkadeOpEnd();
+	}
+	PG_END_TRY();
+
+	if (location == NULL)
+	{
+		/* no row was deleted; it may have held a NULL location though */
+		if (!StoreGetTable(catalog, ns, name, true, &t) || t.is_view)
+			SkadeReportMissingTable(catalog, ns, name);
+		PG_RETURN_NULL();
+	}
+	PG_RETURN_TEXT_P(cstring_to_text(location));
+}
+
+/*
+ * skade.commit_table(namespace, name, expected_location, new_location,
+ *					  catalog) -> seq
+ */
+Datum
+skade_commit_table(PG_FUNCTION_ARGS)
+{
+	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
+	char	   *name = SkadeTextArg(fcinfo, 1, "name");
+	char	   *expected = SkadeTextArg(fcinfo, 2, "expected_location");
+	char	   *location = SkadeTextArg(fcinfo, 3, "new_location");
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 4));
+
+	SkadeRequireShared();
+	check_table_ident(ns, name);
+	SkadeCheckLocation(expected, "expected_location");
+	SkadeCheckLocation(location, "new_location");
+	PG_RETURN_INT64(commit_one(catalog, ns, name, expected, location));
+}
+
+/*
+ * skade.commit_transaction(changes jsonb, catalog)
+ *		-> setof (namespace, name, metadata_location, seq)
+ *
+ * changes: [{"namespace": ..., "name": ..., "expected_location": ...,
+ *			  "new_location": ...}, ...], each table at most once.
+ * Rows come back in input order.
+ */
+Datum
+skade_commit_transaction(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Jsonb	   *changes;
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 1));
+	TableChange *tc;
+	TableChange **order;
+	int			n;
+	int			i;
+
+	SkadeRequireShared();
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("changes must not be NULL")));
+	changes = PG_GETARG_JSONB_P(0);
+	if (!JB_ROOT_IS_ARRAY(changes) || JB_ROOT_IS_SCALAR(changes))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("changes must be a JSON array"),
+				 errhint("Pass [{\"namespace\": ..., \"name\": ..., \"expected_location\": ..., \"new_location\": ...}].")));
+	n = JsonContainerSize(&changes->root);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("changes must not be empty")));
+
+	/* validate everything before changing anything */
+	tc = palloc0(sizeof(TableChange) * n);
+	order = palloc(sizeof(TableChange *) * n);
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *elem = getIthJsonbValueFromContainer(&changes->root, i);
+		JsonbContainer *obj;
+
+		if (elem->type != jbvBinary || !JsonContainerIsObject(elem->val.binary.data))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("changes[%d] must be a JSON object", i)));
+		obj = elem->val.binary.data;
+		tc[i].index = i;
+		tc[i].ns = change_field(obj, i, "namespace");
+		tc[i].name = change_field(obj, i, "name");
+		tc[i].expected = change_field(obj, i, "expected_location");
+		tc[i].location = change_field(obj, i, "new_location");
+		if (JsonContainerSize(obj) != 4)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("changes[%d] has unknown keys", i),
+					 errdetail("Allowed keys are namespace, name, expected_location and new_location.")));
+		check_table_ident(tc[i].ns, tc[i].name);
+		SkadeCheckLocation(tc[i].expected, "expected_location");
+		SkadeCheckLocation(tc[i].location, "new_location");
+		order[i] = &tc[i];
+	}
+	qsort(order, n, sizeof(TableChange *), change_cmp);
+	for (i = 1; i < n; i++)
+		if (change_cmp(&order[i - 1], &order[i]) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("table \"%s.%s\" appears more than once in changes",
+							order[i]->ns, order[i]->name),
+					 errdetail("changes[%d] and changes[%d] name the same table.",
+							   order[i - 1]->index, order[i]->index)));
+
+	/* apply in a fixed order; an error anywhere undoes the whole statement */
+	for (i = 0; i < n; i++)
+		order[i]->seq = commit_one(catalog, order[i]->ns, order[i]->name,
+								   order[i]->expected, order[i]->location);
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	for (i = 0; i < n; i++)
+	{
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		values[0] = CStringGetTextDatum(tc[i].ns);
+		values[1] = CStringGetTextDatum(tc[i].name);
+		values[2] = CStringGetTextDatum(tc[i].location);
+		values[3] = Int64GetDatum(tc[i].seq);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+/*
+ * commit_one
+ *		Compare-and-swap one table's pointer; returns the commit-log seq.
+ */
+static int64
+commit_one(const char *catalog, const char *ns, const char *name,
+		   const char *expected, const char *location)
+{
+	bool		swapped;
+	int64		seq;
+	StoreTable	t;
+
+	SkadeOpBegin(SKADE_OP_COMMIT);
+	PG_TRY();
+	{
+		swapped = StoreCasTable(catalog, ns, name, expected, location);
+		seq = SkadeOpLastSeq();
+	}
+	PG_FINALLY();
+	{
+		SkadeOpEnd();
+	}
+	PG_END_TRY();
+
+	if (swapped)
+		return seq;
+
+	/* look at the latest committed row, not our statement's snapshot */
+	if (!StoreGetTable(catalog, ns, name, true, &t) || t.is_view)
+		SkadeReportMissingTable(catalog, ns, name);
+	pg_atomic_fetch_add_u64(&skade_shared->conflicts, 1);
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("commit to table \"%s.%s\" failed: its metadata location has changed",
+					ns, name),
+			 errdetail("Expected location \"%s\"; current metadata location is \"%s\".",
+					   expected,
+					   t.metadata_location ? t.metadata_location : "(null)"),
+			 errhint("Reload the table, reapply the change and retry.")));
+	return 0;					/* keep compiler quiet */
+}
+
+/*
+ * SkadeReportMissingTable
+ *		Raise the most precise error for a table that is not there.
+ */
+void
+SkadeReportMissingTable(const char *catalog, const char *ns, const char *name)
+{
+	StoreTable	t;
+
+	if (StoreGetTable(catalog, ns, name, true, &t) && t.is_view)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s.%s\" is a view, not a table", ns, name)));
+	SkadeRequireNamespace(catalog, ns);
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_TABLE),
+			 errmsg("table \"%s.%s\" does not exist in catalog \"%s\"",
+					ns, name, catalog)));
+}
+
+static void
+check_table_ident(const char *ns, const char *name)
+{
+	SkadeCheckNamespace(ns);
+	SkadeCheckName(name, "table");
+}
+
+/* A required string field of changes[index]. */
+static char *
+change_field(JsonbContainer *obj, int index, const char *field)
+{
+	JsonbValue	v;
+
+	if (getKeyJsonValueFromContainer(obj, field, strlen(field), &v) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("changes[%d] lacks \"%s\"", index, field)));
+	if (v.type != jbvString)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("changes[%d].%s must be a string", index, field)));
+	return pnstrdup(v.val.string.val, v.val.string.len);
+}
+
+static int
+change_cmp(const void *a, const void *b)
+{
+	const TableChange *x = *(TableChange *const *) a;
+	const TableChange *y = *(TableChange *const *) b;
+	int			c = strcmp(x->ns, y->ns);
+
+	return c != 0 ? c : strcmp(x->name, y->name);
+}
