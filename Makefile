@@ -20,10 +20,10 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
                durability adopt privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
-               --load-extension=$(EXTENSION)
+               --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
 ISOLATION      = cas_both_paths
 ISOLATION_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check_iso \
-                 --load-extension=$(EXTENSION)
+                 --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
 TAP_TESTS    = 1
 EXTRA_CLEAN  = tmp_check tmp_check_iso output_iso
 

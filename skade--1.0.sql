@@ -97,7 +97,10 @@ CREATE TRIGGER commit_log_no_truncate
  * into the commit log.
  */
 CREATE FUNCTION skade.attach() RETURNS bigint
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $attach$
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $attach$
 DECLARE
 	adopted bigint := 0;
 BEGIN
@@ -179,7 +182,8 @@ REVOKE ALL ON FUNCTION skade.adopt_jdbc_catalog() FROM PUBLIC;
 DO $install$
 BEGIN
 	IF to_regclass('public.iceberg_tables') IS NOT NULL THEN
-		RAISE NOTICE 'an existing JDBC catalog was found in public.iceberg_tables; it is left untouched'
+		-- (a WARNING: CREATE EXTENSION hides notices)
+		RAISE WARNING 'an existing JDBC catalog was found in public.iceberg_tables; it is left untouched'
 			USING HINT = 'Run SELECT skade.adopt_jdbc_catalog(); to bring it under skade, keeping every row.';
 	ELSE
 		PERFORM skade.attach();

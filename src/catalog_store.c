@@ -29,9 +29,14 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "nodes/makefuncs.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
+#include "utils/rel.h"
 
 #include "catalog_store.h"
 
@@ -171,10 +176,16 @@ static const StoreQuery store_queries[Q_COUNT] = {
 /* prepared plans, kept for the life of the backend */
 static SPIPlanPtr store_plans[Q_COUNT];
 
+/* has this backend seen iceberg_tables attached since the last invalidation? */
+static bool attached_checked = false;
+static bool callback_registered = false;
+
 /* the caller's memory context while connected to SPI: results go there */
 static MemoryContext caller_cxt = NULL;
 
 static void store_connect(void);
+static void check_attached(void);
+static void attached_invalidate(Datum arg, Oid relid);
 static int	store_exec(StoreQueryId id, Datum *args, bool read_only);
 static bool store_bool_result(void);
 static char *store_text_result(uint64 row, int col);
@@ -436,30 +447,84 @@ StoreRenameTable(const char *catalog, const char *ns, const char *name,
 	return moved;
 }
 
-/* Delete a table row; returns its last location, or NULL if there was none. */
-char *
-StoreDeleteTable(const char *catalog, const char *ns, const char *name)
+/* Delete a table row; false if there was none, else *location is its last one. */
+bool
+StoreDeleteTable(const char *catalog, const char *ns, const char *name,
+				 char **location)
 {
 	Datum		args[3] = {CStringGetTextDatum(catalog), CStringGetTextDatum(ns),
 	CStringGetTextDatum(name)};
-	char	   *location = NULL;
+	bool		deleted;
 
 	store_connect();
 	store_exec(Q_DELETE_TABLE, args, false);
-	if (SPI_processed > 0)
-		location = store_text_result(0, 1);
+	deleted = SPI_processed > 0;
+	*location = deleted ? store_text_result(0, 1) : NULL;
 	SPI_finish();
-	return location;
+	return deleted;
 }
 
 /* ---------------------------------------------------------------- helpers */
 
-/* Connect to SPI, remembering where results must be allocated. */
+/*
+ * Connect to SPI, remembering where results must be allocated.  Every
+ * catalog access starts here, so this is also where we make sure the JDBC
+ * tables are attached: changes to an unattached table would not be logged.
+ */
 static void
 store_connect(void)
 {
+	if (!attached_checked)
+		check_attached();
 	caller_cxt = CurrentMemoryContext;
 	SPI_connect();
+}
+
+/*
+ * check_attached
+ *		Error out unless public.iceberg_tables exists and carries skade's
+ *		commit-log trigger.  The answer is cached until the next relcache
+ *		invalidation (DROP EXTENSION, DROP TRIGGER, ALTER TABLE ... send one).
+ */
+static void
+check_attached(void)
+{
+	Oid			relid;
+	Relation	rel;
+	bool		found = false;
+	int			i;
+
+	if (!callback_registered)
+	{
+		CacheRegisterRelcacheCallback(attached_invalidate, (Datum) 0);
+		callback_registered = true;
+	}
+
+	relid = RangeVarGetRelid(makeRangeVar("public", "iceberg_tables", -1),
+							 AccessShareLock, true);
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the JDBC catalog table public.iceberg_tables does not exist"),
+				 errhint("Run SELECT skade.adopt_jdbc_catalog(); to create it.")));
+	rel = table_open(relid, NoLock);
+	for (i = 0; rel->trigdesc && i < rel->trigdesc->numtriggers; i++)
+		found = found ||
+			strcmp(rel->trigdesc->triggers[i].tgname, "skade_log_pointer_change") == 0;
+	table_close(rel, NoLock);
+	if (!found)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("public.iceberg_tables is not attached to skade"),
+				 errdetail("Its changes would not be recorded in skade.commit_log."),
+				 errhint("Run SELECT skade.adopt_jdbc_catalog(); to adopt it, keeping every row.")));
+	attached_checked = true;
+}
+
+static void
+attached_invalidate(Datum arg, Oid relid)
+{
+	attached_checked = false;
 }
 
 /* Run one of the statements above; the caller is connected to SPI. */

@@ -45,6 +45,7 @@ extern bool StoreCasTable(const char *catalog, const char *ns, const char *name,
 						  const char *expected, const char *location);
 extern bool StoreRenameTable(const char *catalog, const char *ns, const char *name,
 							 const char *new_ns, const char *new_name);
-extern char *StoreDeleteTable(const char *catalog, const char *ns, const char *name);
+extern bool StoreDeleteTable(const char *catalog, const char *ns, const char *name,
+							 char **location);
 
 #endif							/* SKADE_CATALOG_STORE_H */

@@ -231,7 +231,7 @@ skade_drop_table(PG_FUNCTION_ARGS)
 	char	   *name = SkadeTextArg(fcinfo, 1, "name");
 	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
 	char	   *location;
-	StoreTable	t;
+	bool		deleted;
 
 	SkadeRequireShared();
 	check_table_ident(ns, name);
@@ -239,7 +239,7 @@ skade_drop_table(PG_FUNCTION_ARGS)
 	SkadeOpBegin(SKADE_OP_DROP);
 	PG_TRY();
 	{
-		location = StoreDeleteTable(catalog, ns, name);
+		deleted = StoreDeleteTable(catalog, ns, name, &location);
 	}
 	PG_FINALLY();
 	{
@@ -247,13 +247,10 @@ skade_drop_table(PG_FUNCTION_ARGS)
 	}
 	PG_END_TRY();
 
+	if (!deleted)
+		SkadeReportMissingTable(catalog, ns, name);
 	if (location == NULL)
-	{
-		/* no row was deleted; it may have held a NULL location though */
-		if (!StoreGetTable(catalog, ns, name, true, &t) || t.is_view)
-			SkadeReportMissingTable(catalog, ns, name);
 		PG_RETURN_NULL();
-	}
 	PG_RETURN_TEXT_P(cstring_to_text(location));
 }
 
