@@ -30,3 +30,8 @@ EXTRA_CLEAN  = tmp_check tmp_check_iso output_iso
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# TAP tests alone (make installcheck runs them after pg_regress and isolation)
+tapcheck:
+	$(prove_installcheck)
+.PHONY: tapcheck

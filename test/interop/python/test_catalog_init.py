@@ -59,11 +59,12 @@ def test_init_creates_and_alters_nothing_and_detects_v1(pg, catalogs, skade, ddl
     # the recorder works: this DDL is seen
     with pg.cursor() as cur:
         cur.execute("CREATE TEMP TABLE py_probe (x int)")
-    assert ddl_recorder() == ["CREATE TABLE"]
+        cur.execute("DROP TABLE py_probe")
+    assert ddl_recorder() == ["CREATE TABLE", "DROP TABLE"]
 
     cat = catalogs("py_cat", **props)
 
-    assert ddl_recorder() == ["CREATE TABLE"], "SqlCatalog init ran DDL on skade's catalog"
+    assert ddl_recorder() == ["CREATE TABLE", "DROP TABLE"], "SqlCatalog init ran DDL on skade's catalog"
     assert _rows(pg, DDL_STATE) == before
     # exactly one relation of each name, in public
     rels = [r for r in before if r[0] == "rel"]

@@ -1,0 +1,67 @@
+# Shared shell helpers for test/demo.sh, test/run-all.sh and bench/*.sh.
+# Source it; it does nothing by itself.  Run as root on Debian 12: packages
+# are installed with apt-get, the server runs as the unprivileged user
+# "postgres" (PostgreSQL refuses to run as root).
+
+SKADE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG_MAJOR=15
+PGBIN=/usr/lib/postgresql/$PG_MAJOR/bin
+PG_USER=postgres
+
+log() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+# install_packages PKG... : apt-get install whatever is not installed yet
+install_packages() {
+    local missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        log "installing ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+}
+
+# build dependencies and the server
+install_build_deps() {
+    install_packages postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR \
+        libjansson-dev zlib1g-dev libavro-dev pkg-config make gcc libipc-run-perl
+}
+
+build_and_install() {
+    log "building and installing skade"
+    make -C "$SKADE_ROOT" -s clean >/dev/null 2>&1 || true
+    make -C "$SKADE_ROOT" -s
+    make -C "$SKADE_ROOT" -s install >/dev/null
+}
+
+as_pg() { runuser -u "$PG_USER" -- "$@"; }
+
+# start_server DATADIR PORT : a throwaway cluster with skade preloaded
+start_server() {
+    local dir=$1 port=$2
+    if [ -f "$dir/postmaster.pid" ]; then
+        as_pg "$PGBIN/pg_ctl" -D "$dir" -m fast stop >/dev/null 2>&1 || true
+    fi
+    rm -rf "$dir"
+    mkdir -p "$dir" && chown "$PG_USER" "$dir"
+    as_pg "$PGBIN/initdb" -D "$dir" -A trust -U postgres --encoding=UTF8 >/dev/null
+    cat >>"$dir/postgresql.conf" <<CONF
+shared_preload_libraries = 'skade'
+port = $port
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '/tmp'
+max_connections = 60
+CONF
+    as_pg "$PGBIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w start >/dev/null
+}
+
+stop_server() {
+    local dir=$1
+    [ -f "$dir/postmaster.pid" ] && as_pg "$PGBIN/pg_ctl" -D "$dir" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+# psql against a throwaway server on 127.0.0.1
+pg() { local port=$1; shift; psql -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres "$@"; }
