@@ -157,6 +157,9 @@ BEGIN
 			BEFORE TRUNCATE ON public.iceberg_tables
 			FOR EACH STATEMENT EXECUTE FUNCTION skade.log_truncate();
 	END IF;
+	-- fire even under session_replication_role = replica (and re-enable)
+	ALTER TABLE public.iceberg_tables ENABLE ALWAYS TRIGGER skade_log_pointer_change;
+	ALTER TABLE public.iceberg_tables ENABLE ALWAYS TRIGGER skade_log_truncate;
 
 	REVOKE ALL ON public.iceberg_tables, public.iceberg_namespace_properties FROM PUBLIC;
 	GRANT SELECT ON public.iceberg_tables, public.iceberg_namespace_properties
@@ -218,8 +221,10 @@ CREATE FUNCTION skade.register_table(namespace text, name text, metadata_locatio
 									 catalog text DEFAULT NULL)
 	RETURNS bigint AS 'MODULE_PATHNAME', 'skade_register_table' LANGUAGE C;
 CREATE FUNCTION skade.load_table(namespace text, name text, catalog text DEFAULT NULL,
+								 snapshots text DEFAULT 'all',
 								 OUT metadata_location text,
-								 OUT previous_metadata_location text)
+								 OUT previous_metadata_location text,
+								 OUT metadata json)
 	RETURNS record AS 'MODULE_PATHNAME', 'skade_load_table' LANGUAGE C STABLE;
 CREATE FUNCTION skade.table_exists(namespace text, name text, catalog text DEFAULT NULL)
 	RETURNS boolean AS 'MODULE_PATHNAME', 'skade_table_exists' LANGUAGE C STABLE;
@@ -236,6 +241,36 @@ CREATE FUNCTION skade.commit_table(namespace text, name text, expected_location 
 CREATE FUNCTION skade.commit_transaction(changes jsonb, catalog text DEFAULT NULL)
 	RETURNS TABLE (namespace text, name text, metadata_location text, seq bigint)
 	AS 'MODULE_PATHNAME', 'skade_commit_transaction' LANGUAGE C;
+
+/* ------------------------------------------------------------ table metadata */
+
+CREATE FUNCTION skade.snapshots(namespace text, name text, catalog text DEFAULT NULL)
+	RETURNS TABLE (snapshot_id bigint, parent_id bigint, sequence_number bigint,
+				   committed_at timestamptz, operation text, manifest_list text,
+				   summary jsonb, schema_id integer, is_current boolean)
+	AS 'MODULE_PATHNAME', 'skade_snapshots' LANGUAGE C STABLE;
+CREATE FUNCTION skade.refs(namespace text, name text, catalog text DEFAULT NULL)
+	RETURNS TABLE (name text, type text, snapshot_id bigint, max_ref_age_ms bigint,
+				   max_snapshot_age_ms bigint, min_snapshots_to_keep integer)
+	AS 'MODULE_PATHNAME', 'skade_refs' LANGUAGE C STABLE;
+CREATE FUNCTION skade.history(namespace text, name text, catalog text DEFAULT NULL)
+	RETURNS TABLE (made_current_at timestamptz, snapshot_id bigint, parent_id bigint,
+				   is_current_ancestor boolean)
+	AS 'MODULE_PATHNAME', 'skade_history' LANGUAGE C STABLE;
+
+CREATE FUNCTION skade.cache_stats(OUT hits bigint, OUT misses bigint,
+								  OUT coalesced_waits bigint, OUT evictions bigint,
+								  OUT entries bigint, OUT bytes bigint, OUT capacity bigint,
+								  OUT pointer_hits bigint, OUT pointer_misses bigint,
+								  OUT pointer_entries bigint)
+	RETURNS record AS 'MODULE_PATHNAME', 'skade_cache_stats' LANGUAGE C VOLATILE;
+CREATE FUNCTION skade.cache_reset() RETURNS void
+	AS 'MODULE_PATHNAME', 'skade_cache_reset' LANGUAGE C VOLATILE;
+
+-- fills snapshot_id of logged changes whose metadata was unreadable at commit
+CREATE FUNCTION skade.resolve_commit_log(max_rows integer DEFAULT NULL) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'skade_resolve_commit_log' LANGUAGE C VOLATILE
+	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
 
 /* ------------------------------------------------------------------ privileges */
 
@@ -255,7 +290,11 @@ GRANT EXECUTE ON FUNCTION
 	skade.namespace_exists(text, text),
 	skade.list_namespaces(text, text),
 	skade.namespace_properties(text, text),
-	skade.load_table(text, text, text),
+	skade.load_table(text, text, text, text),
+	skade.snapshots(text, text, text),
+	skade.refs(text, text, text),
+	skade.history(text, text, text),
+	skade.cache_stats(),
 	skade.table_exists(text, text, text),
 	skade.list_tables(text, text)
 	TO skade_reader;
@@ -267,5 +306,6 @@ GRANT EXECUTE ON FUNCTION
 	skade.rename_table(text, text, text, text, text),
 	skade.drop_table(text, text, text),
 	skade.commit_table(text, text, text, text, text),
-	skade.commit_transaction(jsonb, text)
+	skade.commit_transaction(jsonb, text),
+	skade.resolve_commit_log(integer)
 	TO skade_writer;

@@ -20,7 +20,7 @@ COMMIT;
 
 -- reads change nothing
 BEGIN;
-SELECT metadata_location FROM skade.load_table('dur', 't');
+SELECT metadata_location FROM skade.load_table('dur', 't', snapshots => 'none');
 SHOW synchronous_commit;
 COMMIT;
 

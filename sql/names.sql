@@ -28,7 +28,7 @@ SELECT skade.register_table('ok', 't', '');
 SELECT skade.register_table('ok', 't', 'file:///' || repeat('x', 1000));
 SELECT skade.register_table('ok', 't', E'file:///x\n.metadata.json');
 SELECT skade.register_table('ok..x', 't', 'file:///x');
-SELECT skade.load_table(NULL, 't');
+SELECT skade.load_table(NULL, 't', snapshots => 'none');
 SELECT skade.commit_table('ok', 't', NULL, 'file:///y');
 SELECT skade.rename_table('ok', 't', 'ok', NULL);
 

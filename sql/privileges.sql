@@ -10,7 +10,7 @@ CREATE ROLE skade_test_nobody LOGIN;
 SET ROLE skade_test_reader;
 SELECT * FROM skade.list_namespaces();
 SELECT * FROM skade.list_tables('priv');
-SELECT metadata_location FROM skade.load_table('priv', 't');
+SELECT metadata_location FROM skade.load_table('priv', 't', snapshots => 'none');
 SELECT skade.table_exists('priv', 't'), skade.namespace_exists('priv');
 SELECT skade.namespace_properties('priv');
 SELECT count(*) > 0 AS can_read_log FROM skade.commit_log;
@@ -43,7 +43,7 @@ WHERE table_namespace = 'priv' ORDER BY seq;
 -- PUBLIC: nothing at all
 SET ROLE skade_test_nobody;
 SELECT * FROM skade.list_namespaces();
-SELECT skade.load_table('priv', 't');
+SELECT skade.load_table('priv', 't', snapshots => 'none');
 SELECT count(*) FROM iceberg_tables;
 SELECT count(*) FROM iceberg_namespace_properties;
 SELECT count(*) FROM skade.commit_log;

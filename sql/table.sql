@@ -4,7 +4,7 @@ SELECT skade.create_namespace('db');
 SELECT skade.create_namespace('db2');
 
 SELECT skade.register_table('db', 'events', 'file:///wh/db/events/metadata/00001-a.metadata.json') > 0 AS registered;
-SELECT * FROM skade.load_table('db', 'events');
+SELECT * FROM skade.load_table('db', 'events', snapshots => 'none');
 SELECT skade.table_exists('db', 'events'), skade.table_exists('db', 'nope'),
        skade.table_exists('nope', 'events');
 
@@ -20,7 +20,7 @@ SELECT skade.register_table('missing', 'events', 'file:///x.metadata.json');
 -- views (written by JDBC clients) share the name space of tables
 INSERT INTO iceberg_tables VALUES ('skade', 'db', 'v', 'file:///wh/db/v/v1.metadata.json', NULL, 'VIEW');
 SELECT skade.register_table('db', 'v', 'file:///x.metadata.json');
-SELECT skade.load_table('db', 'v');
+SELECT skade.load_table('db', 'v', snapshots => 'none');
 SELECT skade.table_exists('db', 'v');
 SELECT skade.commit_table('db', 'v', 'file:///wh/db/v/v1.metadata.json', 'file:///v2');
 SELECT skade.drop_table('db', 'v');
@@ -32,19 +32,19 @@ SELECT * FROM skade.list_tables('db2');
 SELECT * FROM skade.list_tables('missing');
 
 -- load errors name the precise reason
-SELECT skade.load_table('db', 'missing');
-SELECT skade.load_table('missing', 'events');
-SELECT skade.load_table('db', 'events', 'no_such_catalog');
+SELECT skade.load_table('db', 'missing', snapshots => 'none');
+SELECT skade.load_table('missing', 'events', snapshots => 'none');
+SELECT skade.load_table('db', 'events', 'no_such_catalog', snapshots => 'none');
 
 -- rename
 SELECT skade.rename_table('db', 'events', 'db2', 'events_v2') > 0 AS renamed;
-SELECT * FROM skade.load_table('db2', 'events_v2');
+SELECT * FROM skade.load_table('db2', 'events_v2', snapshots => 'none');
 SELECT skade.table_exists('db', 'events');
 SELECT skade.rename_table('db', 'events', 'db2', 'x');
 SELECT skade.rename_table('db2', 'events_v2', 'db', 'a_table');
 SELECT skade.rename_table('db2', 'events_v2', 'db', 'v');
 SELECT skade.rename_table('db2', 'events_v2', 'missing', 'x');
-SELECT * FROM skade.load_table('db2', 'events_v2');
+SELECT * FROM skade.load_table('db2', 'events_v2', snapshots => 'none');
 
 -- drop returns the last metadata location
 SELECT skade.drop_table('db2', 'events_v2');
@@ -53,7 +53,7 @@ SELECT skade.table_exists('db2', 'events_v2');
 
 -- a table whose location is NULL (a JDBC row) drops too
 INSERT INTO iceberg_tables VALUES ('skade', 'db', 'nullloc', NULL, NULL, NULL);
-SELECT * FROM skade.load_table('db', 'nullloc');
+SELECT * FROM skade.load_table('db', 'nullloc', snapshots => 'none');
 SELECT skade.drop_table('db', 'nullloc');
 SELECT skade.table_exists('db', 'nullloc');
 

@@ -11,6 +11,10 @@
 #ifndef SKADE_API_H
 #define SKADE_API_H
 
+#include "catalog_store.h"
+
+extern bool SkadeLookupTable(const char *catalog, const char *ns, const char *name,
+							 StoreTable *t);
 extern void SkadeRequireNamespace(const char *catalog, const char *ns);
 extern void SkadeReportMissingNamespace(const char *catalog, const char *ns) pg_attribute_noreturn();
 extern void SkadeReportMissingTable(const char *catalog, const char *ns,

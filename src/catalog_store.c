@@ -32,6 +32,7 @@
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "commands/trigger.h"
 #include "executor/spi.h"
 #include "nodes/makefuncs.h"
 #include "utils/builtins.h"
@@ -39,6 +40,7 @@
 #include "utils/rel.h"
 
 #include "catalog_store.h"
+#include "pointer_mirror.h"
 
 typedef enum StoreQueryId
 {
@@ -139,7 +141,7 @@ static const StoreQuery store_queries[Q_COUNT] = {
 		2, {T, T}},
 	[Q_GET_TABLE] = {
 		"SELECT metadata_location::text, previous_metadata_location::text,"
-		" COALESCE(iceberg_type = 'VIEW', false)"
+		" COALESCE(iceberg_type = 'VIEW', false), xmin, xmax"
 		" FROM public.iceberg_tables"
 		" WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3",
 		3, {T, T, T}},
@@ -179,6 +181,8 @@ static SPIPlanPtr store_plans[Q_COUNT];
 /* has this backend seen iceberg_tables attached since the last invalidation? */
 static bool attached_checked = false;
 static bool callback_registered = false;
+static Oid	attached_relid = InvalidOid;
+static bool mirror_flush_needed = false;
 
 /* the caller's memory context while connected to SPI: results go there */
 static MemoryContext caller_cxt = NULL;
@@ -377,6 +381,12 @@ StoreGetTable(const char *catalog, const char *ns, const char *name,
 		out->is_view = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0],
 												  SPI_tuptable->tupdesc, 3,
 												  &isnull));
+		out->xmin = DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[0],
+														SPI_tuptable->tupdesc, 4,
+														&isnull));
+		out->xmax = DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[0],
+														SPI_tuptable->tupdesc, 5,
+														&isnull));
 	}
 	SPI_finish();
 	return found;
@@ -474,10 +484,28 @@ StoreDeleteTable(const char *catalog, const char *ns, const char *name,
 static void
 store_connect(void)
 {
-	if (!attached_checked)
-		check_attached();
+	StoreRequireAttached();
 	caller_cxt = CurrentMemoryContext;
 	SPI_connect();
+}
+
+/*
+ * StoreRequireAttached
+ *		Cheap once checked: error out unless the JDBC tables are attached.
+ *		Also where the pointer mirror is flushed after iceberg_tables' triggers
+ *		or definition changed (changes made meanwhile may not have been seen).
+ */
+void
+StoreRequireAttached(void)
+{
+	if (attached_checked)
+		return;
+	if (mirror_flush_needed)
+	{
+		MirrorFlush();
+		mirror_flush_needed = false;
+	}
+	check_attached();
 }
 
 /*
@@ -509,14 +537,21 @@ check_attached(void)
 				 errhint("Run SELECT skade.adopt_jdbc_catalog(); to create it.")));
 	rel = table_open(relid, NoLock);
 	for (i = 0; rel->trigdesc && i < rel->trigdesc->numtriggers; i++)
-		found = found ||
-			strcmp(rel->trigdesc->triggers[i].tgname, "skade_log_pointer_change") == 0;
+	{
+		Trigger    *tg = &rel->trigdesc->triggers[i];
+
+		/* it must fire always, even under session_replication_role = replica */
+		if (strcmp(tg->tgname, "skade_log_pointer_change") == 0 &&
+			tg->tgenabled == TRIGGER_FIRES_ALWAYS)
+			found = true;
+	}
 	table_close(rel, NoLock);
+	attached_relid = relid;
 	if (!found)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("public.iceberg_tables is not attached to skade"),
-				 errdetail("Its changes would not be recorded in skade.commit_log."),
+				 errdetail("Its changes would not be recorded in skade.commit_log (the trigger skade_log_pointer_change is missing or not ENABLE ALWAYS)."),
 				 errhint("Run SELECT skade.adopt_jdbc_catalog(); to adopt it, keeping every row.")));
 	attached_checked = true;
 }
@@ -524,7 +559,11 @@ check_attached(void)
 static void
 attached_invalidate(Datum arg, Oid relid)
 {
-	attached_checked = false;
+	if (relid == InvalidOid || relid == attached_relid)
+	{
+		attached_checked = false;
+		mirror_flush_needed = true;
+	}
 }
 
 /* Run one of the statements above; the caller is connected to SPI. */

@@ -21,7 +21,11 @@ typedef struct StoreTable
 	char	   *metadata_location;
 	char	   *previous_metadata_location;
 	bool		is_view;
+	TransactionId xmin;			/* of the row version read */
+	TransactionId xmax;
 } StoreTable;
+
+extern void StoreRequireAttached(void);
 
 /* namespaces */
 extern bool StoreCatalogExists(const char *catalog);

@@ -27,7 +27,8 @@
  * caller's search_path cannot redirect it.
  *
  * skade.commit_log is append-only: a BEFORE UPDATE/DELETE/TRUNCATE trigger
- * refuses every change.
+ * refuses every change, except skade.resolve_commit_log() filling in the
+ * snapshot id of a row whose metadata was unreadable at commit.
  *
  * IDENTIFICATION
  *	  src/commit_log.c
@@ -47,9 +48,12 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/inval.h"
 #include "utils/syscache.h"
 
 #include "commit_log.h"
+#include "pointer_mirror.h"
+#include "warm.h"
 #include "guc.h"
 #include "shmem.h"
 
@@ -61,7 +65,7 @@ PG_FUNCTION_INFO_V1(skade_commit_log_append_only);
 typedef enum LogArg
 {
 	L_OP, L_SOURCE, L_CATALOG, L_NS, L_NAME, L_TYPE, L_LOCATION, L_PREVIOUS,
-	L_PREV_NS, L_PREV_NAME, L_ROLE,
+	L_PREV_NS, L_PREV_NAME, L_ROLE, L_SNAPSHOT,
 	LOG_NARGS
 } LogArg;
 
@@ -72,6 +76,7 @@ typedef struct PointerColumns
 	int			ns;
 	int			name;
 	int			location;
+	int			previous;
 	int			type;			/* 0 when the table has no iceberg_type (V0) */
 } PointerColumns;
 
@@ -90,6 +95,9 @@ static const char *current_api_op = NULL;
 /* seq of the last commit-log row this backend appended */
 static int64 last_seq = 0;
 
+/* owner of skade.commit_log, or InvalidOid when not looked up yet */
+static Oid	cached_log_owner = InvalidOid;
+
 /* saved plan of the log INSERT (in CacheMemoryContext via SPI_keepplan) */
 static SPIPlanPtr log_insert_plan = NULL;
 
@@ -98,9 +106,12 @@ static Datum get_col(HeapTuple tuple, TupleDesc desc, int attnum, bool *isnull);
 static void fill_row(LogRow *row, const char *op, HeapTuple tuple,
 					 TupleDesc desc, const PointerColumns *cols);
 static Oid	commit_log_owner(void);
+static void log_owner_invalidate(Datum arg, int cacheid, uint32 hashvalue);
 static void set_arg(LogRow *row, LogArg arg, Datum value, bool isnull);
 static void row_as_dropped(LogRow *row);
 static void append_row(LogRow *row);
+static void note_mirror(HeapTuple tuple, TupleDesc desc, const PointerColumns *cols,
+						bool removed);
 static bool datum_text_equal(Datum a, bool a_null, Datum b, bool b_null);
 
 /*
@@ -154,12 +165,14 @@ skade_log_pointer_change(PG_FUNCTION_ARGS)
 	{
 		fill_row(&row, current_api_op ? current_api_op : SKADE_OP_CREATE,
 				 trigdata->tg_trigtuple, desc, &cols);
+		note_mirror(trigdata->tg_trigtuple, desc, &cols, false);
 		append_row(&row);
 	}
 	else if (TRIGGER_FIRED_BY_DELETE(trigdata->tg_event))
 	{
 		fill_row(&row, SKADE_OP_DROP, trigdata->tg_trigtuple, desc, &cols);
 		row_as_dropped(&row);
+		note_mirror(trigdata->tg_trigtuple, desc, &cols, true);
 		append_row(&row);
 	}
 	else if (TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
@@ -186,6 +199,11 @@ skade_log_pointer_change(PG_FUNCTION_ARGS)
 		o = get_col(oldtup, desc, cols.location, &on);
 		n = get_col(newtup, desc, cols.location, &nn);
 		same_location = datum_text_equal(o, on, n, nn);
+
+		/* the mirror follows every column it holds, logged or not */
+		if (!same_catalog || !same_ident)
+			note_mirror(oldtup, desc, &cols, true);
+		note_mirror(newtup, desc, &cols, false);
 
 		if (!same_catalog)
 		{
@@ -243,6 +261,7 @@ skade_log_truncate(PG_FUNCTION_ARGS)
 
 	rel = trigdata->tg_relation;
 	resolve_columns(rel, &cols);
+	MirrorNoteTruncate();
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql,
@@ -284,10 +303,16 @@ skade_log_truncate(PG_FUNCTION_ARGS)
 Datum
 skade_commit_log_append_only(PG_FUNCTION_ARGS)
 {
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("skade.commit_log_append_only() must be called as a trigger")));
+
+	/* the one exception: skade.resolve_commit_log() filling a snapshot id */
+	if (SkadeCommitLogResolving() && TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
+		return PointerGetDatum(trigdata->tg_newtuple);
 
 	ereport(ERROR,
 			(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
@@ -306,14 +331,15 @@ resolve_columns(Relation rel, PointerColumns *cols)
 	cols->ns = SPI_fnumber(desc, "table_namespace");
 	cols->name = SPI_fnumber(desc, "table_name");
 	cols->location = SPI_fnumber(desc, "metadata_location");
+	cols->previous = SPI_fnumber(desc, "previous_metadata_location");
 	cols->type = SPI_fnumber(desc, "iceberg_type");
 	if (cols->catalog <= 0 || cols->ns <= 0 || cols->name <= 0 ||
-		cols->location <= 0)
+		cols->location <= 0 || cols->previous <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_COLUMN),
 				 errmsg("relation \"%s\" is not a JDBC catalog table",
 						RelationGetRelationName(rel)),
-				 errdetail("It lacks one of catalog_name, table_namespace, table_name, metadata_location.")));
+				 errdetail("It lacks one of catalog_name, table_namespace, table_name, metadata_location, previous_metadata_location.")));
 	if (cols->type <= 0)
 		cols->type = 0;
 }
@@ -324,21 +350,37 @@ get_col(HeapTuple tuple, TupleDesc desc, int attnum, bool *isnull)
 	return heap_getattr(tuple, attnum, desc, isnull);
 }
 
-/* The role that owns skade.commit_log (the extension's installer). */
+/*
+ * The role that owns skade.commit_log (the extension's installer), cached
+ * until the next pg_class invalidation.
+ */
 static Oid
 commit_log_owner(void)
 {
-	Oid			relid = get_relname_relid("commit_log",
-										  get_namespace_oid("skade", false));
+	static bool callback_registered = false;
+	Oid			relid;
 	HeapTuple	tp;
-	Oid			owner;
 
+	if (OidIsValid(cached_log_owner))
+		return cached_log_owner;
+	if (!callback_registered)
+	{
+		CacheRegisterSyscacheCallback(RELOID, log_owner_invalidate, (Datum) 0);
+		callback_registered = true;
+	}
+	relid = get_relname_relid("commit_log", get_namespace_oid("skade", false));
 	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tp))
 		elog(ERROR, "skade.commit_log is missing");
-	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+	cached_log_owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
 	ReleaseSysCache(tp);
-	return owner;
+	return cached_log_owner;
+}
+
+static void
+log_owner_invalidate(Datum arg, int cacheid, uint32 hashvalue)
+{
+	cached_log_owner = InvalidOid;
 }
 
 static void
@@ -375,6 +417,7 @@ fill_row(LogRow *row, const char *op, HeapTuple tuple, TupleDesc desc,
 	set_arg(row, L_PREV_NS, (Datum) 0, true);
 	set_arg(row, L_PREV_NAME, (Datum) 0, true);
 	set_arg(row, L_ROLE, CStringGetTextDatum(GetUserNameFromId(GetUserId(), false)), false);
+	set_arg(row, L_SNAPSHOT, (Datum) 0, true);
 }
 
 /* After a drop there is no current location; the old one becomes previous. */
@@ -393,6 +436,18 @@ append_row(LogRow *row)
 	Oid			save_userid;
 	int			save_sec_context;
 
+	/* read the new metadata into L0 and note its current snapshot */
+	if (row->n[L_LOCATION] != 'n')
+	{
+		int64		snapshot_id;
+
+		if (SkadeWarmMetadata(TextDatumGetCString(row->v[L_LOCATION]),
+							  row->n[L_PREVIOUS] != 'n' ?
+							  TextDatumGetCString(row->v[L_PREVIOUS]) : NULL,
+							  &snapshot_id))
+			set_arg(row, L_SNAPSHOT, Int64GetDatum(snapshot_id), false);
+	}
+
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	SetUserIdAndSecContext(commit_log_owner(),
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
@@ -405,11 +460,12 @@ append_row(LogRow *row)
 
 		for (i = 0; i < LOG_NARGS; i++)
 			argtypes[i] = TEXTOID;
+		argtypes[L_SNAPSHOT] = INT8OID;
 		plan = SPI_prepare("INSERT INTO skade.commit_log (op, source, catalog_name,"
 						   " table_namespace, table_name, iceberg_type,"
 						   " metadata_location, previous_metadata_location,"
-						   " prev_namespace, prev_name, committed_by)"
-						   " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+						   " prev_namespace, prev_name, committed_by, snapshot_id)"
+						   " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
 						   " RETURNING seq",
 						   LOG_NARGS, argtypes);
 		if (plan == NULL)
@@ -433,6 +489,39 @@ append_row(LogRow *row)
 		if (current_api_op)
 			pg_atomic_fetch_add_u64(&skade_shared->api_commits, 1);
 	}
+}
+
+/* Tell the pointer mirror about one changed row version. */
+static void
+note_mirror(HeapTuple tuple, TupleDesc desc, const PointerColumns *cols, bool removed)
+{
+	bool		isnull;
+	Datum		d;
+	char	   *catalog;
+	char	   *ns;
+	char	   *name;
+	char	   *location = NULL;
+	char	   *previous = NULL;
+	bool		is_view = false;
+
+	d = get_col(tuple, desc, cols->catalog, &isnull);
+	catalog = TextDatumGetCString(d);
+	d = get_col(tuple, desc, cols->ns, &isnull);
+	ns = TextDatumGetCString(d);
+	d = get_col(tuple, desc, cols->name, &isnull);
+	name = TextDatumGetCString(d);
+	d = get_col(tuple, desc, cols->location, &isnull);
+	if (!isnull)
+		location = TextDatumGetCString(d);
+	d = get_col(tuple, desc, cols->previous, &isnull);
+	if (!isnull)
+		previous = TextDatumGetCString(d);
+	if (cols->type)
+	{
+		d = get_col(tuple, desc, cols->type, &isnull);
+		is_view = !isnull && strcmp(TextDatumGetCString(d), "VIEW") == 0;
+	}
+	MirrorNoteChange(catalog, ns, name, removed, location, previous, is_view);
 }
 
 /* Equality of two text-like datums, NULL-aware (IS NOT DISTINCT FROM). */

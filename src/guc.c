@@ -14,8 +14,11 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "access/xact.h"
 #include "utils/guc.h"
+#include "utils/varlena.h"
 
 #include "guc.h"
 #include "names.h"
@@ -40,6 +43,47 @@ char	   *skade_catalog = NULL;
  */
 int			skade_durability = SKADE_DURABILITY_IMMEDIATE;
 
+/*
+ * skade.allowed_roots: comma-separated absolute directories under which
+ * skade may read metadata files on behalf of SQL users (superuser only).
+ * Checked after resolving symlinks and "..".  Empty: no file access at all;
+ * pointer operations keep working.
+ */
+char	   *skade_allowed_roots = NULL;
+
+/*
+ * skade.max_metadata_size: the largest metadata file skade reads, counted
+ * in decompressed bytes (so a gzip bomb stops here).  Superuser only.
+ */
+int			skade_max_metadata_size = 64 * 1024 * 1024;
+
+/*
+ * skade.metadata_cache_size: bytes of shared memory for the L0 metadata
+ * cache (file text, parsed summary, refs-only variant).  Fixed at start.
+ */
+int			skade_metadata_cache_size = 64 * 1024;	/* kB */
+
+/*
+ * skade.pointer_cache_entries: tables the L1 pointer mirror holds in
+ * shared memory.  0 disables it.  Fixed at start.
+ */
+int			skade_pointer_cache_entries = 4096;
+
+/*
+ * skade.validate_commits: when a pointer changes and both the old and the
+ * new metadata are readable, check that the new one continues the old
+ * (same table-uuid, last-sequence-number not going back): off, warn
+ * (WARNING, the commit goes through) or error (the commit fails).
+ */
+int			skade_validate_commits = SKADE_VALIDATE_WARN;
+
+static const struct config_enum_entry validate_options[] = {
+	{"off", SKADE_VALIDATE_OFF, false},
+	{"warn", SKADE_VALIDATE_WARN, false},
+	{"error", SKADE_VALIDATE_ERROR, false},
+	{NULL, 0, false}
+};
+
 static const struct config_enum_entry durability_options[] = {
 	{"immediate", SKADE_DURABILITY_IMMEDIATE, false},
 	{"eventual", SKADE_DURABILITY_EVENTUAL, false},
@@ -47,6 +91,7 @@ static const struct config_enum_entry durability_options[] = {
 };
 
 static bool check_catalog(char **newval, void **extra, GucSource source);
+static bool check_allowed_roots(char **newval, void **extra, GucSource source);
 
 /*
  * SkadeGucInit
@@ -74,6 +119,52 @@ SkadeGucInit(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomStringVariable("skade.allowed_roots",
+							   "Directories under which skade may read metadata files.",
+							   "Comma-separated absolute paths; empty disables file access.",
+							   &skade_allowed_roots,
+							   "",
+							   PGC_SUSET,
+							   GUC_LIST_INPUT,
+							   check_allowed_roots, NULL, NULL);
+
+	DefineCustomIntVariable("skade.max_metadata_size",
+							"Largest metadata file skade reads, in decompressed bytes.",
+							NULL,
+							&skade_max_metadata_size,
+							64 * 1024 * 1024, 1024, 1024 * 1024 * 1024,
+							PGC_SUSET,
+							GUC_UNIT_BYTE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.metadata_cache_size",
+							"Shared memory for the L0 metadata cache.",
+							NULL,
+							&skade_metadata_cache_size,
+							64 * 1024, 1024, INT_MAX / 1024,
+							PGC_POSTMASTER,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.pointer_cache_entries",
+							"Tables held by the L1 pointer mirror in shared memory (0 disables it).",
+							NULL,
+							&skade_pointer_cache_entries,
+							4096, 0, 1024 * 1024,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("skade.validate_commits",
+							 "Check that new metadata continues the old at commit: off, warn or error.",
+							 NULL,
+							 &skade_validate_commits,
+							 SKADE_VALIDATE_WARN,
+							 validate_options,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("skade");
 }
 
@@ -86,6 +177,35 @@ check_catalog(char **newval, void **extra, GucSource source)
 		GUC_check_errdetail("Catalog names are at most %d bytes long.",
 							SKADE_MAX_NAME_LEN);
 		return false;
+	}
+	return true;
+}
+
+/* Every allowed root must be an absolute path. */
+static bool
+check_allowed_roots(char **newval, void **extra, GucSource source)
+{
+	char	   *raw;
+	List	   *elems;
+	ListCell   *lc;
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+		return true;
+	raw = pstrdup(*newval);
+	if (!SplitDirectoriesString(raw, ',', &elems))
+	{
+		GUC_check_errdetail("List syntax is invalid.");
+		return false;
+	}
+	foreach(lc, elems)
+	{
+		const char *dir = lfirst(lc);
+
+		if (!is_absolute_path(dir))
+		{
+			GUC_check_errdetail("\"%s\" is not an absolute path.", dir);
+			return false;
+		}
 	}
 	return true;
 }

@@ -17,8 +17,20 @@ typedef enum SkadeDurability
 	SKADE_DURABILITY_EVENTUAL	/* synchronous_commit = off for skade's commits */
 } SkadeDurability;
 
+typedef enum SkadeValidateCommits
+{
+	SKADE_VALIDATE_OFF,
+	SKADE_VALIDATE_WARN,
+	SKADE_VALIDATE_ERROR
+} SkadeValidateCommits;
+
 extern char *skade_catalog;
 extern int	skade_durability;
+extern char *skade_allowed_roots;
+extern int	skade_max_metadata_size;
+extern int	skade_metadata_cache_size;
+extern int	skade_pointer_cache_entries;
+extern int	skade_validate_commits;
 
 extern void SkadeGucInit(void);
 extern const char *SkadeResolveCatalog(const char *catalog_arg);

@@ -10,8 +10,10 @@
  * functions that log pointer changes do not need shared memory, so JDBC
  * clients' commits keep being logged even in a misconfigured server.
  *
- * Locking: the counters are atomics and need no lock.  skade_shared->lock
- * is a named LWLock tranche ("skade") reserved for later subsystems.
+ * The subsystems that live in shared memory (L0 metadata cache, L1 pointer
+ * mirror) size and initialise their parts from here; their locking is
+ * described in their own files.  The counters here are atomics and need no
+ * lock.
  *
  * IDENTIFICATION
  *	  src/shmem.c
@@ -24,6 +26,8 @@
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 
+#include "l0_cache.h"
+#include "pointer_mirror.h"
 #include "shmem.h"
 
 SkadeShared *skade_shared = NULL;
@@ -69,6 +73,8 @@ skade_shmem_request(void)
 		prev_shmem_request_hook();
 
 	RequestAddinShmemSpace(MAXALIGN(sizeof(SkadeShared)));
+	RequestAddinShmemSpace(L0ShmemSize());
+	RequestAddinShmemSpace(MirrorShmemSize());
 	RequestNamedLWLockTranche("skade", 1);
 }
 
@@ -92,5 +98,7 @@ skade_shmem_startup(void)
 		pg_atomic_init_u64(&skade_shared->api_commits, 0);
 		pg_atomic_init_u64(&skade_shared->conflicts, 0);
 	}
+	L0ShmemInit();
+	MirrorShmemInit();
 	LWLockRelease(AddinShmemInitLock);
 }

@@ -20,6 +20,8 @@
 #include "miscadmin.h"
 
 #include "guc.h"
+#include "metadata_json.h"
+#include "pointer_mirror.h"
 #include "shmem.h"
 
 PG_MODULE_MAGIC;
@@ -30,9 +32,11 @@ void
 _PG_init(void)
 {
 	SkadeGucInit();
+	SkadeJsonInit();
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 
 	SkadeShmemInit();
+	MirrorInit();
 }

@@ -35,7 +35,9 @@
 #include "catalog_store.h"
 #include "commit_log.h"
 #include "guc.h"
+#include "l0_cache.h"
 #include "names.h"
+#include "pointer_mirror.h"
 #include "shmem.h"
 
 PG_FUNCTION_INFO_V1(skade_register_table);
@@ -105,8 +107,13 @@ skade_register_table(PG_FUNCTION_ARGS)
 }
 
 /*
- * skade.load_table(namespace, name, catalog)
- *		-> (metadata_location, previous_metadata_location)
+ * skade.load_table(namespace, name, catalog, snapshots)
+ *		-> (metadata_location, previous_metadata_location, metadata json)
+ *
+ * snapshots: 'all' (the metadata file byte for byte), 'refs' (only the
+ * snapshots that branches and tags point at) or 'none' (pointers only, no
+ * file access).  Warm, this touches neither the planner nor the heap: the
+ * pointer comes from the L1 mirror and the metadata from the L0 cache.
  */
 Datum
 skade_load_table(PG_FUNCTION_ARGS)
@@ -114,14 +121,27 @@ skade_load_table(PG_FUNCTION_ARGS)
 	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
 	char	   *name = SkadeTextArg(fcinfo, 1, "name");
 	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
+	char	   *mode = SkadeTextArg(fcinfo, 3, "snapshots");
+	int			want;
 	StoreTable	t;
 	TupleDesc	tupdesc;
-	Datum		values[2];
-	bool		nulls[2];
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
 
 	SkadeRequireShared();
 	check_table_ident(ns, name);
-	if (!StoreGetTable(catalog, ns, name, false, &t) || t.is_view)
+	if (strcmp(mode, "all") == 0)
+		want = L0_WANT_JSON;
+	else if (strcmp(mode, "refs") == 0)
+		want = L0_WANT_REFS_JSON;
+	else if (strcmp(mode, "none") == 0)
+		want = 0;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("snapshots must be 'all', 'refs' or 'none', not \"%s\"", mode)));
+
+	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
 		SkadeReportMissingTable(catalog, ns, name);
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
@@ -131,6 +151,14 @@ skade_load_table(PG_FUNCTION_ARGS)
 	values[0] = nulls[0] ? (Datum) 0 : CStringGetTextDatum(t.metadata_location);
 	nulls[1] = t.previous_metadata_location == NULL;
 	values[1] = nulls[1] ? (Datum) 0 : CStringGetTextDatum(t.previous_metadata_location);
+	nulls[2] = want == 0 || t.metadata_location == NULL;
+	if (!nulls[2])
+	{
+		L0Result	r;
+
+		L0Fetch(t.metadata_location, want, &r);
+		values[2] = PointerGetDatum(r.json);
+	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
@@ -145,7 +173,28 @@ skade_table_exists(PG_FUNCTION_ARGS)
 
 	SkadeRequireShared();
 	check_table_ident(ns, name);
-	PG_RETURN_BOOL(StoreGetTable(catalog, ns, name, false, &t) && !t.is_view);
+	PG_RETURN_BOOL(SkadeLookupTable(catalog, ns, name, &t) && !t.is_view);
+}
+
+/*
+ * SkadeLookupTable
+ *		The row of ns.name (table or view) as the caller's snapshot sees it:
+ *		from the L1 mirror when it can answer, else from the heap (and then
+ *		offered to the mirror).  false if there is no such row.
+ */
+bool
+SkadeLookupTable(const char *catalog, const char *ns, const char *name, StoreTable *t)
+{
+	uint64		epoch;
+
+	StoreRequireAttached();
+	if (MirrorLookup(catalog, ns, name, t))
+		return true;
+	epoch = MirrorEpoch();
+	if (!StoreGetTable(catalog, ns, name, false, t))
+		return false;
+	MirrorFill(catalog, ns, name, t, epoch);
+	return true;
 }
 
 /* skade.list_tables(namespace, catalog) -> setof text */

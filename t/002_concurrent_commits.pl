@@ -24,7 +24,7 @@ my %scripts = (
 	'api.sql' => q{
 \set t random(1, :ntables)
 SELECT skade.commit_table('c', 't' || :t,
-	(SELECT metadata_location FROM skade.load_table('c', 't' || :t, 'cc')),
+	(SELECT metadata_location FROM skade.load_table('c', 't' || :t, 'cc', snapshots => 'none')),
 	'api-' || md5(random()::text || clock_timestamp()::text), 'cc');
 },
 	'jdbc.sql' => q{

@@ -172,6 +172,7 @@ def main() -> int:
         shutil.rmtree(target)
     shutil.copytree(ROOT, target)
     (OUT / "fixtures.json").write_text(json.dumps(index, indent=2) + "\n")
+    shutil.rmtree(ROOT)  # the copy here is the fixture; see README.md for using it in place
 
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
     print(f"wrote {sum(1 for p in target.rglob('*') if p.is_file())} files, {size} bytes, "

@@ -2,10 +2,15 @@ package skade.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.view.BaseView;
 import org.apache.iceberg.view.View;
@@ -38,9 +45,10 @@ final class CommitLog {
   private final String catalog;
   private final Map<String, Integer> seen = new HashMap<>();
 
-  CommitLog(Connection conn, String catalog) {
+  CommitLog(Connection conn, String catalog) throws SQLException {
     this.conn = conn;
     this.catalog = catalog;
+    Skade.allowFileAccess(conn, Skade.warehouse());
   }
 
   static String ns(TableIdentifier id) {
@@ -115,11 +123,49 @@ final class CommitLog {
     return rows.isEmpty() ? null : rows.get(0);
   }
 
-  /** After a client table write: checks skade.load_table and the new commit-log rows. */
+  /**
+   * After a client table write: skade.load_table() points where the client does and, where
+   * this build of skade returns the metadata too, that metadata is the client's current one;
+   * then the new commit-log rows.
+   */
   List<Entry> expectTable(TableIdentifier id, Table table, String... ops) throws SQLException {
-    String loc = location(table);
-    assertEquals(loc, skadeLocation(id), "skade.load_table() vs client metadata location");
+    TableMetadata client = ((HasTableOperations) table).operations().current();
+    String loc = client.metadataFileLocation();
+    try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM skade.load_table(?, ?, ?)")) {
+      ps.setString(1, ns(id));
+      ps.setString(2, id.name());
+      ps.setString(3, catalog);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next(), "skade.load_table() returned no row for " + id);
+        assertEquals(
+            loc, rs.getString("metadata_location"), "skade.load_table() vs client location");
+        if (hasColumn(rs, "metadata")) {
+          String json = rs.getString("metadata");
+          assertNotNull(json, "skade.load_table() metadata of " + id);
+          TableMetadata skade = TableMetadataParser.fromJson(loc, json);
+          assertEquals(client.uuid(), skade.uuid(), "table-uuid");
+          assertEquals(client.lastSequenceNumber(), skade.lastSequenceNumber());
+          assertEquals(client.currentSchemaId(), skade.currentSchemaId());
+          assertEquals(
+              client.currentSnapshot() == null ? null : client.currentSnapshot().snapshotId(),
+              skade.currentSnapshot() == null ? null : skade.currentSnapshot().snapshotId(),
+              "current snapshot per skade.load_table() vs client");
+          assertEquals(client.snapshots().size(), skade.snapshots().size());
+          assertEquals(client.properties(), skade.properties());
+        }
+      }
+    }
     return expect(id, "TABLE", loc, ops);
+  }
+
+  private static boolean hasColumn(ResultSet rs, String name) throws SQLException {
+    ResultSetMetaData md = rs.getMetaData();
+    for (int i = 1; i <= md.getColumnCount(); i++) {
+      if (name.equals(md.getColumnLabel(i))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** After a client view write: the catalog row (a view, not a table) and the new log rows. */

@@ -41,6 +41,21 @@ final class Rows {
     return r;
   }
 
+  /** The rows re-built in another schema, column by column name (missing columns null). */
+  static List<Record> as(Schema schema, List<Record> rows) {
+    List<Record> out = new ArrayList<>();
+    for (Record r : rows) {
+      GenericRecord c = GenericRecord.create(schema);
+      for (Types.NestedField f : schema.columns()) {
+        if (r.struct().field(f.name()) != null) {
+          c.setField(f.name(), r.getField(f.name()));
+        }
+      }
+      out.add(c);
+    }
+    return out;
+  }
+
   /** Writes rows as Parquet data files, one per partition, into the table's data location. */
   static List<DataFile> write(Table table, List<Record> rows) {
     GenericFileWriterFactory writers =

@@ -94,6 +94,39 @@ final class Skade {
     return DriverManager.getConnection(jdbcUrl(), p);
   }
 
+  /**
+   * Lets skade read metadata files under the given directories in this session, as a superuser
+   * would configure skade.allowed_roots for the warehouse. Does nothing when the roots are
+   * already allowed, when the build has no such setting, or when the user is no superuser
+   * (then the server's configuration must allow them).
+   */
+  static void allowFileAccess(Connection c, String... roots) throws SQLException {
+    String current =
+        queryOne(c, "SELECT coalesce(current_setting('skade.allowed_roots', true), '<none>')");
+    if ("<none>".equals(current)
+        || !"t".equals(queryOne(c, "SELECT rolsuper::text FROM pg_roles WHERE rolname = current_user").substring(0, 1))) {
+      return;
+    }
+    List<String> list = new ArrayList<>();
+    for (String r : current.split(",")) {
+      if (!r.isBlank()) {
+        list.add(r.trim());
+      }
+    }
+    boolean changed = false;
+    for (String root : roots) {
+      String abs = Path.of(root).toAbsolutePath().normalize().toString();
+      boolean covered = list.stream().anyMatch(r -> abs.equals(r) || abs.startsWith(r + "/"));
+      if (!covered) {
+        list.add(abs);
+        changed = true;
+      }
+    }
+    if (changed) {
+      queryOne(c, "SELECT set_config('skade.allowed_roots', ?, false)", String.join(",", list));
+    }
+  }
+
   /** A name no earlier run on the same database used. */
   static String unique(String prefix) {
     return prefix + "_" + UUID.randomUUID().toString().substring(0, 8);

@@ -1,0 +1,58 @@
+-- The L0 metadata cache: hits, misses, byte-bounded eviction, reset.
+-- (skade.conf gives this instance a 1 MB cache; coalescing of concurrent
+-- misses is shown in t/003_cache_concurrency.pl.)
+\set VERBOSITY default
+SET skade.allowed_roots = '/tmp/skade_regress/root';
+-- four ~300 kB metadata files: more than the cache holds together
+SELECT format($$COPY (SELECT jsonb_build_object('format-version', 2, 'table-uuid', 'u-%s',
+  'location', 'file:/wh/big', 'last-updated-ms', 1, 'last-sequence-number', 400,
+  'current-schema-id', 0, 'schemas', jsonb_build_array(jsonb_build_object('type', 'struct', 'schema-id', 0, 'fields', '[]'::jsonb)),
+  'current-snapshot-id', 400,
+  'snapshots', (SELECT jsonb_agg(jsonb_build_object('snapshot-id', i, 'sequence-number', i,
+      'timestamp-ms', 1700000000000 + i, 'manifest-list', 'file:/wh/big/metadata/snap-' || i || '-' || repeat('x', 500) || '.avro',
+      'summary', jsonb_build_object('operation', 'append', 'added-records', i::text)))
+    FROM generate_series(1, 400) i))::text)
+  TO '/tmp/skade_regress/root/big%s.metadata.json'$$, n, n)
+FROM generate_series(1, 4) n \gexec
+
+SELECT skade.create_namespace('cache');
+SELECT skade.register_table('cache', 'big' || n, 'file:///tmp/skade_regress/root/big' || n || '.metadata.json') > 0
+FROM generate_series(1, 4) n;
+
+SELECT skade.cache_reset();
+SELECT hits, misses, coalesced_waits, evictions, entries, bytes, capacity > 0 AS has_capacity
+FROM skade.cache_stats();
+
+-- a miss, then hits
+SELECT json_array_length(metadata->'snapshots') FROM skade.load_table('cache', 'big1');
+SELECT json_array_length(metadata->'snapshots') FROM skade.load_table('cache', 'big1');
+SELECT count(*) FROM skade.snapshots('cache', 'big1');
+SELECT hits, misses, evictions, entries FROM skade.cache_stats();
+
+-- loading all four evicts the least recently used; bytes never exceed capacity
+SELECT n, json_array_length(metadata->'snapshots')
+FROM generate_series(1, 4) n, skade.load_table('cache', 'big' || n);
+SELECT misses, evictions > 0 AS evicted, entries < 4 AS some_evicted, bytes <= capacity AS bounded
+FROM skade.cache_stats();
+-- an evicted entry is simply read again, identical
+SELECT metadata::text = pg_read_file('/tmp/skade_regress/root/big1.metadata.json') AS identical
+FROM skade.load_table('cache', 'big1');
+
+-- a file larger than the whole cache is served, just not cached
+SELECT format($$COPY (SELECT jsonb_build_object('format-version', 2, 'table-uuid', 'huge',
+  'location', 'file:/wh/huge', 'last-updated-ms', 1, 'last-sequence-number', 0,
+  'current-schema-id', 0, 'schemas', jsonb_build_array(jsonb_build_object('type', 'struct', 'schema-id', 0, 'fields', '[]'::jsonb)),
+  'properties', (SELECT jsonb_object_agg('p' || i, repeat('v', 100)) FROM generate_series(1, 12000) i))::text)
+  TO '/tmp/skade_regress/root/huge.metadata.json'$$) \gexec
+SELECT skade.register_table('cache', 'huge', 'file:///tmp/skade_regress/root/huge.metadata.json') > 0;
+SELECT skade.cache_reset();
+SELECT length(metadata::text) > 1024 * 1024 AS bigger_than_cache FROM skade.load_table('cache', 'huge');
+SELECT length(metadata::text) > 1024 * 1024 AS served_again FROM skade.load_table('cache', 'huge');
+SELECT hits, misses, entries FROM skade.cache_stats();
+
+-- reset empties it and zeroes the counters
+SELECT skade.cache_reset();
+SELECT hits, misses, coalesced_waits, evictions, entries, bytes FROM skade.cache_stats();
+
+SELECT count(*) FROM (SELECT skade.drop_table('cache', name) FROM skade.list_tables('cache') name) s;
+SELECT skade.drop_namespace('cache');

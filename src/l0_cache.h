@@ -1,0 +1,32 @@
+/*-------------------------------------------------------------------------
+ *
+ * l0_cache.h
+ *	  The L0 metadata cache in shared memory: parsed metadata keyed by
+ *	  metadata location.
+ *
+ * IDENTIFICATION
+ *	  src/l0_cache.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_L0_CACHE_H
+#define SKADE_L0_CACHE_H
+
+#include "metadata_json.h"
+
+/* what a caller wants copied out of an entry */
+#define L0_WANT_SUMMARY		0x01	/* the SkadeMeta summary, without texts */
+#define L0_WANT_JSON		0x02	/* the file's text */
+#define L0_WANT_REFS_JSON	0x04	/* the refs-only variant */
+
+typedef struct L0Result
+{
+	SkadeMeta  *summary;		/* palloc'd copy, if asked for */
+	struct varlena *json;		/* palloc'd text/json datum, if asked for */
+} L0Result;
+
+extern Size L0ShmemSize(void);
+extern void L0ShmemInit(void);
+extern void L0Fetch(const char *location, int want, L0Result *result);
+
+#endif							/* SKADE_L0_CACHE_H */

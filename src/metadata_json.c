@@ -1,0 +1,506 @@
+/*-------------------------------------------------------------------------
+ *
+ * metadata_json.c
+ *	  Parse Iceberg table metadata JSON with jansson into a flat SkadeMeta
+ *	  summary, validating what the spec requires.  The only file that calls
+ *	  jansson.
+ *
+ * Produced per file, once: format version (1, 2, 3), table uuid, location,
+ * current schema, current snapshot, snapshots (id, parent, sequence number,
+ * timestamp, operation, manifest list, summary), snapshot log, refs, and
+ * last-updated; plus the file's own text and a "refs" variant of it that
+ * keeps only the snapshots that a branch or tag points at (Iceberg's
+ * suppressHistoricalSnapshots), with the snapshot log trimmed to them.
+ * Without "refs" in the file, "main" is the current snapshot (spec).
+ *
+ * Errors name the file and the field: malformed JSON (22032, with line and
+ * column), a missing or mistyped required field (XX001), an unknown format
+ * version (0A000).  jansson's own nesting limit stops deep nesting.
+ *
+ * Memory: jansson allocates through palloc/pfree (SkadeJsonInit); each
+ * parse runs in its own "skade metadata parse" context, deleted when done
+ * or released with its parent on ERROR, so a failed parse leaks nothing.
+ * The result is one palloc'd chunk in the caller's context.
+ *
+ * IDENTIFICATION
+ *	  src/metadata_json.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <jansson.h>
+
+#include "lib/stringinfo.h"
+#include "utils/memutils.h"
+
+#include "metadata_json.h"
+
+/* parse state: where errors point */
+typedef struct ParseCtx
+{
+	const char *location;
+	int			format_version;
+} ParseCtx;
+
+static void *json_palloc(size_t size);
+static void json_pfree(void *ptr);
+static void field_error(ParseCtx *ctx, const char *path, const char *problem) pg_attribute_noreturn();
+static json_t *get_field(ParseCtx *ctx, json_t *obj, const char *key,
+						 const char *path, bool required, json_type type);
+static int64 get_int(ParseCtx *ctx, json_t *obj, const char *key, const char *path,
+					 bool required, int64 dflt);
+static const char *get_str(ParseCtx *ctx, json_t *obj, const char *key,
+						   const char *path, bool required);
+static char *dump_compact(json_t *value);
+static uint32 add_string(StringInfo buf, const char *s);
+static uint32 add_bytes(StringInfo buf, const char *s, size_t len);
+static uint32 add_array(StringInfo buf, const void *data, size_t size);
+static bool id_in(int64 id, const int64 *ids, int n);
+
+/*
+ * SkadeJsonInit
+ *		Route jansson's allocations through palloc.  Called from _PG_init.
+ */
+void
+SkadeJsonInit(void)
+{
+	json_set_alloc_funcs(json_palloc, json_pfree);
+}
+
+/*
+ * SkadeParseMetadata
+ *		Parse and validate the metadata text read from location.
+ */
+SkadeMeta *
+SkadeParseMetadata(const char *text, size_t len, const char *location)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext parse_cxt;
+	ParseCtx	ctx = {location, 0};
+	json_error_t jerr;
+	json_t	   *root;
+	json_t	   *snaps;
+	json_t	   *log;
+	json_t	   *refs;
+	json_t	   *schema = NULL;
+	SkadeMeta	hdr;
+	SkadeMetaSnapshot *snapshots = NULL;
+	SkadeMetaLogEntry *entries = NULL;
+	SkadeMetaRef *refarr = NULL;
+	char	  **snap_op = NULL;
+	char	  **snap_ml = NULL;
+	char	  **snap_summary = NULL;
+	char	  **ref_names = NULL;
+	const char *uuid;
+	const char *table_location;
+	char	   *schema_text;
+	char	   *refs_text = NULL;
+	int64	   *keep;
+	int			nkeep = 0;
+	size_t		i;
+	StringInfoData buf;
+	SkadeMeta  *result;
+
+	parse_cxt = AllocSetContextCreate(caller, "skade metadata parse",
+									  ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(parse_cxt);
+
+	root = json_loadb(text, len, 0, &jerr);
+	if (root == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_JSON_TEXT),
+				 errmsg("metadata file \"%s\" is not valid JSON", location),
+				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
+	if (!json_is_object(root))
+		field_error(&ctx, "(root)", "must be a JSON object");
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.format_version = (int32) get_int(&ctx, root, "format-version", "format-version", true, 0);
+	if (hdr.format_version < 1 || hdr.format_version > 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("metadata file \"%s\" has unsupported format version %d",
+						location, hdr.format_version),
+				 errdetail("skade reads Iceberg table format versions 1, 2 and 3.")));
+	ctx.format_version = hdr.format_version;
+
+	uuid = get_str(&ctx, root, "table-uuid", "table-uuid", hdr.format_version >= 2);
+	table_location = get_str(&ctx, root, "location", "location", true);
+	hdr.last_updated_ms = get_int(&ctx, root, "last-updated-ms", "last-updated-ms", true, 0);
+	hdr.last_sequence_number = get_int(&ctx, root, "last-sequence-number",
+									   "last-sequence-number", hdr.format_version >= 2, 0);
+
+	/* current schema: schemas + current-schema-id (v2+, optional in v1), else v1 "schema" */
+	{
+		json_t	   *schemas = get_field(&ctx, root, "schemas", "schemas",
+										hdr.format_version >= 2, JSON_ARRAY);
+
+		if (schemas)
+		{
+			hdr.current_schema_id = (int32) get_int(&ctx, root, "current-schema-id",
+													"current-schema-id", true, 0);
+			for (i = 0; i < json_array_size(schemas); i++)
+			{
+				json_t	   *s = json_array_get(schemas, i);
+				char		path[64];
+
+				snprintf(path, sizeof(path), "schemas[%zu]", i);
+				if (!json_is_object(s))
+					field_error(&ctx, path, "must be an object");
+				snprintf(path, sizeof(path), "schemas[%zu].schema-id", i);
+				if (get_int(&ctx, s, "schema-id", path, true, 0) == hdr.current_schema_id)
+					schema = s;
+			}
+			if (schema == NULL)
+				field_error(&ctx, "current-schema-id", "names no schema in \"schemas\"");
+		}
+		else
+		{
+			schema = get_field(&ctx, root, "schema", "schema", true, JSON_OBJECT);
+			hdr.current_schema_id = (int32) get_int(&ctx, schema, "schema-id", "schema.schema-id", false, 0);
+		}
+		schema_text = dump_compact(schema);
+	}
+
+	/* current snapshot: absent, null or -1 all mean none */
+	{
+		json_t	   *cur = json_object_get(root, "current-snapshot-id");
+
+		if (cur == NULL || json_is_null(cur))
+			hdr.current_snapshot_id = SKADE_NO_SNAPSHOT;
+		else
+			hdr.current_snapshot_id = get_int(&ctx, root, "current-snapshot-id",
+											  "current-snapshot-id", true, 0);
+	}
+
+	/* snapshots */
+	snaps = get_field(&ctx, root, "snapshots", "snapshots", false, JSON_ARRAY);
+	hdr.nsnapshots = snaps ? json_array_size(snaps) : 0;
+	if (hdr.nsnapshots > 0)
+	{
+		snapshots = palloc0(sizeof(SkadeMetaSnapshot) * hdr.nsnapshots);
+		snap_op = palloc0(sizeof(char *) * hdr.nsnapshots);
+		snap_ml = palloc0(sizeof(char *) * hdr.nsnapshots);
+		snap_summary = palloc0(sizeof(char *) * hdr.nsnapshots);
+	}
+	for (i = 0; i < hdr.nsnapshots; i++)
+	{
+		json_t	   *s = json_array_get(snaps, i);
+		json_t	   *summary;
+		char		path[96];
+		char		prefix[48];
+
+		snprintf(prefix, sizeof(prefix), "snapshots[%zu]", i);
+		if (!json_is_object(s))
+			field_error(&ctx, prefix, "must be an object");
+#define P(f) (snprintf(path, sizeof(path), "%s.%s", prefix, f), path)
+		snapshots[i].snapshot_id = get_int(&ctx, s, "snapshot-id", P("snapshot-id"), true, 0);
+		snapshots[i].parent_id = get_int(&ctx, s, "parent-snapshot-id", P("parent-snapshot-id"),
+										 false, SKADE_NO_SNAPSHOT);
+		snapshots[i].sequence_number = get_int(&ctx, s, "sequence-number", P("sequence-number"),
+											   hdr.format_version >= 2, 0);
+		snapshots[i].timestamp_ms = get_int(&ctx, s, "timestamp-ms", P("timestamp-ms"), true, 0);
+		snapshots[i].schema_id = (int32) get_int(&ctx, s, "schema-id", P("schema-id"), false, -1);
+		/* copies: the refs variant below frees snapshots it drops */
+		snap_ml[i] = (char *) get_str(&ctx, s, "manifest-list", P("manifest-list"),
+									  hdr.format_version >= 2);
+		if (snap_ml[i])
+			snap_ml[i] = pstrdup(snap_ml[i]);
+		if (snap_ml[i] == NULL && json_object_get(s, "manifests") == NULL)
+			field_error(&ctx, P("manifest-list"), "is missing (and there is no \"manifests\" list)");
+		summary = get_field(&ctx, s, "summary", P("summary"), hdr.format_version >= 2, JSON_OBJECT);
+		if (summary)
+		{
+			snap_op[i] = pstrdup(get_str(&ctx, summary, "operation", P("summary.operation"), true));
+			snap_summary[i] = dump_compact(summary);
+		}
+#undef P
+	}
+	if (hdr.current_snapshot_id != SKADE_NO_SNAPSHOT)
+	{
+		bool		found = false;
+
+		for (i = 0; i < hdr.nsnapshots && !found; i++)
+			found = snapshots[i].snapshot_id == hdr.current_snapshot_id;
+		if (!found)
+			field_error(&ctx, "current-snapshot-id", "names no snapshot in \"snapshots\"");
+	}
+
+	/* snapshot log */
+	log = get_field(&ctx, root, "snapshot-log", "snapshot-log", false, JSON_ARRAY);
+	hdr.nlog = log ? json_array_size(log) : 0;
+	if (hdr.nlog > 0)
+		entries = palloc0(sizeof(SkadeMetaLogEntry) * hdr.nlog);
+	for (i = 0; i < hdr.nlog; i++)
+	{
+		json_t	   *e = json_array_get(log, i);
+		char		path[64];
+
+		snprintf(path, sizeof(path), "snapshot-log[%zu]", i);
+		if (!json_is_object(e))
+			field_error(&ctx, path, "must be an object");
+		snprintf(path, sizeof(path), "snapshot-log[%zu].timestamp-ms", i);
+		entries[i].timestamp_ms = get_int(&ctx, e, "timestamp-ms", path, true, 0);
+		snprintf(path, sizeof(path), "snapshot-log[%zu].snapshot-id", i);
+		entries[i].snapshot_id = get_int(&ctx, e, "snapshot-id", path, true, 0);
+	}
+
+	/* refs; without them, main is the current snapshot */
+	refs = get_field(&ctx, root, "refs", "refs", false, JSON_OBJECT);
+	if (refs)
+	{
+		const char *name;
+		json_t	   *r;
+
+		hdr.nrefs = json_object_size(refs);
+		refarr = palloc0(sizeof(SkadeMetaRef) * (hdr.nrefs + 1));
+		ref_names = palloc0(sizeof(char *) * (hdr.nrefs + 1));
+		i = 0;
+		json_object_foreach(refs, name, r)
+		{
+			char		path[320];
+			const char *type;
+			bool		found = false;
+			size_t		j;
+
+			snprintf(path, sizeof(path), "refs.%s", name);
+			if (!json_is_object(r))
+				field_error(&ctx, path, "must be an object");
+			ref_names[i] = pstrdup(name);
+			snprintf(path, sizeof(path), "refs.%s.snapshot-id", name);
+			refarr[i].snapshot_id = get_int(&ctx, r, "snapshot-id", path, true, 0);
+			for (j = 0; j < hdr.nsnapshots && !found; j++)
+				found = snapshots[j].snapshot_id == refarr[i].snapshot_id;
+			if (!found)
+				field_error(&ctx, path, "names no snapshot in \"snapshots\"");
+			snprintf(path, sizeof(path), "refs.%s.type", name);
+			type = get_str(&ctx, r, "type", path, true);
+			if (strcmp(type, "tag") != 0 && strcmp(type, "branch") != 0)
+				field_error(&ctx, path, "must be \"branch\" or \"tag\"");
+			refarr[i].is_tag = strcmp(type, "tag") == 0;
+			snprintf(path, sizeof(path), "refs.%s.max-ref-age-ms", name);
+			refarr[i].max_ref_age_ms = get_int(&ctx, r, "max-ref-age-ms", path, false, -1);
+			snprintf(path, sizeof(path), "refs.%s.max-snapshot-age-ms", name);
+			refarr[i].max_snapshot_age_ms = get_int(&ctx, r, "max-snapshot-age-ms", path, false, -1);
+			snprintf(path, sizeof(path), "refs.%s.min-snapshots-to-keep", name);
+			refarr[i].min_snapshots_to_keep = (int32) get_int(&ctx, r, "min-snapshots-to-keep",
+															  path, false, -1);
+			i++;
+		}
+	}
+	else if (hdr.current_snapshot_id != SKADE_NO_SNAPSHOT)
+	{
+		hdr.nrefs = 1;
+		refarr = palloc0(sizeof(SkadeMetaRef));
+		ref_names = palloc0(sizeof(char *));
+		ref_names[0] = "main";
+		refarr[0].snapshot_id = hdr.current_snapshot_id;
+		refarr[0].max_ref_age_ms = refarr[0].max_snapshot_age_ms = -1;
+		refarr[0].min_snapshots_to_keep = -1;
+	}
+
+	/* the refs variant: only snapshots a ref points at, log trimmed to them */
+	keep = palloc(sizeof(int64) * (hdr.nrefs + 1));
+	for (i = 0; i < hdr.nrefs; i++)
+		if (!id_in(refarr[i].snapshot_id, keep, nkeep))
+			keep[nkeep++] = refarr[i].snapshot_id;
+	if ((size_t) nkeep < hdr.nsnapshots)
+	{
+		json_t	   *kept = json_array();
+		json_t	   *kept_log = json_array();
+
+		for (i = 0; i < hdr.nsnapshots; i++)
+			if (id_in(snapshots[i].snapshot_id, keep, nkeep))
+				json_array_append(kept, json_array_get(snaps, i));
+		json_object_set_new(root, "snapshots", kept);
+		if (log)
+		{
+			for (i = 0; i < hdr.nlog; i++)
+				if (id_in(entries[i].snapshot_id, keep, nkeep))
+					json_array_append(kept_log, json_array_get(log, i));
+			json_object_set_new(root, "snapshot-log", kept_log);
+		}
+		else
+			json_decref(kept_log);
+		refs_text = json_dumps(root, JSON_COMPACT);
+		if (refs_text == NULL)
+			elog(ERROR, "could not serialize the refs variant of \"%s\"", location);
+	}
+
+	/* lay out the flat result */
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, (char *) &hdr, sizeof(hdr));
+	hdr.snapshots = add_array(&buf, snapshots, sizeof(SkadeMetaSnapshot) * hdr.nsnapshots);
+	hdr.snapshot_log = add_array(&buf, entries, sizeof(SkadeMetaLogEntry) * hdr.nlog);
+	hdr.refs = add_array(&buf, refarr, sizeof(SkadeMetaRef) * hdr.nrefs);
+	hdr.location = add_string(&buf, location);
+	hdr.table_uuid = uuid ? add_string(&buf, uuid) : 0;
+	hdr.table_location = add_string(&buf, table_location);
+	hdr.current_schema = add_string(&buf, schema_text);
+	for (i = 0; i < hdr.nsnapshots; i++)
+	{
+		SkadeMetaSnapshot *s = (SkadeMetaSnapshot *) (buf.data + hdr.snapshots) + i;
+		uint32		off;
+
+		off = snap_op[i] ? add_string(&buf, snap_op[i]) : 0;
+		s = (SkadeMetaSnapshot *) (buf.data + hdr.snapshots) + i;
+		s->operation = off;
+		off = snap_ml[i] ? add_string(&buf, snap_ml[i]) : 0;
+		s = (SkadeMetaSnapshot *) (buf.data + hdr.snapshots) + i;
+		s->manifest_list = off;
+		off = snap_summary[i] ? add_string(&buf, snap_summary[i]) : 0;
+		s = (SkadeMetaSnapshot *) (buf.data + hdr.snapshots) + i;
+		s->summary = off;
+	}
+	for (i = 0; i < hdr.nrefs; i++)
+	{
+		uint32		off = add_string(&buf, ref_names[i]);
+
+		((SkadeMetaRef *) (buf.data + hdr.refs))[i].name = off;
+	}
+	hdr.json_off = add_bytes(&buf, text, len);
+	hdr.json_len = len;
+	if (refs_text)
+	{
+		hdr.refs_json_len = strlen(refs_text);
+		hdr.refs_json_off = add_bytes(&buf, refs_text, hdr.refs_json_len);
+	}
+	else
+	{
+		hdr.refs_json_off = hdr.json_off;
+		hdr.refs_json_len = hdr.json_len;
+	}
+	hdr.total_size = buf.len;
+	memcpy(buf.data, &hdr, sizeof(hdr));
+
+	result = MemoryContextAlloc(caller, buf.len);
+	memcpy(result, buf.data, buf.len);
+	MemoryContextSwitchTo(caller);
+	MemoryContextDelete(parse_cxt);
+	return result;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static void *
+json_palloc(size_t size)
+{
+	return palloc(size > 0 ? size : 1);
+}
+
+static void
+json_pfree(void *ptr)
+{
+	if (ptr)
+		pfree(ptr);
+}
+
+static void
+field_error(ParseCtx *ctx, const char *path, const char *problem)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("invalid Iceberg table metadata in \"%s\"", ctx->location),
+			 errdetail("Field \"%s\" %s.", path, problem)));
+}
+
+/* obj[key] of the given type; NULL if absent and not required */
+static json_t *
+get_field(ParseCtx *ctx, json_t *obj, const char *key, const char *path,
+		  bool required, json_type type)
+{
+	json_t	   *v = json_object_get(obj, key);
+
+	if (v == NULL)
+	{
+		if (required)
+			field_error(ctx, path, "is missing");
+		return NULL;
+	}
+	if (json_typeof(v) != type)
+	{
+		switch (type)
+		{
+			case JSON_OBJECT:
+				field_error(ctx, path, "must be an object");
+			case JSON_ARRAY:
+				field_error(ctx, path, "must be an array");
+			case JSON_STRING:
+				field_error(ctx, path, "must be a string");
+			case JSON_INTEGER:
+				field_error(ctx, path, "must be an integer");
+			default:
+				field_error(ctx, path, "has the wrong type");
+		}
+	}
+	return v;
+}
+
+static int64
+get_int(ParseCtx *ctx, json_t *obj, const char *key, const char *path,
+		bool required, int64 dflt)
+{
+	json_t	   *v = get_field(ctx, obj, key, path, required, JSON_INTEGER);
+
+	return v ? (int64) json_integer_value(v) : dflt;
+}
+
+static const char *
+get_str(ParseCtx *ctx, json_t *obj, const char *key, const char *path, bool required)
+{
+	json_t	   *v = get_field(ctx, obj, key, path, required, JSON_STRING);
+
+	return v ? json_string_value(v) : NULL;
+}
+
+static char *
+dump_compact(json_t *value)
+{
+	char	   *s = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	if (s == NULL)
+		elog(ERROR, "could not serialize a JSON value");
+	return s;
+}
+
+static uint32
+add_bytes(StringInfo buf, const char *s, size_t len)
+{
+	uint32		off = buf->len;
+
+	appendBinaryStringInfo(buf, s, len);
+	appendStringInfoChar(buf, '\0');
+	return off;
+}
+
+static uint32
+add_string(StringInfo buf, const char *s)
+{
+	return add_bytes(buf, s, strlen(s));
+}
+
+/* append an array at an 8-byte aligned offset */
+static uint32
+add_array(StringInfo buf, const void *data, size_t size)
+{
+	uint32		off;
+
+	while (buf->len % 8 != 0)
+		appendStringInfoChar(buf, '\0');
+	off = buf->len;
+	if (size > 0)
+		appendBinaryStringInfo(buf, data, size);
+	return off;
+}
+
+static bool
+id_in(int64 id, const int64 *ids, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}

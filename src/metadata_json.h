@@ -1,0 +1,84 @@
+/*-------------------------------------------------------------------------
+ *
+ * metadata_json.h
+ *	  Iceberg table metadata (JSON) -> a flat, position-independent summary
+ *	  (SkadeMeta) that can be copied into shared memory as is.
+ *
+ * IDENTIFICATION
+ *	  src/metadata_json.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_METADATA_JSON_H
+#define SKADE_METADATA_JSON_H
+
+/* "no snapshot" / "no parent" marker (the spec's -1) */
+#define SKADE_NO_SNAPSHOT	INT64CONST(-1)
+
+typedef struct SkadeMetaSnapshot
+{
+	int64		snapshot_id;
+	int64		parent_id;		/* SKADE_NO_SNAPSHOT if none */
+	int64		sequence_number;	/* 0 in format v1 */
+	int64		timestamp_ms;
+	int32		schema_id;		/* -1 if absent */
+	uint32		operation;		/* string offsets into the blob (0: none) */
+	uint32		manifest_list;
+	uint32		summary;		/* JSON text of the summary object */
+} SkadeMetaSnapshot;
+
+typedef struct SkadeMetaLogEntry
+{
+	int64		timestamp_ms;
+	int64		snapshot_id;
+} SkadeMetaLogEntry;
+
+typedef struct SkadeMetaRef
+{
+	uint32		name;
+	bool		is_tag;
+	int64		snapshot_id;
+	int64		max_ref_age_ms;	/* -1 if absent */
+	int64		max_snapshot_age_ms;	/* -1 if absent */
+	int32		min_snapshots_to_keep;	/* -1 if absent */
+} SkadeMetaRef;
+
+/*
+ * The summary.  One palloc'd (or shared-memory) chunk; every reference is an
+ * offset from the start of the struct, so it can be copied anywhere.  The
+ * file's text and the refs-only variant come last, so that callers needing
+ * only the summary copy [0, json_off).
+ */
+typedef struct SkadeMeta
+{
+	uint32		total_size;
+	int32		format_version;
+	uint32		location;		/* the metadata location it was read from */
+	uint32		table_uuid;		/* 0 if absent (v1) */
+	uint32		table_location;
+	int32		current_schema_id;
+	uint32		current_schema;	/* JSON text of the current schema */
+	int64		current_snapshot_id;	/* SKADE_NO_SNAPSHOT if none */
+	int64		last_updated_ms;
+	int64		last_sequence_number;
+	uint32		nsnapshots;
+	uint32		snapshots;		/* SkadeMetaSnapshot[nsnapshots] */
+	uint32		nlog;
+	uint32		snapshot_log;	/* SkadeMetaLogEntry[nlog] */
+	uint32		nrefs;
+	uint32		refs;			/* SkadeMetaRef[nrefs] */
+	uint32		json_off;		/* the file's text, NUL-terminated */
+	uint32		json_len;
+	uint32		refs_json_off;	/* the refs-only variant, NUL-terminated */
+	uint32		refs_json_len;
+} SkadeMeta;
+
+#define SkadeMetaStr(m, off)	((off) ? ((const char *) (m)) + (off) : NULL)
+#define SkadeMetaSnapshots(m)	((const SkadeMetaSnapshot *) (((const char *) (m)) + (m)->snapshots))
+#define SkadeMetaLog(m)			((const SkadeMetaLogEntry *) (((const char *) (m)) + (m)->snapshot_log))
+#define SkadeMetaRefs(m)		((const SkadeMetaRef *) (((const char *) (m)) + (m)->refs))
+
+extern void SkadeJsonInit(void);
+extern SkadeMeta *SkadeParseMetadata(const char *text, size_t len, const char *location);
+
+#endif							/* SKADE_METADATA_JSON_H */

@@ -1,0 +1,575 @@
+/*-------------------------------------------------------------------------
+ *
+ * pointer_mirror.c
+ *	  L1: a shared-memory mirror of iceberg_tables (table -> current and
+ *	  previous metadata location) that lets a warm load_table/table_exists
+ *	  answer without the planner or the heap, and never answers differently
+ *	  from the heap for the caller's snapshot.
+ *
+ * Invariants
+ *   - An entry holds a committed row version: its values and the
+ *     transaction id (xmin) that wrote them.  Entries come from two places:
+ *     a writer's commit (installed in the XACT_EVENT_COMMIT callback, after
+ *     the commit is visible) and a reader's heap lookup (only of a version
+ *     with no xmax, i.e. the newest one, and only if no change began since
+ *     the reader started looking: a global epoch is bumped by every change).
+ *   - Before a writer commits, the commit-log trigger marks the entry as
+ *     changing (creating a placeholder if needed); the mark is cleared at
+ *     commit or abort.  While any change is in flight for a key, or a
+ *     TRUNCATE is in flight, readers fall back to the heap.
+ *   - A reader uses an entry only if its xmin is visible to the reader's
+ *     snapshot (XidInMVCCSnapshot) and the reader's own transaction has no
+ *     pending change to that table.  So REPEATABLE READ snapshots older than
+ *     the change, own uncommitted changes, aborted writers (never installed)
+ *     and in-flight writers all go to the heap.
+ *   - Concurrent installs for one key are ordered by a global change
+ *     counter taken under the row lock, so an older commit whose callback
+ *     runs late never overwrites a newer one.  Subtransaction aborts drop
+ *     their pending installs; PREPARE TRANSACTION drops the entries (the
+ *     outcome is decided elsewhere; the heap answers meanwhile).
+ *   - Full: a change that finds no free slot evicts an entry that is not
+ *     changing, else falls back to a global in-flight mark; a fill that
+ *     finds no slot just does not fill.  A miss always falls back to the heap.
+ *   - Views are mirrored too (is_view), so table_exists stays exact.
+ *
+ * Locking: one LWLock (tranche "skade_l1"), shared for lookups, exclusive
+ * for marks, installs and fills; nothing but memcpy happens under it.
+ * Backend-local pending changes live in TopTransactionContext.
+ *
+ * IDENTIFICATION
+ *	  src/pointer_mirror.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "access/xact.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "guc.h"
+#include "pointer_mirror.h"
+#include "skade.h"
+
+/* catalog \x1f namespace \x1f name */
+#define MIRROR_KEY_LEN		(3 * SKADE_MAX_NAME_LEN + 3)
+#define MIRROR_SEP			'\x1f'
+
+typedef struct MirrorEntry
+{
+	char		key[MIRROR_KEY_LEN];
+	int			changing;		/* writers in flight for this key */
+	bool		valid;			/* holds a committed version */
+	bool		is_view;
+	bool		location_null;
+	bool		previous_null;
+	TransactionId xmin;			/* writer of the version held */
+	uint64		order;			/* change counter of the version held */
+	char		location[SKADE_MAX_LOCATION_LEN + 1];
+	char		previous[SKADE_MAX_LOCATION_LEN + 1];
+} MirrorEntry;
+
+typedef struct MirrorShared
+{
+	LWLock		lock;
+	int			tranche_id;
+	int			global_changing;	/* TRUNCATEs / overflowed marks in flight */
+	uint64		entries;		/* valid entries (under lock) */
+	pg_atomic_uint64 epoch;		/* bumped by every change event */
+	pg_atomic_uint64 order;		/* change counter */
+	pg_atomic_uint64 hits;
+	pg_atomic_uint64 misses;
+} MirrorShared;
+
+/* a change of this backend's transaction, applied at commit */
+typedef struct MirrorPending
+{
+	char		key[MIRROR_KEY_LEN];
+	bool		global;			/* TRUNCATE or overflow: no entry marked */
+	bool		truncate;
+	bool		removed;
+	bool		aborted;		/* its subtransaction rolled back */
+	bool		is_view;
+	char	   *location;
+	char	   *previous;
+	TransactionId xid;
+	uint64		order;
+	int			nest_level;
+} MirrorPending;
+
+/* ---- Local variables ---- */
+
+static MirrorShared *l1 = NULL;
+static HTAB *l1_index = NULL;
+static List *pending = NIL;		/* of MirrorPending, in TopTransactionContext */
+
+static bool make_key(char *key, const char *catalog, const char *ns, const char *name);
+static bool own_pending(const char *key);
+static MirrorEntry *enter_entry(const char *key);
+static void set_values(MirrorEntry *e, const char *location, const char *previous, bool is_view);
+static void mirror_xact_callback(XactEvent event, void *arg);
+static void mirror_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+									SubTransactionId parentSubid, void *arg);
+static void end_pending(bool commit, bool drop_entries);
+
+/* ---------------------------------------------------------------- setup */
+
+Size
+MirrorShmemSize(void)
+{
+	Size		size = MAXALIGN(sizeof(MirrorShared));
+
+	if (skade_pointer_cache_entries > 0)
+		size = add_size(size, hash_estimate_size(skade_pointer_cache_entries,
+												 sizeof(MirrorEntry)));
+	return size;
+}
+
+/* shmem startup hook; the caller holds AddinShmemInitLock */
+void
+MirrorShmemInit(void)
+{
+	bool		found;
+	HASHCTL		info;
+
+	if (skade_pointer_cache_entries <= 0)
+		return;
+	l1 = ShmemInitStruct("skade l1", MAXALIGN(sizeof(MirrorShared)), &found);
+	if (!found)
+	{
+		l1->tranche_id = LWLockNewTrancheId();
+		LWLockInitialize(&l1->lock, l1->tranche_id);
+		l1->global_changing = 0;
+		l1->entries = 0;
+		pg_atomic_init_u64(&l1->epoch, 1);
+		pg_atomic_init_u64(&l1->order, 1);
+		pg_atomic_init_u64(&l1->hits, 0);
+		pg_atomic_init_u64(&l1->misses, 0);
+	}
+	LWLockRegisterTranche(l1->tranche_id, "skade_l1");
+	memset(&info, 0, sizeof(info));
+	info.keysize = MIRROR_KEY_LEN;
+	info.entrysize = sizeof(MirrorEntry);
+	l1_index = ShmemInitHash("skade l1 index", skade_pointer_cache_entries,
+							 skade_pointer_cache_entries, &info,
+							 HASH_ELEM | HASH_STRINGS);
+}
+
+/* _PG_init: the transaction callbacks that apply pending changes */
+void
+MirrorInit(void)
+{
+	RegisterXactCallback(mirror_xact_callback, NULL);
+	RegisterSubXactCallback(mirror_subxact_callback, NULL);
+}
+
+/* ---------------------------------------------------------------- read path */
+
+/*
+ * MirrorLookup
+ *		Answer the row of catalog.ns.name from the mirror, for the active
+ *		snapshot; false means "ask the heap".  Strings are palloc'd.
+ */
+bool
+MirrorLookup(const char *catalog, const char *ns, const char *name, StoreTable *out)
+{
+	char		key[MIRROR_KEY_LEN];
+	MirrorEntry *e;
+	bool		hit = false;
+
+	if (l1 == NULL || !make_key(key, catalog, ns, name) || own_pending(key) ||
+		!ActiveSnapshotSet())
+		return false;
+
+	LWLockAcquire(&l1->lock, LW_SHARED);
+	e = hash_search(l1_index, key, HASH_FIND, NULL);
+	if (e && e->valid && e->changing == 0 && l1->global_changing == 0 &&
+		!XidInMVCCSnapshot(e->xmin, GetActiveSnapshot()))
+	{
+		out->metadata_location = e->location_null ? NULL : pstrdup(e->location);
+		out->previous_metadata_location = e->previous_null ? NULL : pstrdup(e->previous);
+		out->is_view = e->is_view;
+		out->xmin = e->xmin;
+		out->xmax = InvalidTransactionId;
+		hit = true;
+	}
+	LWLockRelease(&l1->lock);
+	pg_atomic_fetch_add_u64(hit ? &l1->hits : &l1->misses, 1);
+	return hit;
+}
+
+/* The change epoch; read it before a heap lookup that may fill. */
+uint64
+MirrorEpoch(void)
+{
+	return l1 ? pg_atomic_read_u64(&l1->epoch) : 0;
+}
+
+/*
+ * MirrorFill
+ *		Offer a row version read from the heap.  Taken only if it is the
+ *		newest version (no xmax), written by a finished transaction other than
+ *		ours, and no change happened since "epoch" was read.
+ */
+void
+MirrorFill(const char *catalog, const char *ns, const char *name,
+		   const StoreTable *row, uint64 epoch)
+{
+	char		key[MIRROR_KEY_LEN];
+	MirrorEntry *e;
+	bool		found;
+
+	if (l1 == NULL || TransactionIdIsValid(row->xmax) ||
+		!TransactionIdIsValid(row->xmin) ||
+		TransactionIdIsCurrentTransactionId(row->xmin) ||
+		!make_key(key, catalog, ns, name) || own_pending(key))
+		return;
+	if ((row->metadata_location && strlen(row->metadata_location) > SKADE_MAX_LOCATION_LEN) ||
+		(row->previous_metadata_location &&
+		 strlen(row->previous_metadata_location) > SKADE_MAX_LOCATION_LEN))
+		return;
+
+	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
+	if (pg_atomic_read_u64(&l1->epoch) == epoch && l1->global_changing == 0)
+	{
+		e = hash_search(l1_index, key, HASH_ENTER_NULL, &found);
+		if (e && !found)
+		{
+			e->changing = 0;
+			e->xmin = row->xmin;
+			e->order = 0;
+			set_values(e, row->metadata_location, row->previous_metadata_location,
+					   row->is_view);
+			l1->entries++;
+		}
+	}
+	LWLockRelease(&l1->lock);
+}
+
+/* ---------------------------------------------------------------- write path */
+
+/*
+ * MirrorNoteChange
+ *		Called by the commit-log trigger for every changed row (old and new
+ *		identity of a rename separately): mark the key as changing now,
+ *		install or remove it when the transaction commits.
+ */
+void
+MirrorNoteChange(const char *catalog, const char *ns, const char *name,
+				 bool removed, const char *location, const char *previous,
+				 bool is_view)
+{
+	MirrorPending *p;
+	MemoryContext old;
+	MirrorEntry *e;
+
+	if (l1 == NULL)
+		return;
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	p = palloc0(sizeof(MirrorPending));
+	if (!make_key(p->key, catalog, ns, name))
+	{
+		/* never mirrored (unusual name): nothing to keep in step */
+		pfree(p);
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	/* a value the mirror cannot hold (varchar counts characters) is not mirrored */
+	if ((location && strlen(location) > SKADE_MAX_LOCATION_LEN) ||
+		(previous && strlen(previous) > SKADE_MAX_LOCATION_LEN))
+		removed = true;
+	p->removed = removed;
+	p->is_view = is_view;
+	p->location = location ? pstrdup(location) : NULL;
+	p->previous = previous ? pstrdup(previous) : NULL;
+	p->xid = GetTopTransactionId();
+	p->nest_level = GetCurrentTransactionNestLevel();
+
+	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
+	p->order = pg_atomic_fetch_add_u64(&l1->order, 1);
+	e = enter_entry(p->key);
+	if (e)
+		e->changing++;
+	else
+	{
+		p->global = true;
+		l1->global_changing++;
+	}
+	pg_atomic_fetch_add_u64(&l1->epoch, 1);
+	LWLockRelease(&l1->lock);
+
+	pending = lappend(pending, p);
+	MemoryContextSwitchTo(old);
+}
+
+/* A TRUNCATE of iceberg_tables: the mirror is bypassed, then emptied at commit. */
+void
+MirrorNoteTruncate(void)
+{
+	MirrorPending *p;
+	MemoryContext old;
+
+	if (l1 == NULL)
+		return;
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	p = palloc0(sizeof(MirrorPending));
+	p->global = true;
+	p->truncate = true;
+	p->nest_level = GetCurrentTransactionNestLevel();
+	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
+	l1->global_changing++;
+	pg_atomic_fetch_add_u64(&l1->epoch, 1);
+	LWLockRelease(&l1->lock);
+	pending = lappend(pending, p);
+	MemoryContextSwitchTo(old);
+}
+
+/* Drop every entry that is not being changed (e.g. after triggers were toggled). */
+void
+MirrorFlush(void)
+{
+	HASH_SEQ_STATUS status;
+	MirrorEntry *e;
+
+	if (l1 == NULL)
+		return;
+	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
+	hash_seq_init(&status, l1_index);
+	while ((e = hash_seq_search(&status)) != NULL)
+	{
+		if (e->valid)
+			l1->entries--;
+		e->valid = false;
+		if (e->changing == 0)
+			hash_search(l1_index, e->key, HASH_REMOVE, NULL);
+	}
+	pg_atomic_fetch_add_u64(&l1->epoch, 1);
+	LWLockRelease(&l1->lock);
+}
+
+void
+MirrorStats(int64 *hits, int64 *misses, int64 *entries)
+{
+	*hits = *misses = *entries = 0;
+	if (l1 == NULL)
+		return;
+	*hits = pg_atomic_read_u64(&l1->hits);
+	*misses = pg_atomic_read_u64(&l1->misses);
+	LWLockAcquire(&l1->lock, LW_SHARED);
+	*entries = l1->entries;
+	LWLockRelease(&l1->lock);
+}
+
+/* ---------------------------------------------------------------- callbacks */
+
+static void
+mirror_xact_callback(XactEvent event, void *arg)
+{
+	if (pending == NIL)
+		return;
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+			end_pending(true, false);
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			end_pending(false, false);
+			break;
+		case XACT_EVENT_PREPARE:
+			end_pending(false, true);
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+mirror_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						SubTransactionId parentSubid, void *arg)
+{
+	ListCell   *lc;
+	int			level = GetCurrentTransactionNestLevel();
+
+	if (pending == NIL)
+		return;
+	foreach(lc, pending)
+	{
+		MirrorPending *p = lfirst(lc);
+
+		if (p->nest_level < level)
+			continue;
+		if (event == SUBXACT_EVENT_ABORT_SUB)
+			p->aborted = true;
+		else if (event == SUBXACT_EVENT_COMMIT_SUB)
+			p->nest_level = level - 1;
+	}
+}
+
+/*
+ * Apply (commit) or drop (abort) this transaction's pending changes; with
+ * drop_entries (PREPARE), remove the entries so the heap answers until the
+ * prepared transaction is resolved.
+ */
+static void
+end_pending(bool commit, bool drop_entries)
+{
+	ListCell   *lc;
+
+	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
+	foreach(lc, pending)
+	{
+		MirrorPending *p = lfirst(lc);
+		MirrorEntry *e;
+
+		if (p->global)
+		{
+			l1->global_changing--;
+			if (p->truncate && commit && !p->aborted)
+			{
+				HASH_SEQ_STATUS status;
+
+				hash_seq_init(&status, l1_index);
+				while ((e = hash_seq_search(&status)) != NULL)
+				{
+					if (e->valid)
+						l1->entries--;
+					e->valid = false;
+					if (e->changing == 0)
+						hash_search(l1_index, e->key, HASH_REMOVE, NULL);
+				}
+			}
+			continue;
+		}
+		e = hash_search(l1_index, p->key, HASH_FIND, NULL);
+		if (e == NULL)
+			continue;
+		e->changing--;
+		if (commit && !p->aborted && p->order > e->order)
+		{
+			if (p->removed)
+			{
+				if (e->valid)
+					l1->entries--;
+				e->valid = false;
+			}
+			else
+			{
+				if (!e->valid)
+					l1->entries++;
+				set_values(e, p->location, p->previous, p->is_view);
+				e->xmin = p->xid;
+			}
+			e->order = p->order;
+		}
+		if (drop_entries && e->valid)
+		{
+			e->valid = false;
+			l1->entries--;
+		}
+		if (!e->valid && e->changing == 0)
+			hash_search(l1_index, p->key, HASH_REMOVE, NULL);
+	}
+	pg_atomic_fetch_add_u64(&l1->epoch, 1);
+	LWLockRelease(&l1->lock);
+	pending = NIL;				/* the list lives in TopTransactionContext */
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Build the key; false if a part is too long or holds the separator. */
+static bool
+make_key(char *key, const char *catalog, const char *ns, const char *name)
+{
+	size_t		lc = strlen(catalog),
+				ln = strlen(ns),
+				lt = strlen(name);
+
+	if (lc > SKADE_MAX_NAME_LEN || ln > SKADE_MAX_NAME_LEN || lt > SKADE_MAX_NAME_LEN ||
+		memchr(catalog, MIRROR_SEP, lc) || memchr(ns, MIRROR_SEP, ln) ||
+		memchr(name, MIRROR_SEP, lt))
+		return false;
+	memset(key, 0, MIRROR_KEY_LEN);
+	memcpy(key, catalog, lc);
+	key[lc] = MIRROR_SEP;
+	memcpy(key + lc + 1, ns, ln);
+	key[lc + 1 + ln] = MIRROR_SEP;
+	memcpy(key + lc + 2 + ln, name, lt);
+	return true;
+}
+
+/* Does this backend's transaction have a pending change to key? */
+static bool
+own_pending(const char *key)
+{
+	ListCell   *lc;
+
+	foreach(lc, pending)
+	{
+		MirrorPending *p = lfirst(lc);
+
+		if (p->global || strcmp(p->key, key) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Find or create the entry for key, evicting an idle entry if the table is
+ * full; NULL if nothing can be evicted.  Caller holds the lock exclusively.
+ */
+static MirrorEntry *
+enter_entry(const char *key)
+{
+	MirrorEntry *e;
+	bool		found;
+
+	e = hash_search(l1_index, key, HASH_ENTER_NULL, &found);
+	if (e == NULL)
+	{
+		HASH_SEQ_STATUS status;
+		MirrorEntry *victim = NULL;
+
+		hash_seq_init(&status, l1_index);
+		while ((victim = hash_seq_search(&status)) != NULL)
+			if (victim->changing == 0)
+			{
+				hash_seq_term(&status);
+				break;
+			}
+		if (victim == NULL)
+			return NULL;
+		if (victim->valid)
+			l1->entries--;
+		hash_search(l1_index, victim->key, HASH_REMOVE, NULL);
+		e = hash_search(l1_index, key, HASH_ENTER_NULL, &found);
+		if (e == NULL)
+			return NULL;
+	}
+	if (!found)
+	{
+		e->changing = 0;
+		e->valid = false;
+		e->order = 0;
+		e->xmin = InvalidTransactionId;
+	}
+	return e;
+}
+
+static void
+set_values(MirrorEntry *e, const char *location, const char *previous, bool is_view)
+{
+	e->valid = true;
+	e->is_view = is_view;
+	e->location_null = location == NULL;
+	e->previous_null = previous == NULL;
+	if (location)
+		strlcpy(e->location, location, sizeof(e->location));
+	if (previous)
+		strlcpy(e->previous, previous, sizeof(e->previous));
+}

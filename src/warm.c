@@ -1,0 +1,199 @@
+/*-------------------------------------------------------------------------
+ *
+ * warm.c
+ *	  Commit-time reading of metadata: when a pointer changes (SQL API or a
+ *	  JDBC client's DML, both through the commit-log trigger), read the new
+ *	  metadata into the L0 cache, return its current snapshot id for the
+ *	  commit log, and check that it continues the old metadata
+ *	  (skade.validate_commits).  Also skade.resolve_commit_log(), which fills
+ *	  the snapshot id of rows whose metadata was unreadable at commit.
+ *
+ * A metadata file skade cannot read never fails the commit: locations
+ * outside the allowed roots, on other schemes or missing are skipped
+ * without reading; a file that is there but fails to read or parse is
+ * caught in a subtransaction and reported as a WARNING; the log row stays
+ * unresolved (snapshot_id NULL).  Only a failed continuity check with
+ * skade.validate_commits = error fails the commit, by design.
+ *
+ * IDENTIFICATION
+ *	  src/warm.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+
+#include "file_access.h"
+#include "guc.h"
+#include "l0_cache.h"
+#include "shmem.h"
+#include "warm.h"
+
+PG_FUNCTION_INFO_V1(skade_resolve_commit_log);
+
+/* true while skade.resolve_commit_log() updates snapshot ids */
+static bool resolving = false;
+
+static SkadeMeta *try_fetch_summary(const char *location);
+
+/*
+ * SkadeWarmMetadata
+ *		Read the metadata at location (into L0 when preloaded); on success
+ *		set *snapshot_id to its current snapshot (-1 if none) and return true.
+ *		With old_location readable too, check continuity.
+ */
+bool
+SkadeWarmMetadata(const char *location, const char *old_location, int64 *snapshot_id)
+{
+	SkadeMeta  *meta;
+	SkadeMeta  *old;
+
+	if (skade_shared == NULL || SkadeProbeLocation(location) != SKADE_READ_OK)
+		return false;
+	meta = try_fetch_summary(location);
+	if (meta == NULL)
+		return false;
+	*snapshot_id = meta->current_snapshot_id;
+
+	if (skade_validate_commits != SKADE_VALIDATE_OFF && old_location &&
+		strcmp(old_location, location) != 0 &&
+		SkadeProbeLocation(old_location) == SKADE_READ_OK &&
+		(old = try_fetch_summary(old_location)) != NULL)
+	{
+		const char *new_uuid = SkadeMetaStr(meta, meta->table_uuid);
+		const char *old_uuid = SkadeMetaStr(old, old->table_uuid);
+		int			level = skade_validate_commits == SKADE_VALIDATE_ERROR ? ERROR : WARNING;
+
+		if (new_uuid && old_uuid && strcmp(new_uuid, old_uuid) != 0)
+			ereport(level,
+					(errcode(ERRCODE_CHECK_VIOLATION),
+					 errmsg("new metadata \"%s\" belongs to another table", location),
+					 errdetail("Its table-uuid is %s; the metadata it replaces (\"%s\") has %s.",
+							   new_uuid, old_location, old_uuid),
+					 errhint("skade.validate_commits controls this check.")));
+		if (meta->last_sequence_number < old->last_sequence_number)
+			ereport(level,
+					(errcode(ERRCODE_CHECK_VIOLATION),
+					 errmsg("new metadata \"%s\" goes back in sequence numbers", location),
+					 errdetail("Its last-sequence-number is " INT64_FORMAT "; the metadata it replaces has " INT64_FORMAT ".",
+							   meta->last_sequence_number, old->last_sequence_number),
+					 errhint("skade.validate_commits controls this check.")));
+	}
+	return true;
+}
+
+/* Is skade.resolve_commit_log() running in this backend? (append-only exception) */
+bool
+SkadeCommitLogResolving(void)
+{
+	return resolving;
+}
+
+/*
+ * Fetch the summary of location in a subtransaction; NULL (with a WARNING)
+ * if reading or parsing fails.  The caller's transaction state is untouched.
+ */
+static SkadeMeta *
+try_fetch_summary(const char *location)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	L0Result	r;
+	SkadeMeta  *volatile result = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(caller);
+	PG_TRY();
+	{
+		L0Fetch(location, L0_WANT_SUMMARY, &r);
+		result = r.summary;
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(caller);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(caller);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(caller);
+		CurrentResourceOwner = owner;
+		ereport(WARNING,
+				(errcode(edata->sqlerrcode),
+				 errmsg("could not read metadata \"%s\"; its commit-log row stays unresolved", location),
+				 edata->detail ? errdetail("%s: %s", edata->message, edata->detail) :
+				 errdetail("%s", edata->message)));
+		FreeErrorData(edata);
+		result = NULL;
+	}
+	PG_END_TRY();
+	return result;
+}
+
+/*
+ * skade.resolve_commit_log(max_rows integer DEFAULT NULL) -> rows resolved
+ *
+ * Fill snapshot_id for logged changes whose metadata was unreadable at
+ * commit and is readable now.
+ */
+Datum
+skade_resolve_commit_log(PG_FUNCTION_ARGS)
+{
+	int64		limit = PG_ARGISNULL(0) ? -1 : PG_GETARG_INT32(0);
+	int64		resolved = 0;
+	uint64		i;
+	SPITupleTable *rows;
+	uint64		nrows;
+	Oid			argtypes[2] = {INT8OID, INT8OID};
+	SPIPlanPtr	plan;
+
+	SkadeRequireShared();
+	SPI_connect();
+	if (SPI_execute("SELECT seq, metadata_location FROM skade.commit_log"
+					" WHERE snapshot_id IS NULL AND metadata_location IS NOT NULL"
+					" ORDER BY seq", true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not scan skade.commit_log");
+	rows = SPI_tuptable;
+	nrows = SPI_processed;
+	plan = SPI_prepare("UPDATE skade.commit_log SET snapshot_id = $2 WHERE seq = $1",
+					   2, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare commit log update");
+
+	for (i = 0; i < nrows && (limit < 0 || resolved < limit); i++)
+	{
+		bool		isnull;
+		int64		seq = DatumGetInt64(SPI_getbinval(rows->vals[i], rows->tupdesc, 1, &isnull));
+		char	   *location = SPI_getvalue(rows->vals[i], rows->tupdesc, 2);
+		int64		snapshot_id;
+		Datum		args[2];
+
+		if (!SkadeWarmMetadata(location, NULL, &snapshot_id))
+			continue;
+		args[0] = Int64GetDatum(seq);
+		args[1] = Int64GetDatum(snapshot_id);
+		resolving = true;
+		PG_TRY();
+		{
+			if (SPI_execute_plan(plan, args, NULL, false, 0) != SPI_OK_UPDATE)
+				elog(ERROR, "could not update skade.commit_log");
+		}
+		PG_FINALLY();
+		{
+			resolving = false;
+		}
+		PG_END_TRY();
+		resolved++;
+	}
+	SPI_finish();
+	PG_RETURN_INT64(resolved);
+}

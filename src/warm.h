@@ -1,0 +1,19 @@
+/*-------------------------------------------------------------------------
+ *
+ * warm.h
+ *	  Reading new metadata at commit time (L0 warming, snapshot ids,
+ *	  continuity checks) without ever failing a commit on an unreadable file.
+ *
+ * IDENTIFICATION
+ *	  src/warm.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_WARM_H
+#define SKADE_WARM_H
+
+extern bool SkadeWarmMetadata(const char *location, const char *old_location,
+							  int64 *snapshot_id);
+extern bool SkadeCommitLogResolving(void);
+
+#endif							/* SKADE_WARM_H */
