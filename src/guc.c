@@ -17,6 +17,7 @@
 #include <limits.h>
 
 #include "access/xact.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 #include "utils/varlena.h"
 
@@ -137,6 +138,12 @@ SkadeGucInit(void)
 							GUC_UNIT_BYTE,
 							NULL, NULL, NULL);
 
+	/*
+	 * Sizes of shared memory can only be defined while preloading: a
+	 * PGC_POSTMASTER parameter cannot be created after startup.
+	 */
+	if (process_shared_preload_libraries_in_progress)
+	{
 	DefineCustomIntVariable("skade.metadata_cache_size",
 							"Shared memory for the L0 metadata cache.",
 							NULL,
@@ -154,6 +161,7 @@ SkadeGucInit(void)
 							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
+	}
 
 	DefineCustomEnumVariable("skade.validate_commits",
 							 "Check that new metadata continues the old at commit: off, warn or error.",
