@@ -325,7 +325,10 @@ static SkadeMeta *
 load_metadata(const char *location)
 {
 	StringInfo	text = SkadeReadLocation(location);
-	SkadeMeta  *meta = SkadeParseMetadata(text->data, text->len, location);
+	SkadeMeta  *meta;
+
+	CHECK_FOR_INTERRUPTS();		/* a cancel here must leave nothing behind */
+	meta = SkadeParseMetadata(text->data, text->len, location);
 
 	pfree(text->data);
 	pfree(text);
