@@ -32,7 +32,7 @@ suite() {
 
 # pg_regress/isolation/TAP write into the tree: run them in a copy owned by postgres
 WORK=$(mktemp -d /tmp/skade-test.XXXXXX)
-cp -a "$SKADE_ROOT/." "$WORK/"
+tar -C "$SKADE_ROOT" --exclude=.git --exclude=.venv --exclude=target -cf - . | tar -C "$WORK" -xf -
 chown -R "$PG_USER" "$WORK"
 installcheck() {
     if as_pg make -C "$WORK" installcheck; then

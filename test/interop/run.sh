@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Real-client interop suites against a throwaway PostgreSQL with skade:
+# pyiceberg SqlCatalog (python/) and Java JdbcCatalog (java/), then the mixed
+# protocol (Java writes, Python reads and writes, Java reads).
+#   test/interop/run.sh [PORT] [DATADIR]        (as root; the server runs as postgres)
+# Installs what the clients need (JDK 17 + Maven, python3-venv) when missing.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+PORT=${1:-5477}
+DATA=${2:-/tmp/skade-interop-pg}
+HERE="$SKADE_ROOT/test/interop"
+
+command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || install_packages openjdk-17-jdk-headless maven
+python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
+
+WAREHOUSE=$(mktemp -d /tmp/skade-interop-wh.XXXXXX)
+chmod 755 "$WAREHOUSE"
+mkdir -p /tmp/skade-fixtures && chmod 755 /tmp/skade-fixtures
+# the server reads metadata only under these roots: the shared warehouse, the
+# fixture trees of both clients and the repository's committed fixtures
+ROOTS="$WAREHOUSE,/tmp/skade-fixtures,$SKADE_ROOT/data"
+
+start_server "$DATA" "$PORT"
+echo "skade.allowed_roots = '$ROOTS'" >>"$DATA/postgresql.conf"
+as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null
+pg "$PORT" -q -c 'CREATE EXTENSION skade' postgres
+
+export PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres SKADE_WAREHOUSE=$WAREHOUSE
+
+passed=0
+failed=0
+step() {
+    log "interop: $*"
+    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $*"; fi
+}
+# python main resets the extension itself, so it runs first
+step "$HERE/python/run.sh" main
+step "$HERE/java/run.sh" main
+step "$HERE/java/run.sh" mixed-write
+step "$HERE/python/run.sh" mixed
+step "$HERE/java/run.sh" mixed-read
+
+stop_server "$DATA"
+rm -rf "$WAREHOUSE"
+echo "interop phases: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
