@@ -45,9 +45,8 @@ GRANT USAGE ON SCHEMA skade TO skade_reader;
  */
 CREATE TABLE skade.commit_log (
 	seq				bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	op				text NOT NULL
-		CHECK (op IN ('create', 'register', 'commit', 'rename', 'drop', 'adopt')),
-	source			text NOT NULL CHECK (source IN ('api', 'sql')),
+	op				text NOT NULL,	-- create register commit rename drop adopt
+	source			text NOT NULL,	-- api | sql
 	catalog_name	text NOT NULL,
 	table_namespace	text NOT NULL,
 	table_name		text NOT NULL,

@@ -19,12 +19,13 @@
  * is labelled from the row change itself.  The context is always cleared
  * by the caller (PG_FINALLY), so an error never mislabels a later change.
  *
- * Writers cannot insert into the commit log themselves: the trigger runs
- * its INSERT as the owner of skade.commit_log (SetUserIdAndSecContext with
- * SECURITY_LOCAL_USERID_CHANGE, as the RI triggers do) and records the
- * role that made the change.  The SQL it runs names every object
- * schema-qualified and resolves no function or operator by name, so the
- * caller's search_path cannot redirect it.
+ * Writers cannot insert into the commit log themselves (no privilege); the
+ * trigger inserts its rows directly through the executor's simple-insert
+ * path, which runs no SQL and checks no privileges, and records the role
+ * that made the change.  The TRUNCATE trigger runs one INSERT ... SELECT as
+ * the owner of skade.commit_log (SetUserIdAndSecContext with
+ * SECURITY_LOCAL_USERID_CHANGE, as the RI triggers do); it names every
+ * object schema-qualified, so the caller's search_path cannot redirect it.
  *
  * skade.commit_log is append-only: a BEFORE UPDATE/DELETE/TRUNCATE trigger
  * refuses every change, except skade.resolve_commit_log() filling in the
@@ -38,17 +39,23 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
+#include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "commands/sequence.h"
 #include "commands/trigger.h"
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/inval.h"
+#include "utils/timestamp.h"
+#include "utils/xid8.h"
 #include "utils/syscache.h"
 
 #include "commit_log.h"
@@ -68,6 +75,23 @@ typedef enum LogArg
 	L_PREV_NS, L_PREV_NAME, L_ROLE, L_SNAPSHOT,
 	LOG_NARGS
 } LogArg;
+
+/* Columns of skade.commit_log (0-based), in the install script's order */
+typedef enum LogColumn
+{
+	C_SEQ, C_OP, C_SOURCE, C_CATALOG, C_NS, C_NAME, C_TYPE, C_LOCATION,
+	C_PREVIOUS, C_PREV_NS, C_PREV_NAME, C_AT, C_BY, C_XACT, C_SNAPSHOT,
+	LOG_NCOLS
+} LogColumn;
+
+/* where each LogArg goes (-1: handled separately) */
+static const int log_arg_column[LOG_NARGS] = {
+	[L_OP] = C_OP, [L_SOURCE] = C_SOURCE, [L_CATALOG] = C_CATALOG,
+	[L_NS] = C_NS, [L_NAME] = C_NAME, [L_TYPE] = C_TYPE,
+	[L_LOCATION] = C_LOCATION, [L_PREVIOUS] = C_PREVIOUS,
+	[L_PREV_NS] = C_PREV_NS, [L_PREV_NAME] = C_PREV_NAME,
+	[L_ROLE] = -1, [L_SNAPSHOT] = C_SNAPSHOT,
+};
 
 /* Columns of iceberg_tables the trigger reads, by attribute number */
 typedef struct PointerColumns
@@ -95,16 +119,16 @@ static const char *current_api_op = NULL;
 /* seq of the last commit-log row this backend appended */
 static int64 last_seq = 0;
 
-/* owner of skade.commit_log, or InvalidOid when not looked up yet */
+/* skade.commit_log, its seq sequence and owner; InvalidOid until looked up */
+static Oid	cached_log_relid = InvalidOid;
+static Oid	cached_log_seq = InvalidOid;
 static Oid	cached_log_owner = InvalidOid;
-
-/* saved plan of the log INSERT (in CacheMemoryContext via SPI_keepplan) */
-static SPIPlanPtr log_insert_plan = NULL;
 
 static void resolve_columns(Relation rel, PointerColumns *cols);
 static Datum get_col(HeapTuple tuple, TupleDesc desc, int attnum, bool *isnull);
 static void fill_row(LogRow *row, const char *op, HeapTuple tuple,
 					 TupleDesc desc, const PointerColumns *cols);
+static Oid	commit_log_relid(void);
 static Oid	commit_log_owner(void);
 static void log_owner_invalidate(Datum arg, int cacheid, uint32 hashvalue);
 static void set_arg(LogRow *row, LogArg arg, Datum value, bool isnull);
@@ -351,36 +375,46 @@ get_col(HeapTuple tuple, TupleDesc desc, int attnum, bool *isnull)
 }
 
 /*
- * The role that owns skade.commit_log (the extension's installer), cached
- * until the next pg_class invalidation.
+ * skade.commit_log's OID (also caching its seq sequence and owner), until
+ * the next pg_class invalidation.
  */
 static Oid
-commit_log_owner(void)
+commit_log_relid(void)
 {
 	static bool callback_registered = false;
-	Oid			relid;
 	HeapTuple	tp;
 
-	if (OidIsValid(cached_log_owner))
-		return cached_log_owner;
+	if (OidIsValid(cached_log_relid))
+		return cached_log_relid;
 	if (!callback_registered)
 	{
 		CacheRegisterSyscacheCallback(RELOID, log_owner_invalidate, (Datum) 0);
 		callback_registered = true;
 	}
-	relid = get_relname_relid("commit_log", get_namespace_oid("skade", false));
-	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	cached_log_relid = get_relname_relid("commit_log", get_namespace_oid("skade", false));
+	if (!OidIsValid(cached_log_relid))
+		elog(ERROR, "skade.commit_log is missing");
+	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(cached_log_relid));
 	if (!HeapTupleIsValid(tp))
 		elog(ERROR, "skade.commit_log is missing");
 	cached_log_owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
 	ReleaseSysCache(tp);
+	cached_log_seq = getIdentitySequence(cached_log_relid, C_SEQ + 1, false);
+	return cached_log_relid;
+}
+
+/* The role that owns skade.commit_log (the extension's installer). */
+static Oid
+commit_log_owner(void)
+{
+	(void) commit_log_relid();
 	return cached_log_owner;
 }
 
 static void
 log_owner_invalidate(Datum arg, int cacheid, uint32 hashvalue)
 {
-	cached_log_owner = InvalidOid;
+	cached_log_relid = InvalidOid;
 }
 
 static void
@@ -428,13 +462,28 @@ row_as_dropped(LogRow *row)
 	set_arg(row, L_LOCATION, (Datum) 0, true);
 }
 
-/* Append one row to skade.commit_log and remember its seq. */
+/*
+ * Append one row to skade.commit_log and remember its seq.
+ *
+ * The row is inserted directly (heap and indexes, via
+ * ExecSimpleRelationInsert, as logical replication applies rows), not via
+ * SQL: no planning, no executor start-up, no privilege check: the trigger is
+ * the log's only writer, and the role that made the change is recorded in
+ * committed_by.  Column defaults are computed here, with the same meaning.
+ */
 static void
 append_row(LogRow *row)
 {
-	bool		isnull;
-	Oid			save_userid;
-	int			save_sec_context;
+	Relation	rel;
+	EState	   *estate;
+	RangeTblEntry *rte;
+	ResultRelInfo *rri;
+	TupleTableSlot *slot;
+	TupleDesc	desc;
+	Datum		values[LOG_NCOLS];
+	bool		nulls[LOG_NCOLS];
+	NameData	role;
+	int			i;
 
 	/* read the new metadata into L0 and note its current snapshot */
 	if (row->n[L_LOCATION] != 'n')
@@ -448,39 +497,52 @@ append_row(LogRow *row)
 			set_arg(row, L_SNAPSHOT, Int64GetDatum(snapshot_id), false);
 	}
 
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(commit_log_owner(),
-						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
-	SPI_connect();
-	if (log_insert_plan == NULL)
-	{
-		Oid			argtypes[LOG_NARGS];
-		SPIPlanPtr	plan;
-		int			i;
+	rel = table_open(commit_log_relid(), RowExclusiveLock);
+	desc = RelationGetDescr(rel);
+	if (desc->natts != LOG_NCOLS)
+		elog(ERROR, "skade.commit_log has %d columns, expected %d", desc->natts, LOG_NCOLS);
 
-		for (i = 0; i < LOG_NARGS; i++)
-			argtypes[i] = TEXTOID;
-		argtypes[L_SNAPSHOT] = INT8OID;
-		plan = SPI_prepare("INSERT INTO skade.commit_log (op, source, catalog_name,"
-						   " table_namespace, table_name, iceberg_type,"
-						   " metadata_location, previous_metadata_location,"
-						   " prev_namespace, prev_name, committed_by, snapshot_id)"
-						   " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
-						   " RETURNING seq",
-						   LOG_NARGS, argtypes);
-		if (plan == NULL)
-			elog(ERROR, "could not prepare commit log insert: %s",
-				 SPI_result_code_string(SPI_result));
-		SPI_keepplan(plan);
-		log_insert_plan = plan;
+	last_seq = nextval_internal(cached_log_seq, false);
+	values[C_SEQ] = Int64GetDatum(last_seq);
+	for (i = 0; i < LOG_NARGS; i++)
+	{
+		if (log_arg_column[i] < 0)
+			continue;
+		values[log_arg_column[i]] = row->v[i];
+		nulls[log_arg_column[i]] = row->n[i] == 'n';
 	}
-	if (SPI_execute_plan(log_insert_plan, row->v, row->n, false, 1) != SPI_OK_INSERT_RETURNING ||
-		SPI_processed != 1)
-		elog(ERROR, "could not append to skade.commit_log");
-	last_seq = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-										   SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_finish();
-	SetUserIdAndSecContext(save_userid, save_sec_context);
+	nulls[C_SEQ] = false;
+	namestrcpy(&role, TextDatumGetCString(row->v[L_ROLE]));
+	values[C_BY] = NameGetDatum(&role);
+	nulls[C_BY] = false;
+	values[C_AT] = TimestampTzGetDatum(GetCurrentTimestamp());
+	nulls[C_AT] = false;
+	values[C_XACT] = FullTransactionIdGetDatum(GetTopFullTransactionId());
+	nulls[C_XACT] = false;
+
+	estate = CreateExecutorState();
+	rte = makeNode(RangeTblEntry);
+	rte->rtekind = RTE_RELATION;
+	rte->relid = RelationGetRelid(rel);
+	rte->relkind = rel->rd_rel->relkind;
+	rte->rellockmode = RowExclusiveLock;
+	ExecInitRangeTable(estate, list_make1(rte));
+	rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(rri, rel, 1, NULL, 0);
+	estate->es_output_cid = GetCurrentCommandId(true);
+	ExecOpenIndices(rri, false);
+
+	slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, values, sizeof(values));
+	memcpy(slot->tts_isnull, nulls, sizeof(nulls));
+	ExecStoreVirtualTuple(slot);
+	ExecSimpleRelationInsert(rri, estate, slot);
+
+	ExecCloseIndices(rri);
+	ExecResetTupleTable(estate->es_tupleTable, false);
+	FreeExecutorState(estate);
+	table_close(rel, NoLock);
 
 	SkadeApplyDurability();
 	if (skade_shared)
