@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Issue 4 benchmarks: loading table metadata through skade vs the floors and
+# the clients' own path, in one run on one server (see bench/README.md).
+#   P1   warm skade.load_table (full metadata) over the wire vs the same number
+#        of bytes returned by SELECT repeat('x', n) (the floor), 1..10,000 snapshots;
+#        plus the JDBC client path: pointer SELECT + file read + parse
+#        (Python json; and jansson, as skade's own cold path)
+#   P1b  snapshots => 'refs' on a 9,000-snapshot table vs a client read + parse
+#   P2   in-server cost per warm call (200k calls in one statement, minus a baseline)
+#   P2b  pgbench: SELECT ... FROM skade.load_table() on a tiny table vs SELECT 1
+#   P6   many loads over more distinct files than the cache holds: shared memory
+#        stays at its setting, backend RSS stays flat
+#   cold first load of each size (L0 miss: read, parse, cache)
+# Usage: bash bench/metadata_load.sh [seconds-per-pgbench-run=5] [p6-loads=1000000]
+set -euo pipefail
+. "$(dirname "$0")/../test/lib.sh"
+
+SECS=${1:-5}
+P6_LOADS=${2:-1000000}
+PORT=${SKADE_BENCH_PORT:-5467}
+DATA=/tmp/skade-bench-md-pg
+FILES=/tmp/skade-bench-md
+OUT=$(mktemp -d /tmp/skade-bench.XXXXXX)
+
+install_build_deps
+build_and_install
+rm -rf "$FILES" && mkdir -p "$FILES" && chmod 755 "$FILES"
+for n in 1 100 1000 9000 10000; do
+    python3 "$SKADE_ROOT/data/metadata/generate.py" big "$n" "$FILES/s$n.metadata.json"
+done
+chmod 644 "$FILES"/*
+start_server "$DATA" "$PORT"
+cat >>"$DATA/postgresql.conf" <<CONF
+skade.allowed_roots = '$FILES'
+skade.metadata_cache_size = 256MB
+CONF
+as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null
+trap 'stop_server "$DATA"; rm -rf "$OUT"' EXIT
+
+pg "$PORT" -q >/dev/null <<SQL
+CREATE EXTENSION skade;
+SELECT skade.create_namespace('b');
+SELECT skade.register_table('b', 's' || n, 'file://$FILES/s' || n || '.metadata.json')
+FROM unnest(ARRAY[1, 100, 1000, 9000, 10000]) n;
+SQL
+
+# pgbench average latency in ms of one SQL statement, -M prepared, 1 client
+lat() {
+    echo "$1" >"$OUT/q.sql"
+    pgbench -h 127.0.0.1 -p "$PORT" -U postgres -n -M prepared -c 1 -T "$SECS" \
+        -f "$OUT/q.sql" postgres 2>&1 | sed -n 's/^latency average = \([0-9.]*\) ms/\1/p'
+}
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+
+echo
+echo "file sizes:"
+for n in 1 100 1000 9000 10000; do printf '  %6s snapshots  %9s bytes\n' "$n" "$(stat -c %s "$FILES/s$n.metadata.json")"; done
+
+echo
+echo "cold path: first load after skade.cache_reset() (read + jansson parse + cache fill; file in OS cache)"
+for n in 1 100 1000 10000; do
+    ms=$(pg "$PORT" -Atq -c "SELECT skade.cache_reset()" \
+        -c '\timing on' -c "SELECT length(metadata::text) FROM skade.load_table('b', 's$n')" 2>&1 |
+        sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
+    printf '  %6s snapshots  %9s ms\n' "$n" "$ms"
+done
+# warm everything again
+for n in 1 100 1000 9000 10000; do pg "$PORT" -Atq -c "SELECT length(metadata::text) FROM skade.load_table('b', 's$n')" >/dev/null; done
+
+echo
+echo "P1: warm load_table (full metadata) over the wire vs the floor (same bytes, SELECT repeat), ms per call"
+printf '  %6s  %10s %10s %7s   %s\n' snaps skade floor ratio "(target <= 1.2x at 1,000 and 10,000)"
+for n in 1 100 1000 10000; do
+    bytes=$(stat -c %s "$FILES/s$n.metadata.json")
+    s=$(lat "SELECT metadata FROM skade.load_table('b', 's$n');")
+    f=$(lat "SELECT repeat('x', $bytes);")
+    printf '  %6s  %10s %10s %6sx\n' "$n" "$s" "$f" "$(ratio "$s" "$f")"
+done
+
+echo
+echo "JDBC client path for comparison, ms per load: pointer SELECT + read + parse"
+ptr=$(lat "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = 'skade' AND table_namespace = 'b' AND table_name = 's1000';")
+python3 - "$FILES" "$ptr" <<'PY'
+import json, sys, time
+files, ptr = sys.argv[1], float(sys.argv[2])
+print(f"  pointer SELECT (pgbench, prepared): {ptr:.3f} ms")
+for n in (1000, 9000, 10000):
+    path = f"{files}/s{n}.metadata.json"
+    reps = 40 if n < 5000 else 10
+    t = time.perf_counter()
+    for _ in range(reps):
+        with open(path, "rb") as f:
+            json.loads(f.read())
+    ms = (time.perf_counter() - t) / reps * 1000
+    print(f"  {n:6d} snapshots: read + Python json.loads {ms:8.3f} ms  -> client path {ms + ptr:8.3f} ms")
+PY
+echo "  (jansson: the cold-path column above is read + jansson parse + building the summary and refs variant)"
+
+echo
+echo "P1b: snapshots => 'refs' on a 9,000-snapshot table (target <= 1 ms, >= 50x faster than a client read + parse)"
+refs=$(lat "SELECT metadata FROM skade.load_table('b', 's9000', snapshots => 'refs');")
+full=$(lat "SELECT metadata FROM skade.load_table('b', 's9000');")
+client=$(python3 - "$FILES" <<'PY'
+import json, sys, time
+path = f"{sys.argv[1]}/s9000.metadata.json"
+t = time.perf_counter()
+for _ in range(10):
+    with open(path, "rb") as f:
+        json.loads(f.read())
+print(f"{(time.perf_counter() - t) / 10 * 1000:.3f}")
+PY
+)
+echo "  refs:  $refs ms per call end to end ($(pg "$PORT" -Atq -c "SELECT length(metadata::text) FROM skade.load_table('b', 's9000', snapshots => 'refs')") bytes)"
+echo "  full:  $full ms per call end to end"
+echo "  client read + Python json.loads of the full file: $client ms  -> refs is $(ratio "$client" "$refs")x faster"
+
+echo
+echo "P2: in-server cost per warm call (200,000 calls in one statement, minus the same loop without the call)"
+incall() {
+    pg "$PORT" -Atq -c '\timing on' -c "$1" 2>&1 | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+}
+N=200000
+for run in 1 2; do
+    base=$(incall "SELECT count(g::text) FROM generate_series(1, $N) g")
+    none=$(incall "SELECT count((skade.load_table('b', 's1', snapshots => 'none')).metadata_location) FROM generate_series(1, $N) g")
+    all=$(incall "SELECT count((skade.load_table('b', 's1')).metadata) FROM generate_series(1, $N) g")
+    python3 -c "print(f'  run $run: pointer only {($none - $base) * 1000 / $N:.3f} us/call, with metadata (tiny table) {($all - $base) * 1000 / $N:.3f} us/call  (target <= 1.5 us)')"
+done
+
+echo
+echo "P2b: pgbench SELECT ... FROM skade.load_table() on a tiny table vs SELECT 1 (target <= 1.3x)"
+one=$(lat "SELECT 1;")
+tiny=$(lat "SELECT metadata FROM skade.load_table('b', 's1');")
+tinyp=$(lat "SELECT metadata_location FROM skade.load_table('b', 's1', snapshots => 'none');")
+echo "  SELECT 1: $one ms   load_table (metadata): $tiny ms ($(ratio "$tiny" "$one")x)   load_table (pointer): $tinyp ms ($(ratio "$tinyp" "$one")x)"
+pg "$PORT" -Atq -c "SELECT 'cache: hits ' || hits || ', misses ' || misses || ', pointer hits ' || pointer_hits || ', pointer misses ' || pointer_misses FROM skade.cache_stats()" | sed 's/^/  /'
+
+echo
+echo "P6: $P6_LOADS loads over 3,000 distinct files with a 1 MB cache (restart with skade.metadata_cache_size = 1MB)"
+sed -i 's/^skade.metadata_cache_size = .*/skade.metadata_cache_size = 1MB/' "$DATA/postgresql.conf"
+as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null
+mkdir -p "$FILES/p6"
+for i in $(seq 1 3000); do sed "s/8d2a5c1e-4b7f-4c1a-9e3d-2f6b8a7c9d01/8d2a5c1e-4b7f-4c1a-9e3d-$(printf '%012d' "$i")/" "$FILES/s1.metadata.json" >"$FILES/p6/$i.metadata.json"; done
+chmod -R a+rX "$FILES/p6"
+pg "$PORT" -q -c "SELECT skade.register_table('b', 'p6_' || i, 'file://$FILES/p6/' || i || '.metadata.json') FROM generate_series(1, 3000) i" >/dev/null
+shm() { pg "$PORT" -Atq -c "SELECT coalesce(sum(allocated_size), 0) FROM pg_shmem_allocations WHERE name LIKE 'skade%'"; }
+echo "  skade shared memory before: $(shm) bytes"
+cat >"$OUT/p6.sql" <<'SQL'
+\set i random(1, 3000)
+SELECT length(metadata::text) FROM skade.load_table('b', 'p6_' || :i);
+SQL
+pgbench -h 127.0.0.1 -p "$PORT" -U postgres -n -M prepared -c 1 -t "$P6_LOADS" -f "$OUT/p6.sql" postgres >"$OUT/p6.log" 2>&1 &
+bench_pid=$!
+sleep 2
+backend=$(pg "$PORT" -Atq -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench'")
+echo "  backend RSS (kB) while loading:"
+while kill -0 "$bench_pid" 2>/dev/null; do
+    rss=$(awk '/^VmRSS/ {print $2}' "/proc/$backend/status" 2>/dev/null || true)
+    [ -n "$rss" ] && printf '    t=%4ss  RSS %s kB\n' "$SECONDS" "$rss"
+    sleep 10
+done
+wait "$bench_pid" || true
+grep -E "^(number of transactions actually processed|latency average|tps)" "$OUT/p6.log" | sed 's/^/  /'
+echo "  skade shared memory after:  $(shm) bytes"
+pg "$PORT" -Atq -c "SELECT '  L0: entries ' || entries || ', bytes ' || bytes || ' <= capacity ' || capacity || ', evictions ' || evictions || ', hits ' || hits || ', misses ' || misses FROM skade.cache_stats()"
