@@ -144,23 +144,23 @@ SkadeGucInit(void)
 	 */
 	if (process_shared_preload_libraries_in_progress)
 	{
-	DefineCustomIntVariable("skade.metadata_cache_size",
-							"Shared memory for the L0 metadata cache.",
-							NULL,
-							&skade_metadata_cache_size,
-							64 * 1024, 1024, INT_MAX / 1024,
-							PGC_POSTMASTER,
-							GUC_UNIT_KB,
-							NULL, NULL, NULL);
+		DefineCustomIntVariable("skade.metadata_cache_size",
+								"Shared memory for the L0 metadata cache.",
+								NULL,
+								&skade_metadata_cache_size,
+								64 * 1024, 1024, INT_MAX / 1024,
+								PGC_POSTMASTER,
+								GUC_UNIT_KB,
+								NULL, NULL, NULL);
 
-	DefineCustomIntVariable("skade.pointer_cache_entries",
-							"Tables held by the L1 pointer mirror in shared memory (0 disables it).",
-							NULL,
-							&skade_pointer_cache_entries,
-							4096, 0, 1024 * 1024,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
+		DefineCustomIntVariable("skade.pointer_cache_entries",
+								"Tables held by the L1 pointer mirror in shared memory (0 disables it).",
+								NULL,
+								&skade_pointer_cache_entries,
+								4096, 0, 1024 * 1024,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
 	}
 
 	DefineCustomEnumVariable("skade.validate_commits",
