@@ -225,6 +225,9 @@ CREATE FUNCTION skade.load_table(namespace text, name text, catalog text DEFAULT
 								 OUT previous_metadata_location text,
 								 OUT metadata json)
 	RETURNS record AS 'MODULE_PATHNAME', 'skade_load_table' LANGUAGE C STABLE;
+CREATE FUNCTION skade.table_metadata(namespace text, name text, catalog text DEFAULT NULL,
+									 snapshots text DEFAULT 'all')
+	RETURNS json AS 'MODULE_PATHNAME', 'skade_table_metadata' LANGUAGE C STABLE;
 CREATE FUNCTION skade.table_exists(namespace text, name text, catalog text DEFAULT NULL)
 	RETURNS boolean AS 'MODULE_PATHNAME', 'skade_table_exists' LANGUAGE C STABLE;
 CREATE FUNCTION skade.list_tables(namespace text, catalog text DEFAULT NULL)
@@ -290,6 +293,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.list_namespaces(text, text),
 	skade.namespace_properties(text, text),
 	skade.load_table(text, text, text, text),
+	skade.table_metadata(text, text, text, text),
 	skade.snapshots(text, text, text),
 	skade.refs(text, text, text),
 	skade.history(text, text, text),

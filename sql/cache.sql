@@ -50,6 +50,26 @@ SELECT length(metadata::text) > 1024 * 1024 AS bigger_than_cache FROM skade.load
 SELECT length(metadata::text) > 1024 * 1024 AS served_again FROM skade.load_table('cache', 'huge');
 SELECT hits, misses, entries FROM skade.cache_stats();
 
+-- table_metadata() serves the text in place, pinning the entry until the
+-- transaction ends: a pinned entry survives reset (and eviction)
+SELECT skade.cache_reset();
+BEGIN;
+SELECT octet_length(skade.table_metadata('cache', 'big2')::text) > 0 AS served;
+SELECT octet_length(skade.table_metadata('cache', 'big2')::text) > 0 AS served_in_place;
+SELECT skade.cache_reset();
+SELECT entries AS pinned_entries_kept FROM skade.cache_stats();
+COMMIT;
+SELECT skade.cache_reset();
+SELECT entries AS after_commit FROM skade.cache_stats();
+-- an error releases the pins too
+BEGIN;
+SELECT octet_length(skade.table_metadata('cache', 'big2')::text) > 0 AS served;
+SELECT octet_length(skade.table_metadata('cache', 'big2')::text) > 0 AS served_in_place;
+SELECT 1 / 0;
+ROLLBACK;
+SELECT skade.cache_reset();
+SELECT entries AS after_rollback FROM skade.cache_stats();
+
 -- reset empties it and zeroes the counters
 SELECT skade.cache_reset();
 SELECT hits, misses, coalesced_waits, evictions, entries, bytes FROM skade.cache_stats();

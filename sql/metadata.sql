@@ -27,6 +27,12 @@ SELECT (SELECT array_agg(s->>'snapshot-id' ORDER BY s->>'snapshot-id') FROM json
 FROM skade.load_table('md', 'v2', snapshots => 'refs');
 SELECT metadata FROM skade.load_table('md', 'v2', snapshots => 'none');
 SELECT * FROM skade.load_table('md', 'v2', snapshots => 'some');
+-- the metadata alone, as a scalar
+SELECT skade.table_metadata('md', 'v2')::text = pg_read_file('/tmp/skade_regress/root/00003-v2.metadata.json') AS identical,
+       skade.table_metadata('md', 'v2', snapshots => 'refs')::text =
+         (SELECT metadata::text FROM skade.load_table('md', 'v2', snapshots => 'refs')) AS same_refs,
+       skade.table_metadata('md', 'v2', snapshots => 'none') IS NULL AS none_is_null;
+SELECT skade.table_metadata('md', 'nope');
 
 SELECT snapshot_id, parent_id, sequence_number, committed_at, operation, schema_id, is_current,
        summary->>'added-records' AS added, manifest_list LIKE 'file:/warehouse/%' AS ml

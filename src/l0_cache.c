@@ -21,9 +21,13 @@
  * Locking: one LWLock (tranche "skade_l0").  Readers take it shared for the
  * lookup and the copy-out of what they asked for, so readers never block
  * each other; the only exclusive holders are fill completion, eviction and
- * reset, which do no I/O under the lock.  Readers copy out under the lock
- * and hold no pin afterwards, so an ERROR or cancel can never leave an entry
- * pinned.
+ * reset, which do no I/O under the lock.  Most readers copy out under the
+ * lock and hold nothing afterwards.  skade.table_metadata() instead pins
+ * the entry and returns a datum pointing into the cache (no copy of a
+ * multi-megabyte text); pins are counted in the entry, remembered by the
+ * backend, and dropped at the end of its transaction (commit, abort,
+ * prepare) or at backend exit, so an ERROR or cancel never leaves one
+ * behind.  Eviction and reset skip pinned entries.
  *
  * Coalescing: the first backend to miss inserts a FILLING entry and reads
  * and parses the file without any lock; others that miss on the same
@@ -39,6 +43,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -76,6 +81,7 @@ typedef struct L0Entry
 	dsa_pointer blob;			/* READY: the SkadeMeta */
 	uint32		size;
 	pg_atomic_uint64 last_used; /* LRU tick */
+	pg_atomic_uint32 pins;		/* backends using the blob in place */
 } L0Entry;
 
 typedef struct L0Shared
@@ -101,18 +107,25 @@ static void *l0_area_space = NULL;
 static dsa_area *l0_area = NULL;	/* this backend's attachment */
 static uint64 pending_fill = 0;	/* key of a FILLING entry this backend owns */
 static bool exit_callback_registered = false;
+static List *pinned = NIL;		/* L0Entry pointers this backend pinned, in TopMemoryContext */
 
 static long l0_max_entries(void);
 static Size l0_area_size(void);
 static dsa_area *l0_attach(void);
 static uint64 location_key(const char *location);
-static bool copy_out(L0Entry *entry, const char *location, int want, L0Result *result);
-static void copy_from_blob(const SkadeMeta *meta, int want, L0Result *result);
+static void fetch(const char *location, int want, L0Result *result,
+				  L0JsonConsumer consumer, void *arg);
+static bool copy_out(L0Entry *entry, const char *location, int want, L0Result *result,
+					 L0JsonConsumer consumer, void *arg);
+static void copy_from_blob(const SkadeMeta *meta, int want, L0Result *result,
+						   L0JsonConsumer consumer, void *arg);
 static SkadeMeta *load_metadata(const char *location);
 static void finish_fill(uint64 key, SkadeMeta *meta);
 static void abandon_fill(void);
 static void abandon_fill_at_exit(int code, Datum arg);
 static bool evict_one(void);
+static void release_pins(void);
+static void l0_xact_callback(XactEvent event, void *arg);
 
 /* ---------------------------------------------------------------- sizing */
 
@@ -192,6 +205,12 @@ l0_attach(void)
 		l0_area = dsa_attach_in_place(l0_area_space, NULL);
 		dsa_pin_mapping(l0_area);
 		on_shmem_exit(dsa_on_shmem_exit_release_in_place, PointerGetDatum(l0_area_space));
+		RegisterXactCallback(l0_xact_callback, NULL);
+		if (!exit_callback_registered)
+		{
+			before_shmem_exit(abandon_fill_at_exit, (Datum) 0);
+			exit_callback_registered = true;
+		}
 		MemoryContextSwitchTo(old);
 	}
 	return l0_area;
@@ -218,13 +237,108 @@ location_key(const char *location)
 void
 L0Fetch(const char *location, int want, L0Result *result)
 {
+	fetch(location, want, result, NULL, NULL);
+}
+
+/*
+ * L0FetchJson
+ *		Hand the metadata text (or its refs variant) of location to consumer
+ *		without copying it first: on a hit the datum points into shared
+ *		memory and the consumer runs under the cache's shared lock, so it
+ *		must copy what it keeps (e.g. form a tuple) and do nothing else.
+ */
+void
+L0FetchJson(const char *location, bool refs, L0JsonConsumer consumer, void *arg)
+{
+	L0Result	result;
+
+	fetch(location, refs ? L0_WANT_REFS_JSON : L0_WANT_JSON, &result, consumer, arg);
+}
+
+/*
+ * L0FetchJsonPinned
+ *		The metadata text (or refs variant) of location as a datum that
+ *		points into the cache itself: no copy.  The entry is pinned (never
+ *		evicted) until the end of the current transaction, so the datum stays
+ *		valid for the statement's output.  Falls back to a palloc'd copy when
+ *		the text cannot be served from the cache.
+ */
+struct varlena *
+L0FetchJsonPinned(const char *location, bool refs)
+{
+	uint64		key = location_key(location);
+	struct varlena *result = NULL;
+	L0Entry    *entry;
+	L0Result	r;
+
+	if (l0 != NULL)
+	{
+		l0_attach();
+		LWLockAcquire(&l0->lock, LW_SHARED);
+		entry = hash_search(l0_index, &key, HASH_FIND, NULL);
+		if (entry && entry->state == L0_READY)
+		{
+			const SkadeMeta *meta = dsa_get_address(l0_area, entry->blob);
+
+			if (strcmp(((const char *) meta) + meta->location, location) == 0)
+			{
+				MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+				/* remember the pin first: an ERROR in lappend must not leak it */
+				pinned = lappend(pinned, entry);
+				pg_atomic_fetch_add_u32(&entry->pins, 1);
+				MemoryContextSwitchTo(old);
+				pg_atomic_write_u64(&entry->last_used, pg_atomic_fetch_add_u64(&l0->tick, 1));
+				result = (struct varlena *) (((const char *) meta) +
+											 (refs ? meta->refs_json_off : meta->json_off));
+			}
+		}
+		LWLockRelease(&l0->lock);
+		if (result)
+		{
+			pg_atomic_fetch_add_u64(&l0->hits, 1);
+			return result;
+		}
+	}
+	/* a miss: fill (and copy this once) */
+	L0Fetch(location, refs ? L0_WANT_REFS_JSON : L0_WANT_JSON, &r);
+	return r.json;
+}
+
+/* Unpin everything this backend pinned (end of transaction, or exit). */
+static void
+release_pins(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, pinned)
+		pg_atomic_fetch_sub_u32(&((L0Entry *) lfirst(lc))->pins, 1);
+	list_free(pinned);
+	pinned = NIL;
+}
+
+static void
+l0_xact_callback(XactEvent event, void *arg)
+{
+	if (pinned != NIL &&
+		(event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		 event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
+		 event == XACT_EVENT_PARALLEL_ABORT))
+		release_pins();
+}
+
+/* L0Fetch, or with a consumer, L0FetchJson */
+static void
+fetch(const char *location, int want, L0Result *result,
+	  L0JsonConsumer consumer, void *arg)
+{
 	uint64		key = location_key(location);
 	bool		waited = false;
 
 	memset(result, 0, sizeof(L0Result));
 	if (l0 == NULL)
 	{
-		copy_from_blob(load_metadata(location), want, result);
+		copy_from_blob(load_metadata(location), want, result, consumer, arg);
 		return;
 	}
 	l0_attach();
@@ -238,7 +352,7 @@ L0Fetch(const char *location, int want, L0Result *result)
 		entry = hash_search(l0_index, &key, HASH_FIND, NULL);
 		if (entry && entry->state == L0_READY)
 		{
-			found = copy_out(entry, location, want, result);
+			found = copy_out(entry, location, want, result, consumer, arg);
 			LWLockRelease(&l0->lock);
 			if (waited)
 				ConditionVariableCancelSleep();
@@ -249,7 +363,7 @@ L0Fetch(const char *location, int want, L0Result *result)
 			}
 			/* hash collision with another location: serve uncached */
 			pg_atomic_fetch_add_u64(&l0->misses, 1);
-			copy_from_blob(load_metadata(location), want, result);
+			copy_from_blob(load_metadata(location), want, result, consumer, arg);
 			return;
 		}
 		if (entry && entry->state == L0_FILLING)
@@ -279,7 +393,7 @@ L0Fetch(const char *location, int want, L0Result *result)
 			if (entry == NULL)
 			{
 				/* index full of fills in progress: serve uncached */
-				copy_from_blob(load_metadata(location), want, result);
+				copy_from_blob(load_metadata(location), want, result, consumer, arg);
 				return;
 			}
 			continue;			/* somebody else claimed it first */
@@ -289,6 +403,7 @@ L0Fetch(const char *location, int want, L0Result *result)
 		entry->blob = InvalidDsaPointer;
 		entry->size = 0;
 		pg_atomic_init_u64(&entry->last_used, 0);
+		pg_atomic_init_u32(&entry->pins, 0);
 		pending_fill = key;
 		LWLockRelease(&l0->lock);
 		break;
@@ -309,7 +424,7 @@ L0Fetch(const char *location, int want, L0Result *result)
 		SkadeMeta  *meta = load_metadata(location);
 
 		finish_fill(key, meta);
-		copy_from_blob(meta, want, result);
+		copy_from_blob(meta, want, result, consumer, arg);
 		pfree(meta);
 	}
 	PG_CATCH();
@@ -394,6 +509,7 @@ static void
 abandon_fill_at_exit(int code, Datum arg)
 {
 	abandon_fill();
+	release_pins();
 }
 
 /*
@@ -401,21 +517,33 @@ abandon_fill_at_exit(int code, Datum arg)
  * location (hash collision).  Caller holds the lock (shared is enough).
  */
 static bool
-copy_out(L0Entry *entry, const char *location, int want, L0Result *result)
+copy_out(L0Entry *entry, const char *location, int want, L0Result *result,
+		 L0JsonConsumer consumer, void *arg)
 {
 	const SkadeMeta *meta = dsa_get_address(l0_area, entry->blob);
 
 	if (strcmp(((const char *) meta) + meta->location, location) != 0)
 		return false;
 	pg_atomic_write_u64(&entry->last_used, pg_atomic_fetch_add_u64(&l0->tick, 1));
-	copy_from_blob(meta, want, result);
+	copy_from_blob(meta, want, result, consumer, arg);
 	return true;
 }
 
-/* Copy the wanted parts of a SkadeMeta into palloc'd memory. */
+/*
+ * Copy the wanted parts of a SkadeMeta into palloc'd memory, or hand the
+ * text to the consumer in place.
+ */
 static void
-copy_from_blob(const SkadeMeta *meta, int want, L0Result *result)
+copy_from_blob(const SkadeMeta *meta, int want, L0Result *result,
+			   L0JsonConsumer consumer, void *arg)
 {
+	if (consumer)
+	{
+		uint32		off = (want & L0_WANT_JSON) ? meta->json_off : meta->refs_json_off;
+
+		consumer((struct varlena *) (((const char *) meta) + off), arg);
+		return;
+	}
 	if (want & L0_WANT_SUMMARY)
 	{
 		result->summary = palloc(meta->json_off);
@@ -424,12 +552,10 @@ copy_from_blob(const SkadeMeta *meta, int want, L0Result *result)
 	if (want & (L0_WANT_JSON | L0_WANT_REFS_JSON))
 	{
 		uint32		off = (want & L0_WANT_JSON) ? meta->json_off : meta->refs_json_off;
-		uint32		len = (want & L0_WANT_JSON) ? meta->json_len : meta->refs_json_len;
-		struct varlena *v = palloc(len + VARHDRSZ);
+		const struct varlena *v = (const struct varlena *) (((const char *) meta) + off);
 
-		SET_VARSIZE(v, len + VARHDRSZ);
-		memcpy(VARDATA(v), ((const char *) meta) + off, len);
-		result->json = v;
+		result->json = palloc(VARSIZE(v));
+		memcpy(result->json, v, VARSIZE(v));
 	}
 }
 
@@ -448,7 +574,7 @@ evict_one(void)
 	hash_seq_init(&status, l0_index);
 	while ((entry = hash_seq_search(&status)) != NULL)
 	{
-		if (entry->state == L0_READY &&
+		if (entry->state == L0_READY && pg_atomic_read_u32(&entry->pins) == 0 &&
 			pg_atomic_read_u64(&entry->last_used) < oldest)
 		{
 			oldest = pg_atomic_read_u64(&entry->last_used);
@@ -516,13 +642,22 @@ skade_cache_reset(PG_FUNCTION_ARGS)
 	hash_seq_init(&status, l0_index);
 	while ((entry = hash_seq_search(&status)) != NULL)
 	{
-		if (entry->state != L0_READY)
-			continue;			/* its filler will finish or abandon it */
+		if (entry->state != L0_READY || pg_atomic_read_u32(&entry->pins) > 0)
+			continue;			/* being filled, or in use: it stays */
 		dsa_free(area, entry->blob);
 		hash_search(l0_index, &entry->key, HASH_REMOVE, NULL);
 	}
 	l0->entries = 0;
 	l0->bytes = 0;
+	hash_seq_init(&status, l0_index);
+	while ((entry = hash_seq_search(&status)) != NULL)
+	{
+		if (entry->state == L0_READY)
+		{
+			l0->entries++;
+			l0->bytes += entry->size;
+		}
+	}
 	pg_atomic_write_u64(&l0->hits, 0);
 	pg_atomic_write_u64(&l0->misses, 0);
 	pg_atomic_write_u64(&l0->coalesced, 0);

@@ -25,8 +25,14 @@ typedef struct L0Result
 	struct varlena *json;		/* palloc'd text/json datum, if asked for */
 } L0Result;
 
+/* receives a metadata text datum that is only valid during the call */
+typedef void (*L0JsonConsumer) (struct varlena *json, void *arg);
+
 extern Size L0ShmemSize(void);
 extern void L0ShmemInit(void);
 extern void L0Fetch(const char *location, int want, L0Result *result);
+extern struct varlena *L0FetchJsonPinned(const char *location, bool refs);
+extern void L0FetchJson(const char *location, bool refs, L0JsonConsumer consumer,
+						void *arg);
 
 #endif							/* SKADE_L0_CACHE_H */

@@ -56,6 +56,7 @@ static char *dump_compact(json_t *value);
 static uint32 add_string(StringInfo buf, const char *s);
 static uint32 add_bytes(StringInfo buf, const char *s, size_t len);
 static uint32 add_array(StringInfo buf, const void *data, size_t size);
+static uint32 add_varlena(StringInfo buf, const char *s, size_t len);
 static bool id_in(int64 id, const int64 *ids, int n);
 
 /*
@@ -359,12 +360,12 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 
 		((SkadeMetaRef *) (buf.data + hdr.refs))[i].name = off;
 	}
-	hdr.json_off = add_bytes(&buf, text, len);
+	hdr.json_off = add_varlena(&buf, text, len);
 	hdr.json_len = len;
 	if (refs_text)
 	{
 		hdr.refs_json_len = strlen(refs_text);
-		hdr.refs_json_off = add_bytes(&buf, refs_text, hdr.refs_json_len);
+		hdr.refs_json_off = add_varlena(&buf, refs_text, hdr.refs_json_len);
 	}
 	else
 	{
@@ -478,6 +479,30 @@ static uint32
 add_string(StringInfo buf, const char *s)
 {
 	return add_bytes(buf, s, strlen(s));
+}
+
+/*
+ * append a text varlena (4-byte header, then the bytes, then a NUL) at an
+ * aligned offset, so that readers can use it in place as a datum
+ */
+static uint32
+add_varlena(StringInfo buf, const char *s, size_t len)
+{
+	uint32		off;
+	union
+	{
+		struct varlena v;
+		char		b[VARHDRSZ];
+	}			header;
+
+	while (buf->len % MAXIMUM_ALIGNOF != 0)
+		appendStringInfoChar(buf, '\0');
+	off = buf->len;
+	SET_VARSIZE(&header.v, len + VARHDRSZ);
+	appendBinaryStringInfo(buf, header.b, VARHDRSZ);
+	appendBinaryStringInfo(buf, s, len);
+	appendStringInfoChar(buf, '\0');
+	return off;
 }
 
 /* append an array at an 8-byte aligned offset */

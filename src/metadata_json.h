@@ -47,7 +47,8 @@ typedef struct SkadeMetaRef
  * The summary.  One palloc'd (or shared-memory) chunk; every reference is an
  * offset from the start of the struct, so it can be copied anywhere.  The
  * file's text and the refs-only variant come last, so that callers needing
- * only the summary copy [0, json_off).
+ * only the summary copy [0, json_off); they are stored as aligned text
+ * varlenas so that a reader can use them in place as datums.
  */
 typedef struct SkadeMeta
 {
@@ -67,9 +68,9 @@ typedef struct SkadeMeta
 	uint32		snapshot_log;	/* SkadeMetaLogEntry[nlog] */
 	uint32		nrefs;
 	uint32		refs;			/* SkadeMetaRef[nrefs] */
-	uint32		json_off;		/* the file's text, NUL-terminated */
-	uint32		json_len;
-	uint32		refs_json_off;	/* the refs-only variant, NUL-terminated */
+	uint32		json_off;		/* the file's text: a text varlena (+ NUL) */
+	uint32		json_len;		/* bytes of text, without the header */
+	uint32		refs_json_off;	/* the refs-only variant, likewise */
 	uint32		refs_json_len;
 } SkadeMeta;
 

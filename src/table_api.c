@@ -42,6 +42,7 @@
 
 PG_FUNCTION_INFO_V1(skade_register_table);
 PG_FUNCTION_INFO_V1(skade_load_table);
+PG_FUNCTION_INFO_V1(skade_table_metadata);
 PG_FUNCTION_INFO_V1(skade_table_exists);
 PG_FUNCTION_INFO_V1(skade_list_tables);
 PG_FUNCTION_INFO_V1(skade_rename_table);
@@ -60,6 +61,17 @@ typedef struct TableChange
 	int64		seq;			/* commit-log seq once applied */
 } TableChange;
 
+/* load_table's result, built by form_load_result */
+typedef struct LoadResult
+{
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3];
+	HeapTuple	tuple;
+} LoadResult;
+
+static void form_load_result(struct varlena *json, void *arg);
+static int	snapshots_mode(const char *mode);
 static int64 commit_one(const char *catalog, const char *ns, const char *name,
 						const char *expected, const char *location);
 static void check_table_ident(const char *ns, const char *name);
@@ -122,44 +134,89 @@ skade_load_table(PG_FUNCTION_ARGS)
 	char	   *name = SkadeTextArg(fcinfo, 1, "name");
 	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
 	char	   *mode = SkadeTextArg(fcinfo, 3, "snapshots");
-	int			want;
+	int			want = snapshots_mode(mode);
 	StoreTable	t;
 	TupleDesc	tupdesc;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
+	LoadResult	result;
 
 	SkadeRequireShared();
 	check_table_ident(ns, name);
-	if (strcmp(mode, "all") == 0)
-		want = L0_WANT_JSON;
-	else if (strcmp(mode, "refs") == 0)
-		want = L0_WANT_REFS_JSON;
-	else if (strcmp(mode, "none") == 0)
-		want = 0;
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("snapshots must be 'all', 'refs' or 'none', not \"%s\"", mode)));
 
 	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
 		SkadeReportMissingTable(catalog, ns, name);
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	tupdesc = BlessTupleDesc(tupdesc);
-	nulls[0] = t.metadata_location == NULL;
-	values[0] = nulls[0] ? (Datum) 0 : CStringGetTextDatum(t.metadata_location);
-	nulls[1] = t.previous_metadata_location == NULL;
-	values[1] = nulls[1] ? (Datum) 0 : CStringGetTextDatum(t.previous_metadata_location);
-	nulls[2] = want == 0 || t.metadata_location == NULL;
-	if (!nulls[2])
-	{
-		L0Result	r;
+	result.tupdesc = BlessTupleDesc(tupdesc);
+	result.nulls[0] = t.metadata_location == NULL;
+	result.values[0] = result.nulls[0] ? (Datum) 0 : CStringGetTextDatum(t.metadata_location);
+	result.nulls[1] = t.previous_metadata_location == NULL;
+	result.values[1] = result.nulls[1] ? (Datum) 0 :
+		CStringGetTextDatum(t.previous_metadata_location);
+	result.nulls[2] = want == 0 || t.metadata_location == NULL;
+	result.tuple = NULL;
+	if (result.nulls[2])
+		form_load_result(NULL, &result);
+	else
+		/* the metadata goes straight from the cache into the result tuple */
+		L0FetchJson(t.metadata_location, want == L0_WANT_REFS_JSON,
+					form_load_result, &result);
+	PG_RETURN_DATUM(HeapTupleGetDatum(result.tuple));
+}
 
-		L0Fetch(t.metadata_location, want, &r);
-		values[2] = PointerGetDatum(r.json);
-	}
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+/*
+ * skade.table_metadata(namespace, name, catalog, snapshots) -> json
+ *
+ * The metadata alone, as a scalar: the cheapest way to ship it, since no
+ * result row has to be formed and materialised around it, and on a cache
+ * hit the datum points into the cache itself (pinned for the transaction).
+ */
+Datum
+skade_table_metadata(PG_FUNCTION_ARGS)
+{
+	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
+	char	   *name = SkadeTextArg(fcinfo, 1, "name");
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
+	int			want = snapshots_mode(SkadeTextArg(fcinfo, 3, "snapshots"));
+	StoreTable	t;
+	struct varlena *json = NULL;
+
+	SkadeRequireShared();
+	check_table_ident(ns, name);
+	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
+		SkadeReportMissingTable(catalog, ns, name);
+	if (want == 0 || t.metadata_location == NULL)
+		PG_RETURN_NULL();
+	/* read-only, pinned in the cache until the end of the transaction */
+	json = L0FetchJsonPinned(t.metadata_location, want == L0_WANT_REFS_JSON);
+	PG_RETURN_POINTER(json);
+}
+
+/* 'all' | 'refs' | 'none' -> what to fetch from L0 (0: nothing) */
+static int
+snapshots_mode(const char *mode)
+{
+	if (strcmp(mode, "all") == 0)
+		return L0_WANT_JSON;
+	if (strcmp(mode, "refs") == 0)
+		return L0_WANT_REFS_JSON;
+	if (strcmp(mode, "none") == 0)
+		return 0;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("snapshots must be 'all', 'refs' or 'none', not \"%s\"", mode)));
+	return 0;					/* keep compiler quiet */
+}
+
+/* Build load_table's result tuple; json (if any) is only valid during the call. */
+static void
+form_load_result(struct varlena *json, void *arg)
+{
+	LoadResult *r = (LoadResult *) arg;
+
+	if (json)
+		r->values[2] = PointerGetDatum(json);
+	r->tuple = heap_form_tuple(r->tupdesc, r->values, r->nulls);
 }
 
 /* skade.table_exists(namespace, name, catalog) */
