@@ -6,6 +6,7 @@ MODULE_big  = skade
 OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o \
               src/file_access.o src/gzip.o src/metadata_json.o src/l0_cache.o \
               src/pointer_mirror.o src/warm.o src/metadata_api.o \
+              src/stree64.o src/stree64_sql.o \
               src/catalog_store.o src/commit_log.o \
               src/namespace_api.o src/table_api.o
 DATA        = $(EXTENSION)--$(EXTVERSION).sql
@@ -21,7 +22,7 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
                metadata cache pointer_mirror \
-               durability adopt privileges
+               stree64 durability adopt privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
 ISOLATION      = cas_both_paths mirror_snapshots

@@ -274,6 +274,16 @@ CREATE FUNCTION skade.resolve_commit_log(max_rows integer DEFAULT NULL) RETURNS 
 	AS 'MODULE_PATHNAME', 'skade_resolve_commit_log' LANGUAGE C VOLATILE
 	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
 
+/* -------------------------------------------------------------- STree64 */
+
+CREATE FUNCTION skade.stree64_selftest()
+	RETURNS TABLE (n bigint, duplicates boolean, queries bigint, scalar_mismatches bigint,
+				   avx2_mismatches bigint, batch_mismatches bigint, implementation text)
+	AS 'MODULE_PATHNAME', 'skade_stree64_selftest' LANGUAGE C VOLATILE;
+CREATE FUNCTION skade.stree64_bench(n bigint, queries bigint)
+	RETURNS TABLE (method text, ns_per_lookup double precision)
+	AS 'MODULE_PATHNAME', 'skade_stree64_bench' LANGUAGE C VOLATILE;
+
 /* ------------------------------------------------------------------ privileges */
 
 -- PUBLIC gets nothing; readers list and load; writers change.

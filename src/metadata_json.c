@@ -489,17 +489,14 @@ static uint32
 add_varlena(StringInfo buf, const char *s, size_t len)
 {
 	uint32		off;
-	union
-	{
-		struct varlena v;
-		char		b[VARHDRSZ];
-	}			header;
+	struct varlena *header = palloc(VARHDRSZ);
 
 	while (buf->len % MAXIMUM_ALIGNOF != 0)
 		appendStringInfoChar(buf, '\0');
 	off = buf->len;
-	SET_VARSIZE(&header.v, len + VARHDRSZ);
-	appendBinaryStringInfo(buf, header.b, VARHDRSZ);
+	SET_VARSIZE(header, len + VARHDRSZ);
+	appendBinaryStringInfo(buf, (char *) header, VARHDRSZ);
+	pfree(header);
 	appendBinaryStringInfo(buf, s, len);
 	appendStringInfoChar(buf, '\0');
 	return off;

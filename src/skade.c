@@ -23,6 +23,7 @@
 #include "metadata_json.h"
 #include "pointer_mirror.h"
 #include "shmem.h"
+#include "stree64.h"
 
 PG_MODULE_MAGIC;
 
@@ -33,6 +34,7 @@ _PG_init(void)
 {
 	SkadeGucInit();
 	SkadeJsonInit();
+	STree64SelectImpl();
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;

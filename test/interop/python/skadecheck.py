@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+from pathlib import Path
 from typing import Iterable
+from urllib.parse import unquote, urlparse
 
 import psycopg2
 
 from pyiceberg.table import Table
+
+from pgenv import warehouse_dir
 
 # one commit-log row as compared by the tests:
 # (op, table_namespace, table_name, metadata_location, previous_metadata_location,
@@ -17,6 +23,27 @@ LogRow = tuple
 def split_ident(ident: str | tuple | Iterable[str]) -> tuple[str, str]:
     parts = ident.split(".") if isinstance(ident, str) else list(ident)
     return ".".join(parts[:-1]), parts[-1]
+
+
+def local_path(location: str) -> Path | None:
+    """The local file a metadata location names, or None (another scheme)."""
+    u = urlparse(location)
+    if u.scheme == "file" and u.netloc in ("", "localhost"):
+        return Path(unquote(u.path))
+    if not u.scheme and location.startswith("/"):
+        return Path(location)
+    return None
+
+
+def read_metadata_file(path: Path) -> bytes:
+    raw = path.read_bytes()
+    return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+
+
+def first_difference(a: bytes, b: bytes) -> str:
+    i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return (f"lengths {len(a)} vs {len(b)}, first difference at byte {i}:"
+            f"\n got  ...{a[max(0, i - 60):i + 60]!r}\n want ...{b[max(0, i - 60):i + 60]!r}")
 
 
 class Skade:
@@ -33,6 +60,25 @@ class Skade:
         self.mark = self.max_seq()
         # last metadata location each client-visible table had, by (ns, name)
         self.known: dict[tuple[str, str], str] = {}
+        self.allow_file_access()
+
+    def allow_file_access(self) -> None:
+        """As Skade.allowFileAccess in the Java suite: when skade.allowed_roots does not
+        cover the warehouse and the repository's fixtures and we are superuser, add them
+        for this session (the server configuration must allow them otherwise)."""
+        current = self.query("SELECT current_setting('skade.allowed_roots', true),"
+                             " (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)")[0]
+        if current[0] is None or not current[1]:
+            return
+        roots = [r.strip() for r in current[0].split(",") if r.strip()]
+        changed = False
+        for root in (warehouse_dir(), Path(__file__).resolve().parents[3] / "data"):
+            root = str(root.resolve())
+            if not any(root == r.rstrip("/") or root.startswith(r.rstrip("/") + "/") for r in roots):
+                roots.append(root)
+                changed = True
+        if changed:
+            self.query("SELECT set_config('skade.allowed_roots', %s, false)", (",".join(roots),))
 
     # ---------------------------------------------------------------- queries
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
@@ -87,11 +133,97 @@ class Skade:
     def expect_no_log(self) -> None:
         self.expect_log()
 
+    def metadata_agrees(self, table: Table) -> None:
+        """skade's metadata functions give the client's view of `table` (run by every
+        check below). Only for metadata in a local file: skade reads no other scheme."""
+        path = local_path(table.metadata_location)
+        if path is None:
+            return
+        ns, name = split_ident(table.name())
+        args = (ns, name, self.catalog)
+        md = table.metadata
+        current = table.current_snapshot()
+        current_id = current.snapshot_id if current is not None else None
+        by_id = {s.snapshot_id: s for s in md.snapshots}
+        ancestors = set()
+        s = current
+        while s is not None:
+            ancestors.add(s.snapshot_id)
+            s = by_id.get(s.parent_snapshot_id) if s.parent_snapshot_id is not None else None
+
+        # 1. skade.snapshots() = the client's snapshots (order: the file's)
+        got = self.query(
+            "SELECT snapshot_id, parent_id, sequence_number,"
+            "       (extract(epoch FROM committed_at) * 1000)::bigint, operation, manifest_list,"
+            "       summary - 'operation', schema_id, is_current"
+            "  FROM skade.snapshots(%s, %s, %s) WITH ORDINALITY ORDER BY ordinality", args)
+        want = [(s.snapshot_id, s.parent_snapshot_id, s.sequence_number, s.timestamp_ms,
+                 s.summary.operation.value if s.summary is not None else None, s.manifest_list,
+                 dict(s.summary.additional_properties) if s.summary is not None else None,
+                 s.schema_id, s.snapshot_id == current_id)
+                for s in md.snapshots]
+        assert got == want, f"skade.snapshots{args}:\n got  {got}\n want {want}"
+
+        # 2. skade.refs() = the client's refs
+        got = sorted(self.query(
+            "SELECT name, type, snapshot_id, max_ref_age_ms, max_snapshot_age_ms,"
+            "       min_snapshots_to_keep FROM skade.refs(%s, %s, %s)", args))
+        want = sorted((n, r.snapshot_ref_type.value, r.snapshot_id, r.max_ref_age_ms,
+                       r.max_snapshot_age_ms, r.min_snapshots_to_keep) for n, r in md.refs.items())
+        assert got == want, f"skade.refs{args}:\n got  {got}\n want {want}"
+
+        # 3. skade.history() = the client's snapshot log, in order
+        got = self.query(
+            "SELECT (extract(epoch FROM made_current_at) * 1000)::bigint, snapshot_id, parent_id,"
+            "       is_current_ancestor"
+            "  FROM skade.history(%s, %s, %s) WITH ORDINALITY ORDER BY ordinality", args)
+        want = [(e.timestamp_ms, e.snapshot_id,
+                 by_id[e.snapshot_id].parent_snapshot_id if e.snapshot_id in by_id else None,
+                 e.snapshot_id in ancestors) for e in md.snapshot_log]
+        assert got == want, f"skade.history{args}:\n got  {got}\n want {want}"
+
+        # 4. the table's newest commit-log row carries the client's current snapshot
+        got = self.query(
+            "SELECT metadata_location, snapshot_id FROM skade.commit_log"
+            " WHERE catalog_name = %s AND table_namespace = %s AND table_name = %s"
+            " ORDER BY seq DESC LIMIT 1", (self.catalog, ns, name))
+        want = [(table.metadata_location, current_id if current_id is not None else -1)]
+        assert got == want, f"newest commit_log row of {ns}.{name}:\n got  {got}\n want {want}"
+
+        # 5. the metadata text is the file's, byte for byte (gzip: inflated) ...
+        on_disk = read_metadata_file(path)
+        (via_load, via_fn), = self.query(
+            "SELECT l.metadata::text, skade.table_metadata(%s, %s, %s)::text"
+            "  FROM skade.load_table(%s, %s, %s) l", args + args)
+        for label, text in (("skade.table_metadata", via_fn), ("skade.load_table", via_load)):
+            assert text is not None, f"{label}{args} returned NULL"
+            got_bytes = text.encode("utf-8")
+            assert got_bytes == on_disk, \
+                f"{label}{args} vs {path}: {first_difference(got_bytes, on_disk)}"
+        # ... and snapshots => 'refs' keeps exactly the ref'ed snapshots, the log trimmed to them
+        refs_text, = self.query(
+            "SELECT metadata::text FROM skade.load_table(%s, %s, %s, snapshots => 'refs')", args)[0]
+        trimmed, full = json.loads(refs_text), json.loads(on_disk)
+        refd = {r.snapshot_id for r in md.refs.values()}
+        kept = trimmed.pop("snapshots", [])
+        assert sorted(s["snapshot-id"] for s in kept) == sorted(refd), \
+            f"load_table{args}, snapshots => 'refs': snapshots {[s['snapshot-id'] for s in kept]}, refs {refd}"
+        full_by_id = {s["snapshot-id"]: s for s in full.pop("snapshots", [])}
+        for s in kept:
+            assert s == full_by_id[s["snapshot-id"]], f"snapshot {s['snapshot-id']} changed by 'refs'"
+        got_log = [(e["snapshot-id"], e["timestamp-ms"]) for e in trimmed.pop("snapshot-log", [])]
+        want_log = [(e.snapshot_id, e.timestamp_ms) for e in md.snapshot_log if e.snapshot_id in refd]
+        assert got_log == want_log, f"load_table{args}, snapshots => 'refs': snapshot-log"
+        full.pop("snapshot-log", None)
+        assert trimmed == full, f"load_table{args}, snapshots => 'refs': other fields differ"
+
     def agrees(self, table: Table) -> None:
-        """skade.load_table() returns the client's metadata location."""
+        """skade.load_table() returns the client's metadata location, and skade's
+        metadata functions agree with the client (metadata_agrees)."""
         ns, name = split_ident(table.name())
         loc, _prev = self.load_table(ns, name)
         assert loc == table.metadata_location
+        self.metadata_agrees(table)
         self.known[(ns, name)] = table.metadata_location
 
     def created(self, table: Table) -> None:
@@ -101,6 +233,7 @@ class Skade:
         loc, prev = self.load_table(ns, name)
         assert (loc, prev) == (table.metadata_location, None)
         assert self.table_log(ns, name)[-1] == ("create", table.metadata_location, None)
+        self.metadata_agrees(table)
         self.known[(ns, name)] = table.metadata_location
 
     def committed(self, table: Table, previous: str | None = None) -> None:
@@ -113,6 +246,7 @@ class Skade:
         loc, skade_prev = self.load_table(ns, name)
         assert (loc, skade_prev) == (table.metadata_location, prev)
         assert self.table_log(ns, name)[-1] == ("commit", table.metadata_location, prev)
+        self.metadata_agrees(table)
         self.known[(ns, name)] = table.metadata_location
 
     def renamed(self, old_ident, table: Table) -> None:
@@ -123,6 +257,7 @@ class Skade:
         self.expect_log(("rename", ns, name, loc, loc, old_ns, old_name))
         assert self.load_table(ns, name)[0] == loc
         assert not self.table_exists(old_ns, old_name)
+        self.metadata_agrees(table)
         self.known[(ns, name)] = loc
 
     def dropped(self, ident) -> None:

@@ -129,6 +129,18 @@ def test_partitioned_table_writes_reads_and_time_travel(catalog, catalogs, skade
     for snapshot_id, rows in history:
         assert content(fresh.scan(snapshot_id=snapshot_id).to_arrow()) == expected(rows), snapshot_id
 
+    # a tag and a branch (with retention settings) on older snapshots, one commit:
+    # skade.refs() and load_table(snapshots => 'refs') then see more than main
+    (t.manage_snapshots()
+     .create_tag(history[0][0], "first", max_ref_age_ms=86_400_000)
+     .create_branch(history[1][0], "audit", max_ref_age_ms=7_200_000,
+                    max_snapshot_age_ms=3_600_000, min_snapshots_to_keep=2)
+     .commit())
+    skade.committed(t)
+    check(t)
+    assert {n: r.snapshot_id for n, r in t.metadata.refs.items()} == {
+        "main": history[-1][0], "first": history[0][0], "audit": history[1][0]}
+
     # schema evolution: add a column, append rows using it, read old and new rows
     with t.update_schema() as update:
         update.add_column("note", StringType(), doc="added by pyiceberg")
@@ -151,7 +163,7 @@ def test_partitioned_table_writes_reads_and_time_travel(catalog, catalogs, skade
 
     # the per-table history in skade: one create and one row per commit, in order
     log = skade.table_log("life", "events")
-    assert [op for op, _, _ in log] == ["create"] + ["commit"] * 8
+    assert [op for op, _, _ in log] == ["create"] + ["commit"] * 9
     for (_, loc, prev), (_, before, _) in zip(log[1:], log[:-1]):
         assert prev == before  # each commit chains on the previous location
     assert log[-1][1] == t.metadata_location

@@ -126,7 +126,7 @@ final class CommitLog {
   /**
    * After a client table write: skade.load_table() points where the client does and, where
    * this build of skade returns the metadata too, that metadata is the client's current one;
-   * then the new commit-log rows.
+   * then the new commit-log rows; then skade's metadata functions ({@link MetadataCheck}).
    */
   List<Entry> expectTable(TableIdentifier id, Table table, String... ops) throws SQLException {
     TableMetadata client = ((HasTableOperations) table).operations().current();
@@ -155,7 +155,9 @@ final class CommitLog {
         }
       }
     }
-    return expect(id, "TABLE", loc, ops);
+    List<Entry> fresh = expect(id, "TABLE", loc, ops);
+    MetadataCheck.check(conn, catalog, id, table);
+    return fresh;
   }
 
   private static boolean hasColumn(ResultSet rs, String name) throws SQLException {

@@ -97,6 +97,20 @@ class TableLifecycleTest extends CatalogTestBase {
       it.forEach(r -> atFirst.add(r.copy()));
     }
     assertEquals(Rows.render(first), Rows.render(atFirst));
+
+    // a tag and a branch (with retention settings) on older snapshots, one commit: skade.refs()
+    // and load_table(snapshots => 'refs') then see more than main
+    table
+        .manageSnapshots()
+        .createTag("first", snapshots.get(0))
+        .setMaxRefAgeMs("first", 86_400_000L)
+        .createBranch("audit", snapshots.get(1))
+        .setMaxRefAgeMs("audit", 7_200_000L)
+        .setMaxSnapshotAgeMs("audit", 3_600_000L)
+        .setMinSnapshotsToKeep("audit", 2)
+        .commit();
+    log.expectTable(id, table, "commit");
+    assertEquals(Set.of("main", "first", "audit"), table.refs().keySet());
   }
 
   @Test
