@@ -6,7 +6,8 @@ MODULE_big  = skade
 OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o \
               src/file_access.o src/gzip.o src/metadata_json.o src/l0_cache.o \
               src/pointer_mirror.o src/warm.o src/metadata_api.o \
-              src/stree64.o src/stree64_sql.o \
+              src/stree64.o src/stree64_sql.o src/snapshot_map.o \
+              src/snapshot_index.o src/index_worker.o src/time_travel_api.o \
               src/catalog_store.o src/commit_log.o \
               src/namespace_api.o src/table_api.o
 DATA        = $(EXTENSION)--$(EXTVERSION).sql
@@ -21,12 +22,12 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # skade needs shared_preload_libraries, so pg_regress brings up its own
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
-               metadata cache pointer_mirror \
+               metadata cache pointer_mirror time_travel \
                stree64 durability adopt privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
-ISOLATION      = cas_both_paths mirror_snapshots
-ISOLATION_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check_iso \
+ISOLATION      = cas_both_paths mirror_snapshots index_snapshots
+ISOLATION_OPTS = --temp-config=$(srcdir)/skade_iso.conf --temp-instance=./tmp_check_iso \
                  --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
 TAP_TESTS    = 1
 EXTRA_CLEAN  = tmp_check tmp_check_iso output_iso

@@ -68,6 +68,30 @@ SELECT pg_catalog.pg_extension_config_dump('skade.commit_log', '');
 SELECT pg_catalog.pg_extension_config_dump('skade.commit_log_seq_seq', '');
 GRANT SELECT ON skade.commit_log TO skade_reader;
 
+/*
+ * Snapshot resolution, from heap tables alone: for each table, each snapshot
+ * id with the metadata that first made it current (made_current) and the
+ * first metadata that contained it.  Written by the commit-log trigger when
+ * the new metadata is readable (else later, by skade.resolve_commit_log());
+ * rows follow renames and vanish with their table.  A snapshot resolves to
+ * its made_current row if any, else its first row.  The STree64 index is
+ * built from this table.
+ */
+CREATE TABLE skade.snapshot_map (
+	catalog_name	text NOT NULL,
+	table_namespace	text NOT NULL,
+	table_name		text NOT NULL,
+	snapshot_id		bigint NOT NULL,
+	made_current	boolean NOT NULL,
+	seq				bigint NOT NULL,	-- the commit_log row of that metadata
+	metadata_location text NOT NULL,
+	committed_at	timestamptz NOT NULL,
+	PRIMARY KEY (catalog_name, table_namespace, table_name, snapshot_id, made_current)
+);
+CREATE INDEX snapshot_map_id_idx ON skade.snapshot_map (snapshot_id, made_current DESC, seq);
+SELECT pg_catalog.pg_extension_config_dump('skade.snapshot_map', '');
+GRANT SELECT ON skade.snapshot_map TO skade_reader;
+
 /* ---------------------------------------------------------------- internals */
 
 -- These run the log INSERT as the owner of skade.commit_log (see commit_log.c).
@@ -274,6 +298,38 @@ CREATE FUNCTION skade.resolve_commit_log(max_rows integer DEFAULT NULL) RETURNS 
 	AS 'MODULE_PATHNAME', 'skade_resolve_commit_log' LANGUAGE C VOLATILE
 	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
 
+/* ----------------------------------------------------------- time travel */
+
+CREATE FUNCTION skade.resolve_many(snapshot_ids bigint[])
+	RETURNS TABLE (snapshot_id bigint, catalog text, namespace text, name text,
+				   metadata_location text)
+	AS 'MODULE_PATHNAME', 'skade_resolve_many' LANGUAGE C STABLE;
+CREATE FUNCTION skade.load_table_at(namespace text, name text, snapshot_id bigint,
+									catalog text DEFAULT NULL,
+									OUT snapshot_id bigint, OUT metadata_location text,
+									OUT metadata json)
+	RETURNS record AS 'MODULE_PATHNAME', 'skade_load_table_at' LANGUAGE C STABLE;
+CREATE FUNCTION skade.load_table_as_of(namespace text, name text, ts timestamptz,
+									   catalog text DEFAULT NULL,
+									   OUT snapshot_id bigint, OUT made_current_at timestamptz,
+									   OUT metadata_location text, OUT metadata json)
+	RETURNS record AS 'MODULE_PATHNAME', 'skade_load_table_as_of' LANGUAGE C STABLE;
+CREATE FUNCTION skade.rebuild_index() RETURNS bigint
+	AS 'MODULE_PATHNAME', 'skade_rebuild_index' LANGUAGE C VOLATILE;
+CREATE FUNCTION skade.index_status(OUT enabled boolean, OUT database text,
+								   OUT worker_pid integer, OUT generation bigint,
+								   OUT entries bigint, OUT coverage double precision,
+								   OUT bytes bigint, OUT build_ms double precision,
+								   OUT built_at timestamptz, OUT commits_since_build bigint,
+								   OUT misses_since_build bigint, OUT dirty_ids bigint,
+								   OUT dirty_tables bigint, OUT all_dirty boolean,
+								   OUT tree_answers bigint, OUT heap_answers bigint,
+								   OUT implementation text)
+	RETURNS record AS 'MODULE_PATHNAME', 'skade_index_status' LANGUAGE C VOLATILE;
+-- tree-routed vs heap-only answers on the same snapshot (property tests)
+CREATE FUNCTION skade.index_check(snapshot_ids bigint[]) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'skade_index_check' LANGUAGE C STABLE;
+
 /* -------------------------------------------------------------- STree64 */
 
 CREATE FUNCTION skade.stree64_selftest()
@@ -308,6 +364,10 @@ GRANT EXECUTE ON FUNCTION
 	skade.refs(text, text, text),
 	skade.history(text, text, text),
 	skade.cache_stats(),
+	skade.resolve_many(bigint[]),
+	skade.load_table_at(text, text, bigint, text),
+	skade.load_table_as_of(text, text, timestamptz, text),
+	skade.index_status(),
 	skade.table_exists(text, text, text),
 	skade.list_tables(text, text)
 	TO skade_reader;
@@ -320,5 +380,6 @@ GRANT EXECUTE ON FUNCTION
 	skade.drop_table(text, text, text),
 	skade.commit_table(text, text, text, text, text),
 	skade.commit_transaction(jsonb, text),
-	skade.resolve_commit_log(integer)
+	skade.resolve_commit_log(integer),
+	skade.rebuild_index()
 	TO skade_writer;

@@ -60,6 +60,7 @@
 
 #include "commit_log.h"
 #include "pointer_mirror.h"
+#include "snapshot_map.h"
 #include "warm.h"
 #include "guc.h"
 #include "shmem.h"
@@ -129,7 +130,6 @@ static Datum get_col(HeapTuple tuple, TupleDesc desc, int attnum, bool *isnull);
 static void fill_row(LogRow *row, const char *op, HeapTuple tuple,
 					 TupleDesc desc, const PointerColumns *cols);
 static Oid	commit_log_relid(void);
-static Oid	commit_log_owner(void);
 static void log_owner_invalidate(Datum arg, int cacheid, uint32 hashvalue);
 static void set_arg(LogRow *row, LogArg arg, Datum value, bool isnull);
 static void row_as_dropped(LogRow *row);
@@ -197,6 +197,7 @@ skade_log_pointer_change(PG_FUNCTION_ARGS)
 		fill_row(&row, SKADE_OP_DROP, trigdata->tg_trigtuple, desc, &cols);
 		row_as_dropped(&row);
 		note_mirror(trigdata->tg_trigtuple, desc, &cols, true);
+		SnapshotMapDrop(row.v[L_CATALOG], row.v[L_NS], row.v[L_NAME]);
 		append_row(&row);
 	}
 	else if (TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
@@ -228,6 +229,19 @@ skade_log_pointer_change(PG_FUNCTION_ARGS)
 		if (!same_catalog || !same_ident)
 			note_mirror(oldtup, desc, &cols, true);
 		note_mirror(newtup, desc, &cols, false);
+
+		/* the table's snapshots follow it to its new name or catalog */
+		if (!same_catalog || !same_ident)
+		{
+			bool		isnull;
+
+			SnapshotMapMove(get_col(oldtup, desc, cols.catalog, &isnull),
+							get_col(oldtup, desc, cols.ns, &isnull),
+							get_col(oldtup, desc, cols.name, &isnull),
+							get_col(newtup, desc, cols.catalog, &isnull),
+							get_col(newtup, desc, cols.ns, &isnull),
+							get_col(newtup, desc, cols.name, &isnull));
+		}
 
 		if (!same_catalog)
 		{
@@ -286,6 +300,7 @@ skade_log_truncate(PG_FUNCTION_ARGS)
 	rel = trigdata->tg_relation;
 	resolve_columns(rel, &cols);
 	MirrorNoteTruncate();
+	SnapshotMapTruncate();
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql,
@@ -302,7 +317,7 @@ skade_log_truncate(PG_FUNCTION_ARGS)
 					 quote_identifier(RelationGetRelationName(rel)));
 
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(commit_log_owner(),
+	SetUserIdAndSecContext(SkadeCatalogOwner(),
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
 	SPI_connect();
 	if (SPI_execute(sql.data, false, 0) != SPI_OK_INSERT)
@@ -404,8 +419,8 @@ commit_log_relid(void)
 }
 
 /* The role that owns skade.commit_log (the extension's installer). */
-static Oid
-commit_log_owner(void)
+Oid
+SkadeCatalogOwner(void)
 {
 	(void) commit_log_relid();
 	return cached_log_owner;
@@ -485,17 +500,16 @@ append_row(LogRow *row)
 	NameData	role;
 	int			i;
 
-	/* read the new metadata into L0 and note its current snapshot */
-	if (row->n[L_LOCATION] != 'n')
-	{
-		int64		snapshot_id;
+	SkadeMeta  *meta = NULL;
+	SkadeMeta  *old = NULL;
 
-		if (SkadeWarmMetadata(TextDatumGetCString(row->v[L_LOCATION]),
-							  row->n[L_PREVIOUS] != 'n' ?
-							  TextDatumGetCString(row->v[L_PREVIOUS]) : NULL,
-							  &snapshot_id))
-			set_arg(row, L_SNAPSHOT, Int64GetDatum(snapshot_id), false);
-	}
+	/* read the new metadata into L0 and note its current snapshot */
+	if (row->n[L_LOCATION] != 'n' &&
+		SkadeWarmMetadata(TextDatumGetCString(row->v[L_LOCATION]),
+						  row->n[L_PREVIOUS] != 'n' ?
+						  TextDatumGetCString(row->v[L_PREVIOUS]) : NULL,
+						  &meta, &old))
+		set_arg(row, L_SNAPSHOT, Int64GetDatum(meta->current_snapshot_id), false);
 
 	rel = table_open(commit_log_relid(), RowExclusiveLock);
 	desc = RelationGetDescr(rel);
@@ -543,6 +557,12 @@ append_row(LogRow *row)
 	ExecResetTupleTable(estate->es_tupleTable, false);
 	FreeExecutorState(estate);
 	table_close(rel, NoLock);
+
+	/* its snapshots become resolvable (snapshot_map, the index's source) */
+	if (meta)
+		SnapshotMapRecord(last_seq, row->v[L_CATALOG], row->v[L_NS], row->v[L_NAME],
+						  TextDatumGetCString(row->v[L_LOCATION]),
+						  DatumGetTimestampTz(values[C_AT]), meta, old);
 
 	SkadeApplyDurability();
 	if (skade_shared)

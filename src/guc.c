@@ -78,6 +78,23 @@ int			skade_pointer_cache_entries = 4096;
  */
 int			skade_validate_commits = SKADE_VALIDATE_WARN;
 
+/*
+ * skade.database: the database whose snapshot_map the index worker indexes
+ * (one per cluster).  Lookups in other databases use the heap.  Restart.
+ */
+char	   *skade_database = NULL;
+
+/*
+ * skade.index_enabled: use the STree64 index for snapshot lookups where it
+ * answers as the heap would.  Off: everything from the heap, same answers.
+ */
+bool		skade_index_enabled = true;
+
+/* rebuild triggers of the index worker (0 disables a trigger) */
+int			skade_index_rebuild_commits = 1000; /* commits since the build */
+int			skade_index_rebuild_misses = 10000; /* lookups the tree could not answer */
+int			skade_index_rebuild_interval = 60;	/* seconds, if anything changed */
+
 static const struct config_enum_entry validate_options[] = {
 	{"off", SKADE_VALIDATE_OFF, false},
 	{"warn", SKADE_VALIDATE_WARN, false},
@@ -153,6 +170,15 @@ SkadeGucInit(void)
 								GUC_UNIT_KB,
 								NULL, NULL, NULL);
 
+		DefineCustomStringVariable("skade.database",
+								   "Database whose snapshots the index worker indexes.",
+								   NULL,
+								   &skade_database,
+								   "postgres",
+								   PGC_POSTMASTER,
+								   0,
+								   NULL, NULL, NULL);
+
 		DefineCustomIntVariable("skade.pointer_cache_entries",
 								"Tables held by the L1 pointer mirror in shared memory (0 disables it).",
 								NULL,
@@ -172,6 +198,42 @@ SkadeGucInit(void)
 							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("skade.index_enabled",
+							 "Use the STree64 snapshot index where it answers as the heap would.",
+							 NULL,
+							 &skade_index_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.index_rebuild_commits",
+							"Rebuild the snapshot index after this many snapshot-changing commits (0: never).",
+							NULL,
+							&skade_index_rebuild_commits,
+							1000, 0, INT_MAX,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.index_rebuild_misses",
+							"Rebuild the snapshot index after this many lookups it could not answer (0: never).",
+							NULL,
+							&skade_index_rebuild_misses,
+							10000, 0, INT_MAX,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.index_rebuild_interval",
+							"Rebuild the snapshot index at least this often when something changed (0: never).",
+							NULL,
+							&skade_index_rebuild_interval,
+							60, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("skade");
 }

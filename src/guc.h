@@ -31,6 +31,11 @@ extern int	skade_max_metadata_size;
 extern int	skade_metadata_cache_size;
 extern int	skade_pointer_cache_entries;
 extern int	skade_validate_commits;
+extern char *skade_database;
+extern bool skade_index_enabled;
+extern int	skade_index_rebuild_commits;
+extern int	skade_index_rebuild_misses;
+extern int	skade_index_rebuild_interval;
 
 extern void SkadeGucInit(void);
 extern const char *SkadeResolveCatalog(const char *catalog_arg);

@@ -29,6 +29,7 @@
 #include "l0_cache.h"
 #include "pointer_mirror.h"
 #include "shmem.h"
+#include "snapshot_index.h"
 
 SkadeShared *skade_shared = NULL;
 
@@ -75,6 +76,7 @@ skade_shmem_request(void)
 	RequestAddinShmemSpace(MAXALIGN(sizeof(SkadeShared)));
 	RequestAddinShmemSpace(L0ShmemSize());
 	RequestAddinShmemSpace(MirrorShmemSize());
+	RequestAddinShmemSpace(IndexShmemSize());
 	RequestNamedLWLockTranche("skade", 1);
 }
 
@@ -100,5 +102,6 @@ skade_shmem_startup(void)
 	}
 	L0ShmemInit();
 	MirrorShmemInit();
+	IndexShmemInit();
 	LWLockRelease(AddinShmemInitLock);
 }

@@ -20,9 +20,11 @@
 #include "miscadmin.h"
 
 #include "guc.h"
+#include "index_worker.h"
 #include "metadata_json.h"
 #include "pointer_mirror.h"
 #include "shmem.h"
+#include "snapshot_index.h"
 #include "stree64.h"
 
 PG_MODULE_MAGIC;
@@ -41,4 +43,6 @@ _PG_init(void)
 
 	SkadeShmemInit();
 	MirrorInit();
+	IndexInit();
+	SkadeIndexWorkerRegister();
 }

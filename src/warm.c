@@ -28,11 +28,13 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "utils/timestamp.h"
 
 #include "file_access.h"
 #include "guc.h"
 #include "l0_cache.h"
 #include "shmem.h"
+#include "snapshot_map.h"
 #include "warm.h"
 
 PG_FUNCTION_INFO_V1(skade_resolve_commit_log);
@@ -45,26 +47,30 @@ static SkadeMeta *try_fetch_summary(const char *location);
 /*
  * SkadeWarmMetadata
  *		Read the metadata at location (into L0 when preloaded); on success
- *		set *snapshot_id to its current snapshot (-1 if none) and return true.
- *		With old_location readable too, check continuity.
+ *		set *meta to its summary and return true.  *old is the summary of
+ *		old_location when that is readable too (else NULL); then continuity
+ *		is checked.
  */
 bool
-SkadeWarmMetadata(const char *location, const char *old_location, int64 *snapshot_id)
+SkadeWarmMetadata(const char *location, const char *old_location,
+				  SkadeMeta **meta_out, SkadeMeta **old_out)
 {
 	SkadeMeta  *meta;
-	SkadeMeta  *old;
+	SkadeMeta  *old = NULL;
 
+	*meta_out = NULL;
+	*old_out = NULL;
 	if (skade_shared == NULL || SkadeProbeLocation(location) != SKADE_READ_OK)
 		return false;
 	meta = try_fetch_summary(location);
 	if (meta == NULL)
 		return false;
-	*snapshot_id = meta->current_snapshot_id;
+	*meta_out = meta;
+	if (old_location && SkadeProbeLocation(old_location) == SKADE_READ_OK)
+		old = strcmp(old_location, location) == 0 ? meta : try_fetch_summary(old_location);
+	*old_out = old;
 
-	if (skade_validate_commits != SKADE_VALIDATE_OFF && old_location &&
-		strcmp(old_location, location) != 0 &&
-		SkadeProbeLocation(old_location) == SKADE_READ_OK &&
-		(old = try_fetch_summary(old_location)) != NULL)
+	if (skade_validate_commits != SKADE_VALIDATE_OFF && old != NULL && old != meta)
 	{
 		const char *new_uuid = SkadeMetaStr(meta, meta->table_uuid);
 		const char *old_uuid = SkadeMetaStr(old, old->table_uuid);
@@ -158,9 +164,14 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 
 	SkadeRequireShared();
 	SPI_connect();
-	if (SPI_execute("SELECT seq, metadata_location FROM skade.commit_log"
-					" WHERE snapshot_id IS NULL AND metadata_location IS NOT NULL"
-					" ORDER BY seq", true, 0) != SPI_OK_SELECT)
+	if (SPI_execute("SELECT l.seq, l.metadata_location, l.previous_metadata_location,"
+					" l.catalog_name, l.table_namespace, l.table_name, l.committed_at,"
+					" t.table_name IS NOT NULL"
+					" FROM skade.commit_log l LEFT JOIN public.iceberg_tables t"
+					" ON t.catalog_name = l.catalog_name AND t.table_namespace = l.table_namespace"
+					" AND t.table_name = l.table_name"
+					" WHERE l.snapshot_id IS NULL AND l.metadata_location IS NOT NULL"
+					" ORDER BY l.seq", true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not scan skade.commit_log");
 	rows = SPI_tuptable;
 	nrows = SPI_processed;
@@ -172,15 +183,27 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 	for (i = 0; i < nrows && (limit < 0 || resolved < limit); i++)
 	{
 		bool		isnull;
-		int64		seq = DatumGetInt64(SPI_getbinval(rows->vals[i], rows->tupdesc, 1, &isnull));
-		char	   *location = SPI_getvalue(rows->vals[i], rows->tupdesc, 2);
-		int64		snapshot_id;
+		HeapTuple	row = rows->vals[i];
+		TupleDesc	desc = rows->tupdesc;
+		int64		seq = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
+		char	   *location = SPI_getvalue(row, desc, 2);
+		char	   *previous = SPI_getvalue(row, desc, 3);
+		bool		table_exists = DatumGetBool(SPI_getbinval(row, desc, 8, &isnull));
+		SkadeMeta  *meta;
+		SkadeMeta  *old;
 		Datum		args[2];
 
-		if (!SkadeWarmMetadata(location, NULL, &snapshot_id))
+		if (!SkadeWarmMetadata(location, previous, &meta, &old))
 			continue;
+		/* its snapshots become resolvable, if the table is still known by that name */
+		if (table_exists)
+			SnapshotMapRecord(seq, SPI_getbinval(row, desc, 4, &isnull),
+							  SPI_getbinval(row, desc, 5, &isnull),
+							  SPI_getbinval(row, desc, 6, &isnull), location,
+							  DatumGetTimestampTz(SPI_getbinval(row, desc, 7, &isnull)),
+							  meta, old);
 		args[0] = Int64GetDatum(seq);
-		args[1] = Int64GetDatum(snapshot_id);
+		args[1] = Int64GetDatum(meta->current_snapshot_id);
 		resolving = true;
 		PG_TRY();
 		{

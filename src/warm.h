@@ -12,8 +12,10 @@
 #ifndef SKADE_WARM_H
 #define SKADE_WARM_H
 
+#include "metadata_json.h"
+
 extern bool SkadeWarmMetadata(const char *location, const char *old_location,
-							  int64 *snapshot_id);
+							  SkadeMeta **meta, SkadeMeta **old);
 extern bool SkadeCommitLogResolving(void);
 
 #endif							/* SKADE_WARM_H */

@@ -1,0 +1,41 @@
+/*-------------------------------------------------------------------------
+ *
+ * snapshot_map.h
+ *	  skade.snapshot_map: snapshot id -> (table, metadata) from heap tables.
+ *
+ * IDENTIFICATION
+ *	  src/snapshot_map.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_SNAPSHOT_MAP_H
+#define SKADE_SNAPSHOT_MAP_H
+
+#include "datatype/timestamp.h"
+#include "metadata_json.h"
+
+/* One resolved snapshot (strings palloc'd) */
+typedef struct SnapshotHit
+{
+	bool		found;
+	char	   *catalog;
+	char	   *ns;
+	char	   *name;
+	char	   *location;
+} SnapshotHit;
+
+/* write side: the commit-log trigger (runs as the log's owner) */
+extern void SnapshotMapRecord(int64 seq, Datum catalog, Datum ns, Datum name,
+							  const char *location, TimestampTz committed_at,
+							  const SkadeMeta *meta, const SkadeMeta *old);
+extern void SnapshotMapMove(Datum catalog, Datum ns, Datum name,
+							Datum new_catalog, Datum new_ns, Datum new_name);
+extern void SnapshotMapDrop(Datum catalog, Datum ns, Datum name);
+extern void SnapshotMapTruncate(void);
+
+/* read side: the heap path */
+extern void SnapshotMapResolveHeap(const int64 *ids, const bool *nulls, int n,
+								   const char *catalog, const char *ns, const char *name,
+								   SnapshotHit *hits);
+
+#endif							/* SKADE_SNAPSHOT_MAP_H */

@@ -1,0 +1,340 @@
+/*-------------------------------------------------------------------------
+ *
+ * time_travel_api.c
+ *	  SQL-callable time travel: skade.resolve_many(), skade.load_table_at(),
+ *	  skade.load_table_as_of(), and skade.index_check() (tree vs heap).
+ *
+ * Snapshot ids resolve through IndexResolve (the STree64 index where it
+ * answers as the heap would, else skade.snapshot_map); "as of" a time
+ * binary-searches the snapshot log of the table's current metadata from
+ * the L0 summary, O(log n).  resolve_many works in chunks so that a huge
+ * array never needs more than one chunk's lookups in memory besides the
+ * result tuplestore (which spills to disk past work_mem).
+ *
+ * IDENTIFICATION
+ *	  src/time_travel_api.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "datatype/timestamp.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/arrayaccess.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "api.h"
+#include "guc.h"
+#include "l0_cache.h"
+#include "names.h"
+#include "shmem.h"
+#include "snapshot_index.h"
+#include "snapshot_map.h"
+
+PG_FUNCTION_INFO_V1(skade_resolve_many);
+PG_FUNCTION_INFO_V1(skade_load_table_at);
+PG_FUNCTION_INFO_V1(skade_load_table_as_of);
+PG_FUNCTION_INFO_V1(skade_index_check);
+
+#define RESOLVE_CHUNK	65536
+
+static void resolve_chunked(ArrayType *arr, const char *catalog, const char *ns,
+							const char *name, void (*emit) (int64 ord, bool isnull, int64 id,
+															const SnapshotHit *h, void *arg),
+							void *arg);
+static void emit_row(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg);
+static Datum load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns,
+					 const char *name, int64 snapshot_id, TimestampTz made_current_at,
+					 bool with_time);
+static TimestampTz ms_to_timestamptz(int64 ms);
+static int64 timestamptz_to_ms(TimestampTz ts);
+
+/*
+ * skade.resolve_many(snapshot_ids bigint[]) -> setof (snapshot_id, catalog,
+ *		namespace, name, metadata_location)
+ *
+ * One row per input element, in input order; NULL columns for unknown ids
+ * and NULL elements.
+ */
+Datum
+skade_resolve_many(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ArrayType  *arr;
+
+	SkadeRequireShared();
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("snapshot_ids must not be NULL")));
+	arr = PG_GETARG_ARRAYTYPE_P(0);
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("snapshot_ids must be a one-dimensional array")));
+	StoreRequireAttached();
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	resolve_chunked(arr, NULL, NULL, NULL, emit_row, rsinfo);
+	return (Datum) 0;
+}
+
+static void
+emit_row(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
+	Datum		values[5];
+	bool		nulls[5] = {isnull, !h->found, !h->found, !h->found, !h->found};
+
+	values[0] = Int64GetDatum(id);
+	if (h->found)
+	{
+		values[1] = CStringGetTextDatum(h->catalog);
+		values[2] = CStringGetTextDatum(h->ns);
+		values[3] = CStringGetTextDatum(h->name);
+		values[4] = CStringGetTextDatum(h->location);
+	}
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* Resolve an int8[] in chunks, handing each element's answer to emit. */
+static void
+resolve_chunked(ArrayType *arr, const char *catalog, const char *ns, const char *name,
+				void (*emit) (int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg),
+				void *arg)
+{
+	MemoryContext chunk_cxt = AllocSetContextCreate(CurrentMemoryContext,
+													"skade resolve chunk",
+													ALLOCSET_DEFAULT_SIZES);
+	array_iter	it;
+	int			total = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	int			done = 0;
+	int64	   *ids = palloc(sizeof(int64) * Min(total, RESOLVE_CHUNK) + 1);
+	bool	   *nulls = palloc(sizeof(bool) * Min(total, RESOLVE_CHUNK) + 1);
+
+	array_iter_setup(&it, (AnyArrayType *) arr);
+	while (done < total)
+	{
+		int			cnt = Min(total - done, RESOLVE_CHUNK);
+		SnapshotHit *hits;
+		MemoryContext old;
+		int			i;
+
+		for (i = 0; i < cnt; i++)
+		{
+			Datum		d = array_iter_next(&it, &nulls[i], done + i, 8, true, TYPALIGN_DOUBLE);
+
+			ids[i] = nulls[i] ? 0 : DatumGetInt64(d);
+		}
+		old = MemoryContextSwitchTo(chunk_cxt);
+		hits = palloc(sizeof(SnapshotHit) * cnt);
+		IndexResolve(ids, nulls, cnt, catalog, ns, name, hits);
+		MemoryContextSwitchTo(old);
+		for (i = 0; i < cnt; i++)
+			emit(done + i + 1, nulls[i], ids[i], &hits[i], arg);
+		MemoryContextReset(chunk_cxt);
+		done += cnt;
+		CHECK_FOR_INTERRUPTS();
+	}
+	MemoryContextDelete(chunk_cxt);
+}
+
+/*
+ * skade.load_table_at(namespace, name, snapshot_id, catalog)
+ *		-> (snapshot_id, metadata_location, metadata json)
+ *
+ * The metadata that holds snapshot_id for this table: the commit that made
+ * it current, else the first metadata that had it.
+ */
+Datum
+skade_load_table_at(PG_FUNCTION_ARGS)
+{
+	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
+	char	   *name = SkadeTextArg(fcinfo, 1, "name");
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3));
+	int64		snapshot_id;
+	StoreTable	t;
+
+	SkadeRequireShared();
+	SkadeCheckNamespace(ns);
+	SkadeCheckName(name, "table");
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("snapshot_id must not be NULL")));
+	snapshot_id = PG_GETARG_INT64(2);
+	if (snapshot_id < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("snapshot id " INT64_FORMAT " is negative", snapshot_id),
+				 errdetail("Iceberg snapshot ids are non-negative.")));
+	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
+		SkadeReportMissingTable(catalog, ns, name);
+	return load_at(fcinfo, catalog, ns, name, snapshot_id, 0, false);
+}
+
+/*
+ * skade.load_table_as_of(namespace, name, ts, catalog)
+ *		-> (snapshot_id, made_current_at, metadata_location, metadata json)
+ *
+ * The snapshot that was current at ts by the table's snapshot log (binary
+ * search over the cached summary), and the metadata that holds it.
+ */
+Datum
+skade_load_table_as_of(PG_FUNCTION_ARGS)
+{
+	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
+	char	   *name = SkadeTextArg(fcinfo, 1, "name");
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3));
+	TimestampTz ts;
+	int64		ts_ms;
+	StoreTable	t;
+	L0Result	r;
+	const SkadeMetaLogEntry *log;
+	int64		lo,
+				hi;
+
+	SkadeRequireShared();
+	SkadeCheckNamespace(ns);
+	SkadeCheckName(name, "table");
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("ts must not be NULL")));
+	ts = PG_GETARG_TIMESTAMPTZ(2);
+	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
+		SkadeReportMissingTable(catalog, ns, name);
+	if (t.metadata_location == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s.%s\" has no metadata location", ns, name)));
+	L0Fetch(t.metadata_location, L0_WANT_SUMMARY, &r);
+	log = SkadeMetaLog(r.summary);
+	ts_ms = TIMESTAMP_NOT_FINITE(ts) ? (TIMESTAMP_IS_NOBEGIN(ts) ? PG_INT64_MIN : PG_INT64_MAX)
+		: timestamptz_to_ms(ts);
+
+	/* the last log entry at or before ts */
+	lo = 0;
+	hi = r.summary->nlog;
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (log[mid].timestamp_ms <= ts_ms)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NO_DATA_FOUND),
+				 errmsg("table \"%s.%s\" had no snapshot at %s", ns, name,
+						timestamptz_to_str(ts)),
+				 r.summary->nlog > 0 ?
+				 errdetail("Its snapshot log starts at %s.",
+						   timestamptz_to_str(ms_to_timestamptz(log[0].timestamp_ms))) :
+				 errdetail("Its snapshot log is empty.")));
+	return load_at(fcinfo, catalog, ns, name, log[lo - 1].snapshot_id,
+				   ms_to_timestamptz(log[lo - 1].timestamp_ms), true);
+}
+
+/*
+ * skade.index_check(snapshot_ids bigint[]) -> mismatches
+ *
+ * Resolve every id both ways on the same snapshot, through the routing
+ * (tree where allowed) and from the heap alone, and count the differences.
+ * For the property tests.
+ */
+Datum
+skade_index_check(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	int			n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	Datum	   *elems;
+	bool	   *nulls;
+	int64	   *ids;
+	SnapshotHit *routed;
+	SnapshotHit *heap;
+	int64		mismatches = 0;
+	int			i;
+
+	SkadeRequireShared();
+	StoreRequireAttached();
+	deconstruct_array(arr, INT8OID, 8, true, TYPALIGN_DOUBLE, &elems, &nulls, &n);
+	ids = palloc(sizeof(int64) * (n + 1));
+	for (i = 0; i < n; i++)
+		ids[i] = nulls[i] ? 0 : DatumGetInt64(elems[i]);
+	routed = palloc(sizeof(SnapshotHit) * (n + 1));
+	heap = palloc(sizeof(SnapshotHit) * (n + 1));
+	IndexResolve(ids, nulls, n, NULL, NULL, NULL, routed);
+	SnapshotMapResolveHeap(ids, nulls, n, NULL, NULL, NULL, heap);
+	for (i = 0; i < n; i++)
+	{
+		if (routed[i].found != heap[i].found)
+			mismatches++;
+		else if (routed[i].found &&
+				 (strcmp(routed[i].catalog, heap[i].catalog) != 0 ||
+				  strcmp(routed[i].ns, heap[i].ns) != 0 ||
+				  strcmp(routed[i].name, heap[i].name) != 0 ||
+				  strcmp(routed[i].location, heap[i].location) != 0))
+			mismatches++;
+	}
+	PG_RETURN_INT64(mismatches);
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Resolve one snapshot of one table and return its row. */
+static Datum
+load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns, const char *name,
+		int64 snapshot_id, TimestampTz made_current_at, bool with_time)
+{
+	SnapshotHit hit;
+	bool		isnull = false;
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4] = {0};
+	L0Result	r;
+	int			c = 0;
+
+	IndexResolve(&snapshot_id, &isnull, 1, catalog, ns, name, &hit);
+	if (!hit.found)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("snapshot " INT64_FORMAT " of table \"%s.%s\" is not known to skade",
+						snapshot_id, ns, name),
+				 errdetail("No metadata committed through skade for this table contains it."),
+				 errhint("skade learns snapshots when their metadata is readable at commit; see skade.resolve_commit_log().")));
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	values[c++] = Int64GetDatum(snapshot_id);
+	if (with_time)
+		values[c++] = TimestampTzGetDatum(made_current_at);
+	values[c++] = CStringGetTextDatum(hit.location);
+	L0Fetch(hit.location, L0_WANT_JSON, &r);
+	values[c++] = PointerGetDatum(r.json);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+static TimestampTz
+ms_to_timestamptz(int64 ms)
+{
+	return (TimestampTz) (ms * 1000 -
+						  ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY));
+}
+
+/* the last millisecond at or before ts */
+static int64
+timestamptz_to_ms(TimestampTz ts)
+{
+	int64		us = ts + ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
+
+	return us >= 0 ? us / 1000 : -((-us + 999) / 1000);
+}
