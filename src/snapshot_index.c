@@ -17,10 +17,16 @@
  *     (TRUNCATE: everything).  A dirty id, or a tree answer naming a dirty
  *     table, goes to the heap.  So newer commits come from a live tail on
  *     the heap, and entries removed since the build are never served.  At
- *     publication, dirty marks of transactions that B saw as finished are
- *     dropped (their effects are in the tree); the others stay.  If a dirty
- *     set overflows, everything is dirty until a build sees the newest
- *     overflowing writer finished.
+ *     publication, dirty marks whose writers B saw as finished are dropped
+ *     (their effects are in the tree); the others stay.  A mark made by
+ *     several writers is dropped only once B's xmin is past the newest of
+ *     them, since transactions do not commit in xid order.  If a dirty set
+ *     overflows, everything is dirty until a build's xmin is past the
+ *     newest overflowing writer.
+ *   - The dirty marks are those of the current generation: a lookup checks,
+ *     under the lock, that the generation it mapped is still current, and
+ *     otherwise uses the heap (a newer publication has dropped marks that
+ *     the older tree still needed).
  *   - A transaction that changed snapshot_map itself uses the heap.
  *   - An id the tree does not have and that is not dirty is unknown.
  *   - Readers of another database than the worker's, or with
@@ -114,7 +120,8 @@ typedef struct IndexShared
 typedef struct DirtyEntry
 {
 	uint64		key;
-	TransactionId xid;			/* newest writer that marked it */
+	TransactionId xid_min;		/* oldest and newest writer that marked it */
+	TransactionId xid_max;
 } DirtyEntry;
 
 /* the published segment */
@@ -163,6 +170,7 @@ static bool own_changes = false;	/* this transaction changed snapshot_map */
 
 static uint64 table_hash(const char *catalog, const char *ns, const char *name);
 static void note_dirty(HTAB *set, uint64 key);
+static bool dirty_covered_by(const DirtyEntry *e, Snapshot snap);
 static IndexSegment *index_attach(void);
 static void index_xact_callback(XactEvent event, void *arg);
 static void worker_detach(int code, Datum arg);
@@ -259,14 +267,33 @@ note_dirty(HTAB *set, uint64 key)
 	}
 	if (!found)
 	{
-		e->xid = xid;
+		e->xid_min = e->xid_max = xid;
 		if (set == dirty_ids)
 			ix->ndirty_ids++;
 		else
 			ix->ndirty_tables++;
 	}
-	else if (TransactionIdFollows(xid, e->xid))
-		e->xid = xid;
+	else
+	{
+		if (TransactionIdPrecedes(xid, e->xid_min))
+			e->xid_min = xid;
+		if (TransactionIdFollows(xid, e->xid_max))
+			e->xid_max = xid;
+	}
+}
+
+/*
+ * Did every writer that marked e finish before snapshot "snap" (so that the
+ * tree built on snap includes all their effects)?  Exact for one writer;
+ * with several, all xids up to the newest must be finished (xids do not
+ * commit in order, so an older marker may still be running).
+ */
+static bool
+dirty_covered_by(const DirtyEntry *e, Snapshot snap)
+{
+	if (TransactionIdEquals(e->xid_min, e->xid_max))
+		return !XidInMVCCSnapshot(e->xid_max, snap);
+	return TransactionIdPrecedes(e->xid_max, snap->xmin);
 }
 
 /* New rows for these snapshot ids are about to be committed. */
@@ -415,6 +442,7 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 		const IndexPayload *payload = (const IndexPayload *) SEG_AT(seg, seg->payload_off);
 		const IndexTable *tables = (const IndexTable *) SEG_AT(seg, seg->tables_off);
 		const char *strings = SEG_AT(seg, seg->strings_off);
+		bool		stale = false;
 		int			base;
 
 		for (base = 0; base < n; base += CHUNK)
@@ -424,6 +452,11 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 
 			STree64LowerBoundBatch(tree, ids + base, pos, cnt);
 			LWLockAcquire(&ix->lock, LW_SHARED);
+			/*
+			 * The dirty marks describe the current generation only: a newer
+			 * one has dropped the marks that ours still needed.
+			 */
+			stale = stale || ix->gen != my_gen;
 			for (q = 0; q < cnt; q++)
 			{
 				int			k = base + q;
@@ -432,7 +465,7 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 
 				if (nulls && nulls[k])
 					continue;
-				if (ix->all_dirty ||
+				if (stale || ix->all_dirty ||
 					hash_search(dirty_ids, &ids[k], HASH_FIND, NULL) != NULL)
 				{
 					need_heap[k] = true;
@@ -774,14 +807,14 @@ IndexRebuild(void)
 	ix->built_at = GetCurrentTimestamp();
 	hash_seq_init(&status, dirty_ids);
 	while ((e = hash_seq_search(&status)) != NULL)
-		if (!XidInMVCCSnapshot(e->xid, snap))
+		if (dirty_covered_by(e, snap))
 		{
 			hash_search(dirty_ids, &e->key, HASH_REMOVE, NULL);
 			ix->ndirty_ids--;
 		}
 	hash_seq_init(&status, dirty_tables);
 	while ((e = hash_seq_search(&status)) != NULL)
-		if (!XidInMVCCSnapshot(e->xid, snap))
+		if (dirty_covered_by(e, snap))
 		{
 			hash_search(dirty_tables, &e->key, HASH_REMOVE, NULL);
 			ix->ndirty_tables--;

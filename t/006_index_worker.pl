@@ -1,0 +1,124 @@
+# Tests the index worker's life: it builds on its own, survives SIGHUP, comes
+# back after being killed and after a server restart, answers correctly each
+# time, and never leaks DSM segments across rebuilds, kills and restarts.
+# Also: a 10M-id resolve_many runs in bounded memory.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('worker');
+$node->init;
+my $root = $node->basedir . '/meta';
+mkdir $root or die;
+$node->append_conf('postgresql.conf', <<"CONF");
+shared_preload_libraries = 'skade'
+skade.allowed_roots = '$root'
+skade.database = 'postgres'
+skade.index_rebuild_commits = 1
+work_mem = '4MB'
+CONF
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION skade');
+$node->safe_psql('postgres', <<"SQL");
+COPY (SELECT jsonb_build_object('format-version', 2, 'table-uuid', 'u', 'location', 'file:/wh/w',
+  'last-updated-ms', 1, 'last-sequence-number', 3, 'current-schema-id', 0,
+  'schemas', '[{"type": "struct", "schema-id": 0, "fields": []}]'::jsonb, 'current-snapshot-id', 103,
+  'snapshots', (SELECT jsonb_agg(jsonb_build_object('snapshot-id', i, 'sequence-number', i - 100,
+      'timestamp-ms', 1700000000000 + i, 'manifest-list', 'file:/wh/w/m' || i,
+      'summary', jsonb_build_object('operation', 'append'))) FROM generate_series(101, 103) i))::text)
+  TO '$root/w.metadata.json';
+SELECT skade.create_namespace('w');
+SELECT skade.register_table('w', 't', 'file://$root/w.metadata.json');
+SQL
+
+sub status
+{
+	return split /\|/, $node->safe_psql('postgres',
+		'SELECT coalesce(worker_pid, 0), generation, entries FROM skade.index_status()');
+}
+sub answers_ok
+{
+	my ($what) = @_;
+	is($node->safe_psql('postgres',
+		q{SELECT string_agg(snapshot_id || ':' || coalesce(name, '-'), ',' ORDER BY snapshot_id)
+		  FROM skade.resolve_many(ARRAY[101, 102, 103, 104])}),
+		'101:t,102:t,103:t,104:-', "$what: answers are right");
+	is($node->safe_psql('postgres', 'SELECT skade.index_check(ARRAY[101, 102, 103, 104, 5])'),
+		'0', "$what: tree and heap agree");
+}
+sub segments
+{
+	opendir(my $d, '/dev/shm') or return -1;
+	my $n = grep { /^PostgreSQL\./ } readdir($d);
+	closedir $d;
+	return $n;
+}
+
+# the worker builds by itself (commits since the build >= 1)
+ok($node->poll_query_until('postgres',
+	'SELECT generation > 0 AND entries = 3 FROM skade.index_status()'),
+	'the worker built the index on its own');
+my ($pid1, $gen1) = status();
+ok($pid1 > 0, "worker running (pid $pid1)");
+answers_ok('first build');
+
+# rebuilds never accumulate segments
+$node->safe_psql('postgres', 'SELECT skade.rebuild_index()');
+my $seg_base = segments();
+$node->safe_psql('postgres', 'SELECT skade.rebuild_index()') for 1 .. 10;
+cmp_ok(segments(), '<=', $seg_base, "ten rebuilds leave no segment behind ($seg_base)");
+
+# SIGHUP: reloads, keeps running
+$node->reload;
+$node->safe_psql('postgres', 'SELECT pg_sleep(0.5)');
+my ($pid2) = status();
+is($pid2, $pid1, 'the worker survives SIGHUP');
+
+# killed: it comes back, and frees what it held
+$node->safe_psql('postgres', "SELECT pg_terminate_backend($pid1)");
+ok($node->poll_query_until('postgres',
+	"SELECT coalesce(worker_pid, 0) NOT IN (0, $pid1) FROM skade.index_status()"),
+	'a killed worker is restarted');
+my $gen_before = (status())[1];
+cmp_ok($node->safe_psql('postgres', 'SELECT skade.rebuild_index()'), '>', $gen_before,
+	'the restarted worker publishes a new generation');
+answers_ok('after a kill');
+cmp_ok(segments(), '<=', $seg_base, 'no segment leaked by the kill');
+
+# killed in the middle of a build (a larger index keeps it busy)
+$node->safe_psql('postgres', <<'SQL');
+INSERT INTO skade.snapshot_map
+SELECT 'skade', 'w', 'big', g, true, 1, 'file:/x', now() FROM generate_series(1000, 400999) g;
+SQL
+my ($pid3) = status();
+$node->safe_psql('postgres', "SELECT pg_sleep(0.1)");
+my $bg = $node->background_psql('postgres', on_error_stop => 0);
+$bg->{stdin} .= "SELECT skade.rebuild_index();\n";
+$bg->{run}->pump_nb;
+$node->safe_psql('postgres', "SELECT pg_sleep(0.05); SELECT pg_terminate_backend($pid3)");
+eval { $bg->quit; };
+ok($node->poll_query_until('postgres',
+	"SELECT coalesce(worker_pid, 0) NOT IN (0, $pid3) FROM skade.index_status()"),
+	'a worker killed mid-build is restarted');
+$node->safe_psql('postgres', 'SELECT skade.rebuild_index()');
+is((status())[2], '400003', 'and builds the whole index');
+$node->safe_psql('postgres', q{DELETE FROM skade.snapshot_map WHERE table_name = 'big'});
+$node->safe_psql('postgres', 'SELECT skade.rebuild_index()');
+cmp_ok(segments(), '<=', $seg_base, 'no segment leaked by a kill mid-build');
+
+# server restart: a fresh worker rebuilds by itself
+$node->restart;
+ok($node->poll_query_until('postgres',
+	'SELECT generation > 0 AND entries = 3 FROM skade.index_status()'),
+	'after a restart the index comes back');
+answers_ok('after a restart');
+
+# 10M ids in one call: bounded memory (chunks + a tuplestore that spills)
+is($node->safe_psql('postgres',
+	'SELECT count(*) || \'/\' || count(name) FROM skade.resolve_many(array(SELECT g FROM generate_series(1, 10000000) g))'),
+	'10000000/3', 'a 10M-id array resolves (3 known)');
+
+$node->stop;
+done_testing();
