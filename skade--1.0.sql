@@ -305,12 +305,12 @@ CREATE FUNCTION skade.resolve_many(snapshot_ids bigint[])
 				   metadata_location text)
 	AS 'MODULE_PATHNAME', 'skade_resolve_many' LANGUAGE C STABLE;
 CREATE FUNCTION skade.load_table_at(namespace text, name text, snapshot_id bigint,
-									catalog text DEFAULT NULL,
+									catalog text DEFAULT NULL, snapshots text DEFAULT 'all',
 									OUT snapshot_id bigint, OUT metadata_location text,
 									OUT metadata json)
 	RETURNS record AS 'MODULE_PATHNAME', 'skade_load_table_at' LANGUAGE C STABLE;
 CREATE FUNCTION skade.load_table_as_of(namespace text, name text, ts timestamptz,
-									   catalog text DEFAULT NULL,
+									   catalog text DEFAULT NULL, snapshots text DEFAULT 'all',
 									   OUT snapshot_id bigint, OUT made_current_at timestamptz,
 									   OUT metadata_location text, OUT metadata json)
 	RETURNS record AS 'MODULE_PATHNAME', 'skade_load_table_as_of' LANGUAGE C STABLE;
@@ -365,8 +365,8 @@ GRANT EXECUTE ON FUNCTION
 	skade.history(text, text, text),
 	skade.cache_stats(),
 	skade.resolve_many(bigint[]),
-	skade.load_table_at(text, text, bigint, text),
-	skade.load_table_as_of(text, text, timestamptz, text),
+	skade.load_table_at(text, text, bigint, text, text),
+	skade.load_table_as_of(text, text, timestamptz, text, text),
 	skade.index_status(),
 	skade.table_exists(text, text, text),
 	skade.list_tables(text, text)

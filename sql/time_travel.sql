@@ -36,6 +36,10 @@ SELECT snapshot_id, regexp_replace(metadata_location, '^.*/', '') AS file,
        metadata->>'current-snapshot-id' AS current_there
 FROM unnest(ARRAY[3051729675574597000, 3051729675574597001, 3051729675574597002,
                   3051729675574597003]) id, skade.load_table_at('tt', 'a', id);
+SELECT snapshot_id, metadata IS NULL AS no_metadata
+FROM skade.load_table_at('tt', 'a', 3051729675574597001, snapshots => 'none');
+SELECT json_array_length(metadata->'snapshots') AS ref_snapshots
+FROM skade.load_table_at('tt', 'a', 3051729675574597001, snapshots => 'refs');
 SELECT skade.load_table_at('tt', 'a', 42);
 SELECT skade.load_table_at('tt', 'a', -1);
 SELECT skade.load_table_at('tt', 'a', NULL);
@@ -49,6 +53,8 @@ FROM unnest(ARRAY['2023-11-14 22:13:20+00', '2023-11-14 22:13:59+00', '2023-11-1
      skade.load_table_as_of('tt', 'a', ts);
 SELECT skade.load_table_as_of('tt', 'a', '2023-11-14 22:13:19.999+00');
 SELECT skade.load_table_as_of('tt', 'a', NULL);
+SELECT snapshot_id, metadata IS NULL AS no_metadata
+FROM skade.load_table_as_of('tt', 'a', 'infinity', snapshots => 'none');
 RESET timezone;
 
 -- new commits come from the live tail on the heap until the next build

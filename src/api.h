@@ -15,6 +15,7 @@
 
 extern bool SkadeLookupTable(const char *catalog, const char *ns, const char *name,
 							 StoreTable *t);
+extern int	SkadeSnapshotsMode(const char *mode);
 extern void SkadeRequireNamespace(const char *catalog, const char *ns);
 extern void SkadeReportMissingNamespace(const char *catalog, const char *ns) pg_attribute_noreturn();
 extern void SkadeReportMissingTable(const char *catalog, const char *ns,

@@ -71,7 +71,6 @@ typedef struct LoadResult
 } LoadResult;
 
 static void form_load_result(struct varlena *json, void *arg);
-static int	snapshots_mode(const char *mode);
 static int64 commit_one(const char *catalog, const char *ns, const char *name,
 						const char *expected, const char *location);
 static void check_table_ident(const char *ns, const char *name);
@@ -134,7 +133,7 @@ skade_load_table(PG_FUNCTION_ARGS)
 	char	   *name = SkadeTextArg(fcinfo, 1, "name");
 	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
 	char	   *mode = SkadeTextArg(fcinfo, 3, "snapshots");
-	int			want = snapshots_mode(mode);
+	int			want = SkadeSnapshotsMode(mode);
 	StoreTable	t;
 	TupleDesc	tupdesc;
 	LoadResult	result;
@@ -177,7 +176,7 @@ skade_table_metadata(PG_FUNCTION_ARGS)
 	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
 	char	   *name = SkadeTextArg(fcinfo, 1, "name");
 	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
-	int			want = snapshots_mode(SkadeTextArg(fcinfo, 3, "snapshots"));
+	int			want = SkadeSnapshotsMode(SkadeTextArg(fcinfo, 3, "snapshots"));
 	StoreTable	t;
 	struct varlena *json = NULL;
 
@@ -193,8 +192,8 @@ skade_table_metadata(PG_FUNCTION_ARGS)
 }
 
 /* 'all' | 'refs' | 'none' -> what to fetch from L0 (0: nothing) */
-static int
-snapshots_mode(const char *mode)
+int
+SkadeSnapshotsMode(const char *mode)
 {
 	if (strcmp(mode, "all") == 0)
 		return L0_WANT_JSON;

@@ -7,7 +7,8 @@
  * Snapshot ids resolve through IndexResolve (the STree64 index where it
  * answers as the heap would, else skade.snapshot_map); "as of" a time
  * binary-searches the snapshot log of the table's current metadata from
- * the L0 summary, O(log n).  resolve_many works in chunks so that a huge
+ * the L0 summary, O(log n).  "snapshots" selects the metadata returned, as
+ * for load_table: 'all', 'refs' or 'none'.  resolve_many works in chunks so that a huge
  * array never needs more than one chunk's lookups in memory besides the
  * result tuplestore (which spills to disk past work_mem).
  *
@@ -52,7 +53,7 @@ static void resolve_chunked(ArrayType *arr, const char *catalog, const char *ns,
 static void emit_row(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg);
 static Datum load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns,
 					 const char *name, int64 snapshot_id, TimestampTz made_current_at,
-					 bool with_time);
+					 bool with_time, int want);
 static TimestampTz ms_to_timestamptz(int64 ms);
 static int64 timestamptz_to_ms(TimestampTz ts);
 
@@ -146,7 +147,7 @@ resolve_chunked(ArrayType *arr, const char *catalog, const char *ns, const char 
 }
 
 /*
- * skade.load_table_at(namespace, name, snapshot_id, catalog)
+ * skade.load_table_at(namespace, name, snapshot_id, catalog, snapshots)
  *		-> (snapshot_id, metadata_location, metadata json)
  *
  * The metadata that holds snapshot_id for this table: the commit that made
@@ -176,11 +177,12 @@ skade_load_table_at(PG_FUNCTION_ARGS)
 				 errdetail("Iceberg snapshot ids are non-negative.")));
 	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
 		SkadeReportMissingTable(catalog, ns, name);
-	return load_at(fcinfo, catalog, ns, name, snapshot_id, 0, false);
+	return load_at(fcinfo, catalog, ns, name, snapshot_id, 0, false,
+				   SkadeSnapshotsMode(SkadeTextArg(fcinfo, 4, "snapshots")));
 }
 
 /*
- * skade.load_table_as_of(namespace, name, ts, catalog)
+ * skade.load_table_as_of(namespace, name, ts, catalog, snapshots)
  *		-> (snapshot_id, made_current_at, metadata_location, metadata json)
  *
  * The snapshot that was current at ts by the table's snapshot log (binary
@@ -241,7 +243,8 @@ skade_load_table_as_of(PG_FUNCTION_ARGS)
 						   timestamptz_to_str(ms_to_timestamptz(log[0].timestamp_ms))) :
 				 errdetail("Its snapshot log is empty.")));
 	return load_at(fcinfo, catalog, ns, name, log[lo - 1].snapshot_id,
-				   ms_to_timestamptz(log[lo - 1].timestamp_ms), true);
+				   ms_to_timestamptz(log[lo - 1].timestamp_ms), true,
+				   SkadeSnapshotsMode(SkadeTextArg(fcinfo, 4, "snapshots")));
 }
 
 /*
@@ -293,7 +296,7 @@ skade_index_check(PG_FUNCTION_ARGS)
 /* Resolve one snapshot of one table and return its row. */
 static Datum
 load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns, const char *name,
-		int64 snapshot_id, TimestampTz made_current_at, bool with_time)
+		int64 snapshot_id, TimestampTz made_current_at, bool with_time, int want)
 {
 	SnapshotHit hit;
 	bool		isnull = false;
@@ -318,8 +321,13 @@ load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns, const char
 	if (with_time)
 		values[c++] = TimestampTzGetDatum(made_current_at);
 	values[c++] = CStringGetTextDatum(hit.location);
-	L0Fetch(hit.location, L0_WANT_JSON, &r);
-	values[c++] = PointerGetDatum(r.json);
+	if (want == 0)
+		nulls[c++] = true;
+	else
+	{
+		L0Fetch(hit.location, want, &r);
+		values[c++] = PointerGetDatum(r.json);
+	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
