@@ -122,6 +122,8 @@ WHERE catalog_name = 'b' AND table_namespace = 'bench' AND table_name = 't' || :
       WHERE catalog_name = 'b' AND table_namespace = 'bench' AND table_name = 't' || :t)
   AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL);
 SQL
+# let statements of the timed runs that outlived their pgbench finish first
+pg "$PORT" -Atq -c "DO \$\$BEGIN WHILE (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()) > 0 LOOP PERFORM pg_sleep(0.1); END LOOP; END\$\$"
 start_seq=$(pg "$PORT" -Atc "SELECT max(seq) FROM skade.commit_log")
 pgbench -h 127.0.0.1 -p "$PORT" -U postgres -n -M prepared -c 16 -j 2 -t "$PER_CLIENT" \
     --max-tries=100000 -f "$OUT/c_api.sql" -f "$OUT/c_jdbc.sql" postgres >"$OUT/correct.log" 2>&1
@@ -129,8 +131,10 @@ grep -E '^(number of transactions actually processed|number of transactions retr
 api_txns=$(sed -n '/c_api.sql/,/transactions/s/^ - \([0-9]*\) transactions.*/\1/p' "$OUT/correct.log" | head -1)
 pg "$PORT" -At -F ' ' <<SQL | while read -r k v; do printf '  %-44s %s\n' "$k" "$v"; done
 SELECT 'api_transactions(pgbench)', '$api_txns';
-SELECT 'api_commits_logged', count(*) FROM skade.commit_log WHERE seq > $start_seq AND source = 'api';
-SELECT 'jdbc_commits_logged', count(*) FROM skade.commit_log WHERE seq > $start_seq AND source = 'sql';
+SELECT 'api_commits_logged', count(*) FROM skade.commit_log WHERE seq > $start_seq AND source = 'api' AND metadata_location LIKE 'ca%';
+SELECT 'jdbc_commits_logged', count(*) FROM skade.commit_log WHERE seq > $start_seq AND source = 'sql' AND metadata_location LIKE 'cj%';
+SELECT 'mislabelled_log_rows', count(*) FROM skade.commit_log WHERE seq > $start_seq
+  AND ((source = 'api') <> (metadata_location LIKE 'ca%'));
 SELECT 'lost_updates(commit_not_continuing_chain)', count(*) FROM (
     SELECT op, previous_metadata_location,
            lag(metadata_location) OVER (PARTITION BY table_name ORDER BY seq) AS before
