@@ -305,6 +305,50 @@ L0FetchJsonPinned(const char *location, bool refs)
 	return r.json;
 }
 
+/*
+ * L0VisitSummary
+ *		Run visitor on the parsed summary of location without copying it: on
+ *		a hit, in place under the cache's shared lock (so the visitor must be
+ *		short and must not error), else on a freshly read copy.  For lookups
+ *		that need a few entries of a large summary, e.g. a binary search.
+ */
+void
+L0VisitSummary(const char *location, L0SummaryVisitor visitor, void *arg)
+{
+	uint64		key = location_key(location);
+	L0Result	r;
+
+	if (l0 != NULL)
+	{
+		L0Entry    *entry;
+		bool		done = false;
+
+		l0_attach();
+		LWLockAcquire(&l0->lock, LW_SHARED);
+		entry = hash_search(l0_index, &key, HASH_FIND, NULL);
+		if (entry && entry->state == L0_READY)
+		{
+			const SkadeMeta *meta = dsa_get_address(l0_area, entry->blob);
+
+			if (strcmp(((const char *) meta) + meta->location, location) == 0)
+			{
+				pg_atomic_write_u64(&entry->last_used, pg_atomic_fetch_add_u64(&l0->tick, 1));
+				visitor(meta, arg);
+				done = true;
+			}
+		}
+		LWLockRelease(&l0->lock);
+		if (done)
+		{
+			pg_atomic_fetch_add_u64(&l0->hits, 1);
+			return;
+		}
+	}
+	L0Fetch(location, L0_WANT_SUMMARY, &r);
+	visitor(r.summary, arg);
+	pfree(r.summary);
+}
+
 /* Unpin everything this backend pinned (end of transaction, or exit). */
 static void
 release_pins(void)

@@ -31,7 +31,11 @@ typedef void (*L0JsonConsumer) (struct varlena *json, void *arg);
 extern Size L0ShmemSize(void);
 extern void L0ShmemInit(void);
 extern void L0Fetch(const char *location, int want, L0Result *result);
+/* runs on the summary in place; must copy what it keeps and do nothing else */
+typedef void (*L0SummaryVisitor) (const SkadeMeta *meta, void *arg);
+
 extern struct varlena *L0FetchJsonPinned(const char *location, bool refs);
+extern void L0VisitSummary(const char *location, L0SummaryVisitor visitor, void *arg);
 extern void L0FetchJson(const char *location, bool refs, L0JsonConsumer consumer,
 						void *arg);
 

@@ -444,6 +444,8 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 		const char *strings = SEG_AT(seg, seg->strings_off);
 		bool		stale = false;
 		int			base;
+		/* text datums of the tables answered so far, made once each */
+		Datum	   *tdatums = palloc0(sizeof(Datum) * 3 * (seg->ntables + 1));
 
 		for (base = 0; base < n; base += CHUNK)
 		{
@@ -462,6 +464,7 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 				int			k = base + q;
 				uint64		p = pos[q];
 				bool		hit;
+				const IndexTable *tb;
 
 				if (nulls && nulls[k])
 					continue;
@@ -474,31 +477,31 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 				hit = p < seg->n && keys[p] == ids[k];
 				if (!hit)
 					continue;	/* unknown */
-				if (hash_search(dirty_tables, &tables[payload[p].table].hash,
-								HASH_FIND, NULL) != NULL ||
-					(catalog && tables[payload[p].table].hash != want_table))
+				tb = &tables[payload[p].table];
+				if (hash_search(dirty_tables, &tb->hash, HASH_FIND, NULL) != NULL ||
+					(catalog && (tb->hash != want_table ||
+								 strcmp(strings + tb->catalog, catalog) != 0 ||
+								 strcmp(strings + tb->ns, ns) != 0 ||
+								 strcmp(strings + tb->name, name) != 0)))
 				{
+					/* changed since the build, or another table than asked for */
 					need_heap[k] = true;
 					continue;
 				}
-				/* copy out now: hash equality is not string equality */
+				if (tdatums[3 * payload[p].table] == (Datum) 0)
+				{
+					tdatums[3 * payload[p].table] = CStringGetTextDatum(strings + tb->catalog);
+					tdatums[3 * payload[p].table + 1] = CStringGetTextDatum(strings + tb->ns);
+					tdatums[3 * payload[p].table + 2] = CStringGetTextDatum(strings + tb->name);
+				}
 				hits[k].found = true;
-				hits[k].catalog = pstrdup(strings + tables[payload[p].table].catalog);
-				hits[k].ns = pstrdup(strings + tables[payload[p].table].ns);
-				hits[k].name = pstrdup(strings + tables[payload[p].table].name);
-				hits[k].location = pstrdup(strings + payload[p].location);
+				hits[k].catalog = tdatums[3 * payload[p].table];
+				hits[k].ns = tdatums[3 * payload[p].table + 1];
+				hits[k].name = tdatums[3 * payload[p].table + 2];
+				hits[k].location = CStringGetTextDatum(strings + payload[p].location);
 			}
 			LWLockRelease(&ix->lock);
 		}
-		/* a restricted lookup must name exactly the requested table */
-		for (i = 0; catalog && i < n; i++)
-			if (hits[i].found &&
-				(strcmp(hits[i].catalog, catalog) != 0 || strcmp(hits[i].ns, ns) != 0 ||
-				 strcmp(hits[i].name, name) != 0))
-			{
-				hits[i].found = false;
-				need_heap[i] = true;
-			}
 	}
 
 	/* the heap, for everything the tree could not answer */

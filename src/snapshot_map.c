@@ -30,6 +30,7 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
@@ -71,19 +72,17 @@ static const struct
 	[M_TRUNCATE] = {
 		"DELETE FROM skade.snapshot_map", 0, {0}},
 	[M_RESOLVE] = {
-		"SELECT DISTINCT ON (q.ord) q.ord, m.catalog_name, m.table_namespace, m.table_name,"
-		" m.metadata_location"
+		"SELECT q.ord, m.catalog_name, m.table_namespace, m.table_name, m.metadata_location"
 		" FROM pg_catalog.unnest($1) WITH ORDINALITY q(id, ord)"
-		" JOIN skade.snapshot_map m ON m.snapshot_id = q.id"
-		" ORDER BY q.ord, m.made_current DESC, m.seq",
+		" CROSS JOIN LATERAL (SELECT * FROM skade.snapshot_map s WHERE s.snapshot_id = q.id"
+		" ORDER BY s.made_current DESC, s.seq LIMIT 1) m",
 		1, {INT8ARRAYOID}},
 	[M_RESOLVE_TABLE] = {
-		"SELECT DISTINCT ON (q.ord) q.ord, m.catalog_name, m.table_namespace, m.table_name,"
-		" m.metadata_location"
+		"SELECT q.ord, m.catalog_name, m.table_namespace, m.table_name, m.metadata_location"
 		" FROM pg_catalog.unnest($1) WITH ORDINALITY q(id, ord)"
-		" JOIN skade.snapshot_map m ON m.snapshot_id = q.id"
-		" AND m.catalog_name = $2 AND m.table_namespace = $3 AND m.table_name = $4"
-		" ORDER BY q.ord, m.made_current DESC, m.seq",
+		" CROSS JOIN LATERAL (SELECT * FROM skade.snapshot_map s WHERE s.snapshot_id = q.id"
+		" AND s.catalog_name = $2 AND s.table_namespace = $3 AND s.table_name = $4"
+		" ORDER BY s.made_current DESC, s.seq LIMIT 1) m",
 		4, {INT8ARRAYOID, TEXTOID, TEXTOID, TEXTOID}},
 };
 
@@ -216,11 +215,14 @@ SnapshotMapResolveHeap(const int64 *ids, const bool *nulls, int n,
 		int64		ord = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
 		SnapshotHit *h = &hits[ord - 1];
 
+		MemoryContext old = MemoryContextSwitchTo(caller);
+
 		h->found = true;
-		h->catalog = MemoryContextStrdup(caller, SPI_getvalue(tup, desc, 2));
-		h->ns = MemoryContextStrdup(caller, SPI_getvalue(tup, desc, 3));
-		h->name = MemoryContextStrdup(caller, SPI_getvalue(tup, desc, 4));
-		h->location = MemoryContextStrdup(caller, SPI_getvalue(tup, desc, 5));
+		h->catalog = datumCopy(SPI_getbinval(tup, desc, 2, &isnull), false, -1);
+		h->ns = datumCopy(SPI_getbinval(tup, desc, 3, &isnull), false, -1);
+		h->name = datumCopy(SPI_getbinval(tup, desc, 4, &isnull), false, -1);
+		h->location = datumCopy(SPI_getbinval(tup, desc, 5, &isnull), false, -1);
+		MemoryContextSwitchTo(old);
 	}
 	SPI_finish();
 }

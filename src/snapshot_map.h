@@ -14,14 +14,14 @@
 #include "datatype/timestamp.h"
 #include "metadata_json.h"
 
-/* One resolved snapshot (strings palloc'd) */
+/* One resolved snapshot: text datums, palloc'd (tables may share theirs) */
 typedef struct SnapshotHit
 {
 	bool		found;
-	char	   *catalog;
-	char	   *ns;
-	char	   *name;
-	char	   *location;
+	Datum		catalog;
+	Datum		ns;
+	Datum		name;
+	Datum		location;
 } SnapshotHit;
 
 /* write side: the commit-log trigger (runs as the log's owner) */

@@ -19,6 +19,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "datatype/timestamp.h"
 #include "fmgr.h"
@@ -55,6 +56,20 @@ static Datum load_at(FunctionCallInfo fcinfo, const char *catalog, const char *n
 					 const char *name, int64 snapshot_id, TimestampTz made_current_at,
 					 bool with_time, int want);
 static TimestampTz ms_to_timestamptz(int64 ms);
+
+/* a binary search of a snapshot log, run in place on the cached summary */
+typedef struct LogSearch
+{
+	int64		ts_ms;			/* in: find the last entry at or before this */
+	bool		found;			/* out */
+	int64		snapshot_id;
+	int64		timestamp_ms;
+	uint32		nlog;
+	int64		first_ms;
+} LogSearch;
+
+static void search_log(const SkadeMeta *meta, void *arg);
+static bool text_eq(Datum a, Datum b);
 static int64 timestamptz_to_ms(TimestampTz ts);
 
 /*
@@ -94,13 +109,10 @@ emit_row(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg)
 	bool		nulls[5] = {isnull, !h->found, !h->found, !h->found, !h->found};
 
 	values[0] = Int64GetDatum(id);
-	if (h->found)
-	{
-		values[1] = CStringGetTextDatum(h->catalog);
-		values[2] = CStringGetTextDatum(h->ns);
-		values[3] = CStringGetTextDatum(h->name);
-		values[4] = CStringGetTextDatum(h->location);
-	}
+	values[1] = h->catalog;
+	values[2] = h->ns;
+	values[3] = h->name;
+	values[4] = h->location;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -195,12 +207,8 @@ skade_load_table_as_of(PG_FUNCTION_ARGS)
 	char	   *name = SkadeTextArg(fcinfo, 1, "name");
 	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3));
 	TimestampTz ts;
-	int64		ts_ms;
 	StoreTable	t;
-	L0Result	r;
-	const SkadeMetaLogEntry *log;
-	int64		lo,
-				hi;
+	LogSearch	search;
 
 	SkadeRequireShared();
 	SkadeCheckNamespace(ns);
@@ -216,34 +224,20 @@ skade_load_table_as_of(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("table \"%s.%s\" has no metadata location", ns, name)));
-	L0Fetch(t.metadata_location, L0_WANT_SUMMARY, &r);
-	log = SkadeMetaLog(r.summary);
-	ts_ms = TIMESTAMP_NOT_FINITE(ts) ? (TIMESTAMP_IS_NOBEGIN(ts) ? PG_INT64_MIN : PG_INT64_MAX)
+	search.ts_ms = TIMESTAMP_NOT_FINITE(ts) ? (TIMESTAMP_IS_NOBEGIN(ts) ? PG_INT64_MIN : PG_INT64_MAX)
 		: timestamptz_to_ms(ts);
-
-	/* the last log entry at or before ts */
-	lo = 0;
-	hi = r.summary->nlog;
-	while (lo < hi)
-	{
-		int64		mid = lo + (hi - lo) / 2;
-
-		if (log[mid].timestamp_ms <= ts_ms)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	L0VisitSummary(t.metadata_location, search_log, &search);
+	if (!search.found)
 		ereport(ERROR,
 				(errcode(ERRCODE_NO_DATA_FOUND),
 				 errmsg("table \"%s.%s\" had no snapshot at %s", ns, name,
 						timestamptz_to_str(ts)),
-				 r.summary->nlog > 0 ?
+				 search.nlog > 0 ?
 				 errdetail("Its snapshot log starts at %s.",
-						   timestamptz_to_str(ms_to_timestamptz(log[0].timestamp_ms))) :
+						   timestamptz_to_str(ms_to_timestamptz(search.first_ms))) :
 				 errdetail("Its snapshot log is empty.")));
-	return load_at(fcinfo, catalog, ns, name, log[lo - 1].snapshot_id,
-				   ms_to_timestamptz(log[lo - 1].timestamp_ms), true,
+	return load_at(fcinfo, catalog, ns, name, search.snapshot_id,
+				   ms_to_timestamptz(search.timestamp_ms), true,
 				   SkadeSnapshotsMode(SkadeTextArg(fcinfo, 4, "snapshots")));
 }
 
@@ -282,16 +276,51 @@ skade_index_check(PG_FUNCTION_ARGS)
 		if (routed[i].found != heap[i].found)
 			mismatches++;
 		else if (routed[i].found &&
-				 (strcmp(routed[i].catalog, heap[i].catalog) != 0 ||
-				  strcmp(routed[i].ns, heap[i].ns) != 0 ||
-				  strcmp(routed[i].name, heap[i].name) != 0 ||
-				  strcmp(routed[i].location, heap[i].location) != 0))
+				 (!text_eq(routed[i].catalog, heap[i].catalog) ||
+				  !text_eq(routed[i].ns, heap[i].ns) ||
+				  !text_eq(routed[i].name, heap[i].name) ||
+				  !text_eq(routed[i].location, heap[i].location)))
 			mismatches++;
 	}
 	PG_RETURN_INT64(mismatches);
 }
 
 /* ---------------------------------------------------------------- helpers */
+
+/* byte equality of two text datums, whatever their header form */
+static bool
+text_eq(Datum a, Datum b)
+{
+	return DatumGetBool(DirectFunctionCall2Coll(texteq, C_COLLATION_OID, a, b));
+}
+
+/* L0SummaryVisitor: O(log n) over the snapshot log, which is in time order */
+static void
+search_log(const SkadeMeta *meta, void *arg)
+{
+	LogSearch  *s = (LogSearch *) arg;
+	const SkadeMetaLogEntry *log = SkadeMetaLog(meta);
+	uint32		lo = 0;
+	uint32		hi = meta->nlog;
+
+	while (lo < hi)
+	{
+		uint32		mid = lo + (hi - lo) / 2;
+
+		if (log[mid].timestamp_ms <= s->ts_ms)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	s->nlog = meta->nlog;
+	s->first_ms = meta->nlog > 0 ? log[0].timestamp_ms : 0;
+	s->found = lo > 0;
+	if (s->found)
+	{
+		s->snapshot_id = log[lo - 1].snapshot_id;
+		s->timestamp_ms = log[lo - 1].timestamp_ms;
+	}
+}
 
 /* Resolve one snapshot of one table and return its row. */
 static Datum
@@ -320,12 +349,12 @@ load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns, const char
 	values[c++] = Int64GetDatum(snapshot_id);
 	if (with_time)
 		values[c++] = TimestampTzGetDatum(made_current_at);
-	values[c++] = CStringGetTextDatum(hit.location);
+	values[c++] = hit.location;
 	if (want == 0)
 		nulls[c++] = true;
 	else
 	{
-		L0Fetch(hit.location, want, &r);
+		L0Fetch(TextDatumGetCString(hit.location), want, &r);
 		values[c++] = PointerGetDatum(r.json);
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
