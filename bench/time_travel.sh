@@ -89,7 +89,7 @@ echo
 echo "P4: load_table_as_of on a table with 100k snapshots (89 MB of metadata) vs a linear walk of its snapshot log"
 pg "$PORT" -Atq -c "SELECT count(*) FROM skade.history('b', 'big')" >/dev/null   # warm the cache
 # 90% into the log: the client's walk covers 90,000 entries
-TS="to_timestamp((1700000000000 + 90000 * 60000) / 1000.0)"
+TS="to_timestamp((1700000000000 + 90000::bigint * 60000) / 1000.0)"
 asof=$(lat "SELECT snapshot_id FROM skade.load_table_as_of('b', 'big', $TS, snapshots => 'none');")
 walk_sql=$(lat "SELECT snapshot_id FROM skade.history('b', 'big') WHERE made_current_at <= $TS ORDER BY made_current_at DESC LIMIT 1;")
 python3 - "$FILES" "$asof" "$walk_sql" <<'PY'
