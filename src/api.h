@@ -12,10 +12,17 @@
 #define SKADE_API_H
 
 #include "catalog_store.h"
+#include "datatype/timestamp.h"
+#include "fmgr.h"
 
 extern bool SkadeLookupTable(const char *catalog, const char *ns, const char *name,
 							 StoreTable *t);
 extern int	SkadeSnapshotsMode(const char *mode);
+extern void SkadeTableArgs(FunctionCallInfo fcinfo, int catalog_argno, const char **catalog,
+						   char **ns, char **name, StoreTable *t);
+extern const char *SkadeRequireMetadataLocation(const char *ns, const char *name,
+												const StoreTable *t);
+extern TimestampTz SkadeMsToTimestamptz(int64 ms);
 extern void SkadeRequireNamespace(const char *catalog, const char *ns);
 extern void SkadeReportMissingNamespace(const char *catalog, const char *ns) pg_attribute_noreturn();
 extern void SkadeReportMissingTable(const char *catalog, const char *ns,

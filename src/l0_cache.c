@@ -125,6 +125,7 @@ static void abandon_fill(void);
 static void abandon_fill_at_exit(int code, Datum arg);
 static bool evict_one(void);
 static void release_pins(void);
+static const SkadeMeta *find_ready(uint64 key, const char *location, L0Entry **entry_out);
 static void l0_xact_callback(XactEvent event, void *arg);
 
 /* ---------------------------------------------------------------- sizing */
@@ -273,25 +274,21 @@ L0FetchJsonPinned(const char *location, bool refs)
 
 	if (l0 != NULL)
 	{
+		const SkadeMeta *meta;
+
 		l0_attach();
 		LWLockAcquire(&l0->lock, LW_SHARED);
-		entry = hash_search(l0_index, &key, HASH_FIND, NULL);
-		if (entry && entry->state == L0_READY)
+		meta = find_ready(key, location, &entry);
+		if (meta)
 		{
-			const SkadeMeta *meta = dsa_get_address(l0_area, entry->blob);
+			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
 
-			if (strcmp(((const char *) meta) + meta->location, location) == 0)
-			{
-				MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-				/* remember the pin first: an ERROR in lappend must not leak it */
-				pinned = lappend(pinned, entry);
-				pg_atomic_fetch_add_u32(&entry->pins, 1);
-				MemoryContextSwitchTo(old);
-				pg_atomic_write_u64(&entry->last_used, pg_atomic_fetch_add_u64(&l0->tick, 1));
-				result = (struct varlena *) (((const char *) meta) +
-											 (refs ? meta->refs_json_off : meta->json_off));
-			}
+			/* remember the pin first: an ERROR in lappend must not leak it */
+			pinned = lappend(pinned, entry);
+			pg_atomic_fetch_add_u32(&entry->pins, 1);
+			MemoryContextSwitchTo(old);
+			result = (struct varlena *) (((const char *) meta) +
+										 (refs ? meta->refs_json_off : meta->json_off));
 		}
 		LWLockRelease(&l0->lock);
 		if (result)
@@ -321,21 +318,16 @@ L0VisitSummary(const char *location, L0SummaryVisitor visitor, void *arg)
 	if (l0 != NULL)
 	{
 		L0Entry    *entry;
+		const SkadeMeta *meta;
 		bool		done = false;
 
 		l0_attach();
 		LWLockAcquire(&l0->lock, LW_SHARED);
-		entry = hash_search(l0_index, &key, HASH_FIND, NULL);
-		if (entry && entry->state == L0_READY)
+		meta = find_ready(key, location, &entry);
+		if (meta)
 		{
-			const SkadeMeta *meta = dsa_get_address(l0_area, entry->blob);
-
-			if (strcmp(((const char *) meta) + meta->location, location) == 0)
-			{
-				pg_atomic_write_u64(&entry->last_used, pg_atomic_fetch_add_u64(&l0->tick, 1));
-				visitor(meta, arg);
-				done = true;
-			}
+			visitor(meta, arg);
+			done = true;
 		}
 		LWLockRelease(&l0->lock);
 		if (done)
@@ -347,6 +339,26 @@ L0VisitSummary(const char *location, L0SummaryVisitor visitor, void *arg)
 	L0Fetch(location, L0_WANT_SUMMARY, &r);
 	visitor(r.summary, arg);
 	pfree(r.summary);
+}
+
+/*
+ * The READY entry holding location, touched for LRU; NULL if there is none
+ * (or a different location hashed alike).  Caller holds the lock.
+ */
+static const SkadeMeta *
+find_ready(uint64 key, const char *location, L0Entry **entry_out)
+{
+	L0Entry    *entry = hash_search(l0_index, &key, HASH_FIND, NULL);
+	const SkadeMeta *meta;
+
+	*entry_out = entry;
+	if (entry == NULL || entry->state != L0_READY)
+		return NULL;
+	meta = dsa_get_address(l0_area, entry->blob);
+	if (strcmp(((const char *) meta) + meta->location, location) != 0)
+		return NULL;
+	pg_atomic_write_u64(&entry->last_used, pg_atomic_fetch_add_u64(&l0->tick, 1));
+	return meta;
 }
 
 /* Unpin everything this backend pinned (end of transaction, or exit). */

@@ -39,7 +39,6 @@ typedef struct IdIndex
 } IdIndex;
 
 static SkadeMeta *table_summary(FunctionCallInfo fcinfo);
-static TimestampTz ms_to_timestamptz(int64 ms);
 static IdIndex *index_snapshots(const SkadeMeta *m);
 static int	find_snapshot(const IdIndex *idx, int n, int64 id);
 static bool *current_ancestors(const SkadeMeta *m, const IdIndex *idx);
@@ -69,7 +68,7 @@ skade_snapshots(PG_FUNCTION_ARGS)
 		nulls[1] = s->parent_id == SKADE_NO_SNAPSHOT;
 		values[1] = Int64GetDatum(s->parent_id);
 		values[2] = Int64GetDatum(s->sequence_number);
-		values[3] = TimestampTzGetDatum(ms_to_timestamptz(s->timestamp_ms));
+		values[3] = TimestampTzGetDatum(SkadeMsToTimestamptz(s->timestamp_ms));
 		nulls[4] = s->operation == 0;
 		values[4] = nulls[4] ? (Datum) 0 : CStringGetTextDatum(SkadeMetaStr(m, s->operation));
 		nulls[5] = s->manifest_list == 0;
@@ -142,7 +141,7 @@ skade_history(PG_FUNCTION_ARGS)
 		bool		nulls[4] = {0};
 		int			pos = find_snapshot(idx, m->nsnapshots, log[i].snapshot_id);
 
-		values[0] = TimestampTzGetDatum(ms_to_timestamptz(log[i].timestamp_ms));
+		values[0] = TimestampTzGetDatum(SkadeMsToTimestamptz(log[i].timestamp_ms));
 		values[1] = Int64GetDatum(log[i].snapshot_id);
 		nulls[2] = pos < 0 || snaps[pos].parent_id == SKADE_NO_SNAPSHOT;
 		values[2] = nulls[2] ? (Datum) 0 : Int64GetDatum(snaps[pos].parent_id);
@@ -158,27 +157,20 @@ skade_history(PG_FUNCTION_ARGS)
 static SkadeMeta *
 table_summary(FunctionCallInfo fcinfo)
 {
-	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
-	char	   *name = SkadeTextArg(fcinfo, 1, "name");
-	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
+	const char *catalog;
+	char	   *ns;
+	char	   *name;
 	StoreTable	t;
 	L0Result	r;
 
-	SkadeRequireShared();
-	SkadeCheckNamespace(ns);
-	SkadeCheckName(name, "table");
-	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
-		SkadeReportMissingTable(catalog, ns, name);
-	if (t.metadata_location == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("table \"%s.%s\" has no metadata location", ns, name)));
-	L0Fetch(t.metadata_location, L0_WANT_SUMMARY, &r);
+	SkadeTableArgs(fcinfo, 2, &catalog, &ns, &name, &t);
+	L0Fetch(SkadeRequireMetadataLocation(ns, name, &t), L0_WANT_SUMMARY, &r);
 	return r.summary;
 }
 
-static TimestampTz
-ms_to_timestamptz(int64 ms)
+/* Iceberg's milliseconds since the epoch as a timestamptz */
+TimestampTz
+SkadeMsToTimestamptz(int64 ms)
 {
 	return (TimestampTz) (ms * 1000 -
 						  ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY));

@@ -115,6 +115,7 @@ static void mirror_xact_callback(XactEvent event, void *arg);
 static void mirror_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 									SubTransactionId parentSubid, void *arg);
 static void end_pending(bool commit, bool drop_entries);
+static void invalidate_all(void);
 
 /* ---------------------------------------------------------------- setup */
 
@@ -332,12 +333,21 @@ MirrorNoteTruncate(void)
 void
 MirrorFlush(void)
 {
-	HASH_SEQ_STATUS status;
-	MirrorEntry *e;
-
 	if (l1 == NULL)
 		return;
 	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
+	invalidate_all();
+	pg_atomic_fetch_add_u64(&l1->epoch, 1);
+	LWLockRelease(&l1->lock);
+}
+
+/* Invalidate every entry; caller holds the lock exclusively. */
+static void
+invalidate_all(void)
+{
+	HASH_SEQ_STATUS status;
+	MirrorEntry *e;
+
 	hash_seq_init(&status, l1_index);
 	while ((e = hash_seq_search(&status)) != NULL)
 	{
@@ -347,8 +357,6 @@ MirrorFlush(void)
 		if (e->changing == 0)
 			hash_search(l1_index, e->key, HASH_REMOVE, NULL);
 	}
-	pg_atomic_fetch_add_u64(&l1->epoch, 1);
-	LWLockRelease(&l1->lock);
 }
 
 void
@@ -431,19 +439,7 @@ end_pending(bool commit, bool drop_entries)
 		{
 			l1->global_changing--;
 			if (p->truncate && commit && !p->aborted)
-			{
-				HASH_SEQ_STATUS status;
-
-				hash_seq_init(&status, l1_index);
-				while ((e = hash_seq_search(&status)) != NULL)
-				{
-					if (e->valid)
-						l1->entries--;
-					e->valid = false;
-					if (e->changing == 0)
-						hash_search(l1_index, e->key, HASH_REMOVE, NULL);
-				}
-			}
+				invalidate_all();
 			continue;
 		}
 		e = hash_search(l1_index, p->key, HASH_FIND, NULL);

@@ -443,6 +443,8 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 		const IndexTable *tables = (const IndexTable *) SEG_AT(seg, seg->tables_off);
 		const char *strings = SEG_AT(seg, seg->strings_off);
 		bool		stale = false;
+		bool		any_dirty_ids;
+		bool		any_dirty_tables;
 		int			base;
 		/* text datums of the tables answered so far, made once each */
 		Datum	   *tdatums = palloc0(sizeof(Datum) * 3 * (seg->ntables + 1));
@@ -453,7 +455,16 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 			int			q;
 
 			STree64LowerBoundBatch(tree, ids + base, pos, cnt);
+			/* the payload and strings are random accesses too: prefetch them */
+			for (q = 0; q < cnt; q++)
+				if (pos[q] < seg->n)
+					__builtin_prefetch(&payload[pos[q]]);
+			for (q = 0; q < cnt; q++)
+				if (pos[q] < seg->n)
+					__builtin_prefetch(strings + payload[pos[q]].location);
 			LWLockAcquire(&ix->lock, LW_SHARED);
+			any_dirty_ids = ix->ndirty_ids > 0;
+			any_dirty_tables = ix->ndirty_tables > 0;
 			/*
 			 * The dirty marks describe the current generation only: a newer
 			 * one has dropped the marks that ours still needed.
@@ -469,7 +480,7 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 				if (nulls && nulls[k])
 					continue;
 				if (stale || ix->all_dirty ||
-					hash_search(dirty_ids, &ids[k], HASH_FIND, NULL) != NULL)
+					(any_dirty_ids && hash_search(dirty_ids, &ids[k], HASH_FIND, NULL) != NULL))
 				{
 					need_heap[k] = true;
 					continue;
@@ -478,7 +489,7 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 				if (!hit)
 					continue;	/* unknown */
 				tb = &tables[payload[p].table];
-				if (hash_search(dirty_tables, &tb->hash, HASH_FIND, NULL) != NULL ||
+				if ((any_dirty_tables && hash_search(dirty_tables, &tb->hash, HASH_FIND, NULL) != NULL) ||
 					(catalog && (tb->hash != want_table ||
 								 strcmp(strings + tb->catalog, catalog) != 0 ||
 								 strcmp(strings + tb->ns, ns) != 0 ||

@@ -129,20 +129,15 @@ skade_register_table(PG_FUNCTION_ARGS)
 Datum
 skade_load_table(PG_FUNCTION_ARGS)
 {
-	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
-	char	   *name = SkadeTextArg(fcinfo, 1, "name");
-	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
-	char	   *mode = SkadeTextArg(fcinfo, 3, "snapshots");
-	int			want = SkadeSnapshotsMode(mode);
+	int			want = SkadeSnapshotsMode(SkadeTextArg(fcinfo, 3, "snapshots"));
+	const char *catalog;
+	char	   *ns;
+	char	   *name;
 	StoreTable	t;
 	TupleDesc	tupdesc;
 	LoadResult	result;
 
-	SkadeRequireShared();
-	check_table_ident(ns, name);
-
-	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
-		SkadeReportMissingTable(catalog, ns, name);
+	SkadeTableArgs(fcinfo, 2, &catalog, &ns, &name, &t);
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -173,17 +168,14 @@ skade_load_table(PG_FUNCTION_ARGS)
 Datum
 skade_table_metadata(PG_FUNCTION_ARGS)
 {
-	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
-	char	   *name = SkadeTextArg(fcinfo, 1, "name");
-	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
 	int			want = SkadeSnapshotsMode(SkadeTextArg(fcinfo, 3, "snapshots"));
+	const char *catalog;
+	char	   *ns;
+	char	   *name;
 	StoreTable	t;
 	struct varlena *json = NULL;
 
-	SkadeRequireShared();
-	check_table_ident(ns, name);
-	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
-		SkadeReportMissingTable(catalog, ns, name);
+	SkadeTableArgs(fcinfo, 2, &catalog, &ns, &name, &t);
 	if (want == 0 || t.metadata_location == NULL)
 		PG_RETURN_NULL();
 	/* read-only, pinned in the cache until the end of the transaction */
@@ -230,6 +222,36 @@ skade_table_exists(PG_FUNCTION_ARGS)
 	SkadeRequireShared();
 	check_table_ident(ns, name);
 	PG_RETURN_BOOL(SkadeLookupTable(catalog, ns, name, &t) && !t.is_view);
+}
+
+/*
+ * SkadeTableArgs
+ *		The (namespace, name) of arguments 0 and 1 and the catalog of argument
+ *		catalog_argno, checked, and the table's row (mirror or heap); a
+ *		missing table or a view is an error.
+ */
+void
+SkadeTableArgs(FunctionCallInfo fcinfo, int catalog_argno, const char **catalog,
+			   char **ns, char **name, StoreTable *t)
+{
+	*ns = SkadeTextArg(fcinfo, 0, "namespace");
+	*name = SkadeTextArg(fcinfo, 1, "name");
+	*catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, catalog_argno));
+	SkadeRequireShared();
+	check_table_ident(*ns, *name);
+	if (!SkadeLookupTable(*catalog, *ns, *name, t) || t->is_view)
+		SkadeReportMissingTable(*catalog, *ns, *name);
+}
+
+/* The table's metadata location, or an error if it has none. */
+const char *
+SkadeRequireMetadataLocation(const char *ns, const char *name, const StoreTable *t)
+{
+	if (t->metadata_location == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s.%s\" has no metadata location", ns, name)));
+	return t->metadata_location;
 }
 
 /*

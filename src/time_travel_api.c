@@ -55,7 +55,6 @@ static void emit_row(int64 ord, bool isnull, int64 id, const SnapshotHit *h, voi
 static Datum load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns,
 					 const char *name, int64 snapshot_id, TimestampTz made_current_at,
 					 bool with_time, int want);
-static TimestampTz ms_to_timestamptz(int64 ms);
 
 /* a binary search of a snapshot log, run in place on the cached summary */
 typedef struct LogSearch
@@ -168,15 +167,12 @@ resolve_chunked(ArrayType *arr, const char *catalog, const char *ns, const char 
 Datum
 skade_load_table_at(PG_FUNCTION_ARGS)
 {
-	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
-	char	   *name = SkadeTextArg(fcinfo, 1, "name");
-	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3));
+	const char *catalog;
+	char	   *ns;
+	char	   *name;
 	int64		snapshot_id;
 	StoreTable	t;
 
-	SkadeRequireShared();
-	SkadeCheckNamespace(ns);
-	SkadeCheckName(name, "table");
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -187,8 +183,7 @@ skade_load_table_at(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("snapshot id " INT64_FORMAT " is negative", snapshot_id),
 				 errdetail("Iceberg snapshot ids are non-negative.")));
-	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
-		SkadeReportMissingTable(catalog, ns, name);
+	SkadeTableArgs(fcinfo, 3, &catalog, &ns, &name, &t);
 	return load_at(fcinfo, catalog, ns, name, snapshot_id, 0, false,
 				   SkadeSnapshotsMode(SkadeTextArg(fcinfo, 4, "snapshots")));
 }
@@ -203,27 +198,20 @@ skade_load_table_at(PG_FUNCTION_ARGS)
 Datum
 skade_load_table_as_of(PG_FUNCTION_ARGS)
 {
-	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
-	char	   *name = SkadeTextArg(fcinfo, 1, "name");
-	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3));
+	const char *catalog;
+	char	   *ns;
+	char	   *name;
 	TimestampTz ts;
 	StoreTable	t;
 	LogSearch	search;
 
-	SkadeRequireShared();
-	SkadeCheckNamespace(ns);
-	SkadeCheckName(name, "table");
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("ts must not be NULL")));
 	ts = PG_GETARG_TIMESTAMPTZ(2);
-	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
-		SkadeReportMissingTable(catalog, ns, name);
-	if (t.metadata_location == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("table \"%s.%s\" has no metadata location", ns, name)));
+	SkadeTableArgs(fcinfo, 3, &catalog, &ns, &name, &t);
+	(void) SkadeRequireMetadataLocation(ns, name, &t);
 	search.ts_ms = TIMESTAMP_NOT_FINITE(ts) ? (TIMESTAMP_IS_NOBEGIN(ts) ? PG_INT64_MIN : PG_INT64_MAX)
 		: timestamptz_to_ms(ts);
 	L0VisitSummary(t.metadata_location, search_log, &search);
@@ -234,10 +222,10 @@ skade_load_table_as_of(PG_FUNCTION_ARGS)
 						timestamptz_to_str(ts)),
 				 search.nlog > 0 ?
 				 errdetail("Its snapshot log starts at %s.",
-						   timestamptz_to_str(ms_to_timestamptz(search.first_ms))) :
+						   timestamptz_to_str(SkadeMsToTimestamptz(search.first_ms))) :
 				 errdetail("Its snapshot log is empty.")));
 	return load_at(fcinfo, catalog, ns, name, search.snapshot_id,
-				   ms_to_timestamptz(search.timestamp_ms), true,
+				   SkadeMsToTimestamptz(search.timestamp_ms), true,
 				   SkadeSnapshotsMode(SkadeTextArg(fcinfo, 4, "snapshots")));
 }
 
@@ -358,13 +346,6 @@ load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns, const char
 		values[c++] = PointerGetDatum(r.json);
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
-}
-
-static TimestampTz
-ms_to_timestamptz(int64 ms)
-{
-	return (TimestampTz) (ms * 1000 -
-						  ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY));
 }
 
 /* the last millisecond at or before ts */
