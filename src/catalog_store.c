@@ -498,14 +498,16 @@ store_connect(void)
 void
 StoreRequireAttached(void)
 {
-	if (attached_checked)
+	if (attached_checked && !mirror_flush_needed)
 		return;
+	if (!attached_checked)
+		check_attached();
+	/* after the check: an invalidation it processed must flush too */
 	if (mirror_flush_needed)
 	{
-		MirrorFlush();
 		mirror_flush_needed = false;
+		MirrorFlush();
 	}
-	check_attached();
 }
 
 /*

@@ -398,6 +398,9 @@ commit_log_relid(void)
 {
 	static bool callback_registered = false;
 	HeapTuple	tp;
+	Oid			relid;
+	Oid			owner;
+	Oid			seq;
 
 	if (OidIsValid(cached_log_relid))
 		return cached_log_relid;
@@ -406,24 +409,37 @@ commit_log_relid(void)
 		CacheRegisterSyscacheCallback(RELOID, log_owner_invalidate, (Datum) 0);
 		callback_registered = true;
 	}
-	cached_log_relid = get_relname_relid("commit_log", get_namespace_oid("skade", false));
-	if (!OidIsValid(cached_log_relid))
+	/*
+	 * Work in locals: the catalog lookups below may process invalidations,
+	 * which reset the cache through log_owner_invalidate.
+	 */
+	relid = get_relname_relid("commit_log", get_namespace_oid("skade", false));
+	if (!OidIsValid(relid))
 		elog(ERROR, "skade.commit_log is missing");
-	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(cached_log_relid));
+	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tp))
 		elog(ERROR, "skade.commit_log is missing");
-	cached_log_owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
 	ReleaseSysCache(tp);
-	cached_log_seq = getIdentitySequence(cached_log_relid, C_SEQ + 1, false);
-	return cached_log_relid;
+	seq = getIdentitySequence(relid, C_SEQ + 1, false);
+	cached_log_owner = owner;
+	cached_log_seq = seq;
+	cached_log_relid = relid;
+	return relid;
 }
 
 /* The role that owns skade.commit_log (the extension's installer). */
 Oid
 SkadeCatalogOwner(void)
 {
-	(void) commit_log_relid();
-	return cached_log_owner;
+	Oid			owner;
+
+	do
+	{
+		(void) commit_log_relid();
+		owner = cached_log_owner;
+	} while (!OidIsValid(cached_log_relid));
+	return owner;
 }
 
 static void
@@ -498,6 +514,7 @@ append_row(LogRow *row)
 	Datum		values[LOG_NCOLS];
 	bool		nulls[LOG_NCOLS];
 	NameData	role;
+	Oid			seq_relid;
 	int			i;
 
 	SkadeMeta  *meta = NULL;
@@ -512,11 +529,14 @@ append_row(LogRow *row)
 		set_arg(row, L_SNAPSHOT, Int64GetDatum(meta->current_snapshot_id), false);
 
 	rel = table_open(commit_log_relid(), RowExclusiveLock);
+	seq_relid = cached_log_seq;
+	if (!OidIsValid(cached_log_relid))
+		seq_relid = getIdentitySequence(RelationGetRelid(rel), C_SEQ + 1, false);
 	desc = RelationGetDescr(rel);
 	if (desc->natts != LOG_NCOLS)
 		elog(ERROR, "skade.commit_log has %d columns, expected %d", desc->natts, LOG_NCOLS);
 
-	last_seq = nextval_internal(cached_log_seq, false);
+	last_seq = nextval_internal(seq_relid, false);
 	values[C_SEQ] = Int64GetDatum(last_seq);
 	for (i = 0; i < LOG_NARGS; i++)
 	{

@@ -13,6 +13,11 @@ install_build_deps
 build_and_install
 log "starting a throwaway PostgreSQL on port $PORT (data in $DATA)"
 start_server "$DATA" "$PORT"
+# a real table written by Apache Iceberg's Java JdbcCatalog (data/clients/java)
+WH=/tmp/skade-fixtures/java
+mkdir -p "$WH" && cp -r "$SKADE_ROOT/data/clients/java/warehouse/." "$WH/" && chmod -R a+rX /tmp/skade-fixtures
+echo "skade.allowed_roots = '$WH'" >>"$DATA/postgresql.conf"
+as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null
 
 run() { printf '\n\033[36m%s\033[0m\n' "$1"; pg "$PORT" -c "$1"; }
 
@@ -33,6 +38,25 @@ pg "$PORT" -c "SELECT skade.commit_table('analytics.web', 'events', 'file:///war
 run "SELECT * FROM skade.load_table('analytics.web', 'events', snapshots => 'none')"
 log "the commit log: both paths, in order"
 run "SELECT seq, op, source, table_namespace || '.' || table_name AS tbl, metadata_location, committed_by FROM skade.commit_log ORDER BY seq"
+
+log "a real Iceberg table (written by Java JdbcCatalog): its five metadata files committed in order"
+files=( $(ls "$WH"/fixtures/events/metadata/*.metadata.json | sort) )
+run "SELECT skade.create_namespace('fixtures')"
+run "SELECT skade.register_table('fixtures', 'events', '${files[0]}')"
+for ((i = 1; i < ${#files[@]}; i++)); do
+    pg "$PORT" -q -c "SELECT skade.commit_table('fixtures', 'events', '${files[i-1]}', '${files[i]}')" >/dev/null
+done
+log "load_table: pointer and metadata, from shared memory (L1 pointer mirror + L0 metadata cache)"
+run "SELECT regexp_replace(metadata_location, '^.*/', '') AS file, metadata->>'format-version' AS v, metadata->>'table-uuid' AS uuid, metadata->>'current-snapshot-id' AS current, length(metadata::text) AS bytes FROM skade.load_table('fixtures', 'events')"
+run "SELECT snapshot_id, parent_id, sequence_number, committed_at, operation, summary->>'added-records' AS added, is_current FROM skade.snapshots('fixtures', 'events')"
+run "SELECT op, regexp_replace(metadata_location, '^.*/', '') AS file, snapshot_id FROM skade.commit_log WHERE table_name = 'events' ORDER BY seq"
+log "time travel through the STree64 index (built by the background worker, published in DSM)"
+run "SELECT skade.rebuild_index() AS generation"
+run "SELECT generation, entries, coverage, bytes, round(build_ms::numeric, 2) AS build_ms, implementation FROM skade.index_status()"
+run "SELECT r.snapshot_id, r.name, regexp_replace(r.metadata_location, '^.*/', '') AS file FROM skade.resolve_many((SELECT array_agg(snapshot_id) FROM skade.snapshots('fixtures', 'events')) || 42::bigint) r"
+run "SELECT a.snapshot_id, regexp_replace(a.metadata_location, '^.*/', '') AS file, a.metadata->>'current-snapshot-id' AS current_there FROM skade.snapshots('fixtures', 'events') s, skade.load_table_at('fixtures', 'events', s.snapshot_id) a ORDER BY s.sequence_number LIMIT 1"
+run "SELECT h.made_current_at AS asked_at, a.snapshot_id, regexp_replace(a.metadata_location, '^.*/', '') AS file FROM skade.history('fixtures', 'events') h, skade.load_table_as_of('fixtures', 'events', h.made_current_at + interval '1 millisecond', snapshots => 'none') a"
+run "SELECT hits, misses, entries, bytes, pointer_hits FROM skade.cache_stats()"
 
 cat <<TXT
 
