@@ -49,7 +49,7 @@ done
 log "load_table: pointer and metadata, from shared memory (L1 pointer mirror + L0 metadata cache)"
 run "SELECT regexp_replace(metadata_location, '^.*/', '') AS file, metadata->>'format-version' AS v, metadata->>'table-uuid' AS uuid, metadata->>'current-snapshot-id' AS current, length(metadata::text) AS bytes FROM skade.load_table('fixtures', 'events')"
 run "SELECT snapshot_id, parent_id, sequence_number, committed_at, operation, summary->>'added-records' AS added, is_current FROM skade.snapshots('fixtures', 'events')"
-run "SELECT op, regexp_replace(metadata_location, '^.*/', '') AS file, snapshot_id FROM skade.commit_log WHERE table_name = 'events' ORDER BY seq"
+run "SELECT op, regexp_replace(metadata_location, '^.*/', '') AS file, snapshot_id FROM skade.commit_log WHERE table_namespace = 'fixtures' AND table_name = 'events' ORDER BY seq"
 log "time travel through the STree64 index (built by the background worker, published in DSM)"
 run "SELECT skade.rebuild_index() AS generation"
 run "SELECT generation, entries, coverage, bytes, round(build_ms::numeric, 2) AS build_ms, implementation FROM skade.index_status()"
