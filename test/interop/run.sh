@@ -17,9 +17,14 @@ python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
 WAREHOUSE=$(mktemp -d /tmp/skade-interop-wh.XXXXXX)
 chmod 755 "$WAREHOUSE"
 mkdir -p /tmp/skade-fixtures && chmod 755 /tmp/skade-fixtures
+# the committed fixtures, copied where the server (user postgres) can read
+# them even when the checkout itself is private (a clone under /root)
+FIXDIR=$(mktemp -d /tmp/skade-interop-fixtures.XXXXXX)
+cp -r "$SKADE_ROOT/data/clients" "$FIXDIR/" && chmod -R a+rX "$FIXDIR"
+export SKADE_PY_FIXTURES="$FIXDIR/clients/python"
 # the server reads metadata only under these roots: the shared warehouse, the
-# fixture trees of both clients and the repository's committed fixtures
-ROOTS="$WAREHOUSE,/tmp/skade-fixtures,$SKADE_ROOT/data"
+# fixture trees of both clients and the readable copy of the committed fixtures
+ROOTS="$WAREHOUSE,/tmp/skade-fixtures,$FIXDIR"
 
 start_server "$DATA" "$PORT"
 echo "skade.allowed_roots = '$ROOTS'" >>"$DATA/postgresql.conf"
@@ -42,6 +47,6 @@ step "$HERE/python/run.sh" mixed
 step "$HERE/java/run.sh" mixed-read
 
 stop_server "$DATA"
-rm -rf "$WAREHOUSE"
+rm -rf "$WAREHOUSE" "$FIXDIR"
 echo "interop phases: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -12,7 +12,11 @@ pytestmark = pytest.mark.usefixtures("fresh_skade")
 
 NAMESPACES = ()  # the fixture tables live in the repository, never under the warehouse
 
-FIXTURES = Path(__file__).resolve().parents[3] / "data" / "clients" / "python"
+# run.sh points this at a copy the server can read; the checkout by default
+FIXTURES = Path(
+    os.environ.get("SKADE_PY_FIXTURES")
+    or Path(__file__).resolve().parents[3] / "data" / "clients" / "python"
+)
 
 
 @pytest.fixture(scope="module")
