@@ -340,6 +340,27 @@ CREATE FUNCTION skade.stree64_bench(n bigint, queries bigint)
 	RETURNS TABLE (method text, ns_per_lookup double precision)
 	AS 'MODULE_PATHNAME', 'skade_stree64_bench' LANGUAGE C VOLATILE;
 
+-- The manifest list of a snapshot (default: the current one), read from its Avro file
+CREATE FUNCTION skade.manifests(namespace text, name text, snapshot_id bigint DEFAULT NULL,
+								catalog text DEFAULT NULL)
+	RETURNS TABLE (path text, length bigint, partition_spec_id integer, content text,
+				   sequence_number bigint, min_sequence_number bigint,
+				   added_snapshot_id bigint, added_files_count integer,
+				   existing_files_count integer, deleted_files_count integer,
+				   added_rows_count bigint, existing_rows_count bigint,
+				   deleted_rows_count bigint, partitions jsonb)
+	AS 'MODULE_PATHNAME', 'skade_manifests' LANGUAGE C STABLE;
+-- The live data and delete files of a snapshot, with per-column statistics
+-- (columns: {"name": {"id", "size", "value_count", "null_count", "nan_count",
+-- "lower", "upper"}}, bounds decoded by the column's type)
+CREATE FUNCTION skade.files(namespace text, name text, snapshot_id bigint DEFAULT NULL,
+							catalog text DEFAULT NULL)
+	RETURNS TABLE (content text, file_path text, file_format text, partition_spec_id integer,
+				   partition jsonb, record_count bigint, file_size_in_bytes bigint,
+				   columns jsonb, status text, snapshot_id bigint, sequence_number bigint,
+				   file_sequence_number bigint, manifest text)
+	AS 'MODULE_PATHNAME', 'skade_files' LANGUAGE C STABLE;
+
 /* ------------------------------------------------------------------ privileges */
 
 -- PUBLIC gets nothing; readers list and load; writers change.
@@ -363,6 +384,8 @@ GRANT EXECUTE ON FUNCTION
 	skade.snapshots(text, text, text),
 	skade.refs(text, text, text),
 	skade.history(text, text, text),
+	skade.manifests(text, text, bigint, text),
+	skade.files(text, text, bigint, text),
 	skade.cache_stats(),
 	skade.resolve_many(bigint[]),
 	skade.load_table_at(text, text, bigint, text, text),
@@ -383,3 +406,4 @@ GRANT EXECUTE ON FUNCTION
 	skade.resolve_commit_log(integer),
 	skade.rebuild_index()
 	TO skade_writer;
+

@@ -32,6 +32,7 @@
 #include <jansson.h>
 
 #include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
 #include "utils/memutils.h"
 
 #include "metadata_json.h"
@@ -58,6 +59,7 @@ static uint32 add_bytes(StringInfo buf, const char *s, size_t len);
 static uint32 add_array(StringInfo buf, const void *data, size_t size);
 static uint32 add_varlena(StringInfo buf, const char *s, size_t len);
 static bool id_in(int64 id, const int64 *ids, int n);
+static void add_columns(json_t *fields, const char *prefix, List **out);
 
 /*
  * SkadeJsonInit
@@ -382,7 +384,72 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 	return result;
 }
 
+/*
+ * SkadeParseSchemaColumns
+ *		The primitive columns of an Iceberg schema (JSON text), in schema
+ *		order; fields of structs are included as "outer.inner", elements of
+ *		lists and maps are not.  what names the source in errors.
+ */
+SkadeColumn *
+SkadeParseSchemaColumns(const char *schema_json, const char *what, int *ncolumns)
+{
+	json_error_t err;
+	json_t	   *root = json_loads(schema_json, JSON_REJECT_DUPLICATES, &err);
+	List	   *cols = NIL;
+	SkadeColumn *result;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (root == NULL || !json_is_object(root) || !json_is_array(json_object_get(root, "fields")))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("the schema of %s is not a valid Iceberg schema", what),
+				 root == NULL ? errdetail("%s at line %d, column %d.", err.text, err.line,
+										  err.column) : 0));
+	add_columns(json_object_get(root, "fields"), NULL, &cols);
+	result = palloc0(sizeof(SkadeColumn) * (list_length(cols) + 1));
+	foreach(lc, cols)
+		result[i++] = *(SkadeColumn *) lfirst(lc);
+	*ncolumns = i;
+	json_decref(root);
+	return result;
+}
+
 /* ---------------------------------------------------------------- helpers */
+
+static void
+add_columns(json_t *fields, const char *prefix, List **out)
+{
+	size_t		i;
+	json_t	   *f;
+
+	json_array_foreach(fields, i, f)
+	{
+		json_t	   *id = json_object_get(f, "id");
+		json_t	   *name = json_object_get(f, "name");
+		json_t	   *type = json_object_get(f, "type");
+		char	   *full;
+
+		if (!json_is_integer(id) || !json_is_string(name) || type == NULL)
+			continue;
+		full = prefix ? psprintf("%s.%s", prefix, json_string_value(name))
+			: pstrdup(json_string_value(name));
+		if (json_is_string(type))
+		{
+			SkadeColumn *c = palloc(sizeof(SkadeColumn));
+
+			c->id = (int32) json_integer_value(id);
+			c->name = full;
+			c->type = pstrdup(json_string_value(type));
+			*out = lappend(*out, c);
+		}
+		else if (json_is_object(type) &&
+				 json_is_string(json_object_get(type, "type")) &&
+				 strcmp(json_string_value(json_object_get(type, "type")), "struct") == 0 &&
+				 json_is_array(json_object_get(type, "fields")))
+			add_columns(json_object_get(type, "fields"), full, out);
+	}
+}
 
 static void *
 json_palloc(size_t size)

@@ -79,7 +79,17 @@ typedef struct SkadeMeta
 #define SkadeMetaLog(m)			((const SkadeMetaLogEntry *) (((const char *) (m)) + (m)->snapshot_log))
 #define SkadeMetaRefs(m)		((const SkadeMetaRef *) (((const char *) (m)) + (m)->refs))
 
+/* a primitive column of a schema (nested struct fields named a.b) */
+typedef struct SkadeColumn
+{
+	int32		id;
+	const char *name;
+	const char *type;			/* "long", "decimal(9,2)", "fixed[16]", ... */
+} SkadeColumn;
+
 extern void SkadeJsonInit(void);
+extern SkadeColumn *SkadeParseSchemaColumns(const char *schema_json, const char *what,
+											int *ncolumns);
 extern SkadeMeta *SkadeParseMetadata(const char *text, size_t len, const char *location);
 
 #endif							/* SKADE_METADATA_JSON_H */

@@ -21,14 +21,18 @@ $node->safe_psql('postgres', qq{
 });
 # a client of the SQL API that retries lost races (40001) itself and records
 # each success in the same transaction as the commit; lost races are counted
-# with a sequence, which no rollback undoes
+# with a sequence, which no rollback undoes, and so are the calls (pgbench's
+# per-script transaction counts are not exact: with two threads they have
+# been seen to add up to one less than its total)
 $node->safe_psql('postgres', q{
 	CREATE TABLE api_ok (location text PRIMARY KEY);
 	CREATE SEQUENCE api_lost;
+	CREATE SEQUENCE api_calls;
 	CREATE FUNCTION api_commit(t int) RETURNS void LANGUAGE plpgsql AS $$
 	DECLARE
 		loc text;
 	BEGIN
+		PERFORM nextval('api_calls');
 		LOOP
 			loc := 'api-' || md5(random()::text || clock_timestamp()::text);
 			BEGIN
@@ -73,8 +77,9 @@ my $ok = IPC::Run::run(
 	'>', \$out, '2>', \$err);
 ok($ok, 'pgbench ran concurrent commits through both paths') or diag($err);
 note($out);
-my ($api_txns) = $out =~ /SQL script 1: \S*api\.sql\n - weight: \d+ [^\n]*\n - (\d+) transactions/;
-ok(defined $api_txns, 'pgbench reports the API script\'s transactions');
+like($out, qr{actually processed: 1200/1200}, 'pgbench ran every transaction');
+my $api_txns = $node->safe_psql('postgres', 'SELECT last_value FROM api_calls WHERE is_called');
+cmp_ok($api_txns || 0, '>', 0, "the API client was called ($api_txns)");
 my $lost = $node->safe_psql('postgres', 'SELECT last_value FROM api_lost WHERE is_called');
 cmp_ok($lost || 0, '>', 0, 'API commits lost races (40001) and were retried (' . ($lost || 0) . ')');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM api_ok'), $api_txns,

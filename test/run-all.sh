@@ -34,6 +34,8 @@ suite() {
 WORK=$(mktemp -d /tmp/skade-test.XXXXXX)
 tar -C "$SKADE_ROOT" --exclude=.git --exclude=.venv --exclude=target -cf - . | tar -C "$WORK" -xf -
 chown -R "$PG_USER" "$WORK"
+# the manifests test copies the Java fixtures to the root they record
+mkdir -p /tmp/skade-fixtures && chown -R "$PG_USER" /tmp/skade-fixtures
 installcheck() {
     if as_pg make -C "$WORK" installcheck; then
         return 0

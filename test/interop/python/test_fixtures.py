@@ -65,3 +65,33 @@ def test_fixture_tables_registered_in_skade_read_by_pyiceberg(index, catalog, sk
         for snap in info["snapshots"]:
             assert rows(t, snapshot_id=snap["snapshot_id"]) == snap["rows"]
             assert rows(gz, snapshot_id=snap["snapshot_id"]) == snap["rows"]
+
+
+def test_skade_files_agree_with_pyiceberg_plans(index, catalog, skade):
+    """skade.files() of every snapshot lists exactly the data files pyiceberg
+    plans for it, with the same record counts, and every row the snapshot
+    holds lies inside the id bounds of some listed file."""
+    catalog.create_namespace("fxf")
+    for info in index["tables"]:
+        name = info["table"].split(".")[-1]
+        skade.query("SELECT skade.register_table('fxf', %s, %s, 'py_cat')",
+                    (name, info["current_metadata_location"]))
+        t = catalog.load_table(f"fxf.{name}")
+        for snap in info["snapshots"]:
+            sid = snap["snapshot_id"]
+            got = skade.query(
+                "SELECT file_path, content, record_count, columns, partition "
+                "FROM skade.files('fxf', %s, %s, 'py_cat')", (name, sid))
+            data = {path: (count, cols, part) for path, content, count, cols, part in got
+                    if content == "data"}
+            deletes = [path for path, content, *_ in got if content != "data"]
+            assert len(data) + len(deletes) == len(got), "a file listed twice"
+            planned = {task.file.file_path: task.file for task in t.scan(snapshot_id=sid).plan_files()}
+            assert set(data) == set(planned), f"{name}@{sid}"
+            for path, (count, cols, part) in data.items():
+                assert count == planned[path].record_count
+            if not deletes:
+                assert sum(count for count, _, _ in data.values()) == len(snap["rows"])
+            for row in snap["rows"]:
+                assert any(cols["id"]["lower"] <= row["id"] <= cols["id"]["upper"]
+                           for _, cols, _ in data.values()), f"row {row} of {name}@{sid} in no file"

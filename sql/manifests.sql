@@ -1,0 +1,136 @@
+-- Manifest lists and manifests read from Avro (libavro-c): skade.manifests()
+-- and skade.files() on tables
+-- written by Apache Iceberg's Java JdbcCatalog (data/clients/java), every
+-- snapshot of them, and corrupt, truncated, foreign-codec and missing files.
+\pset null '(null)'
+\set VERBOSITY default
+\getenv abs_srcdir PG_ABS_SRCDIR
+-- the fixtures record absolute paths under /tmp/skade-fixtures/java
+\set ECHO none
+SELECT format($$COPY (SELECT 1) TO PROGRAM 'mkdir -p /tmp/skade-fixtures/java && cp -r %s/data/clients/java/warehouse/. /tmp/skade-fixtures/java/ && cp /tmp/skade-fixtures/java/fixtures/events/metadata/snap-2389535939939507238-1-5e66da76-8a0e-4e34-be3c-6a5f6e99120b.avro /tmp/skade-fixtures/java/list.orig'$$,
+              :'abs_srcdir') \gexec
+\set list '/tmp/skade-fixtures/java/fixtures/events/metadata/snap-2389535939939507238-1-5e66da76-8a0e-4e34-be3c-6a5f6e99120b.avro'
+-- overwrite the current manifest list of fixtures.events with: cmd < original
+CREATE FUNCTION pg_temp.damage(cmd text, list text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('COPY (SELECT 1) TO PROGRAM %L',
+				   format('%s /tmp/skade-fixtures/java/list.orig > %s', cmd, list));
+END $$;
+CREATE FUNCTION pg_temp.sh(cmd text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', cmd);
+END $$;
+-- the SQLSTATE and message of a failing call
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM, '/tmp/skade-fixtures/java/fixtures/events/metadata/', '…/');
+END $$;
+\set ECHO all
+SET skade.allowed_roots = '/tmp/skade-fixtures';
+
+SELECT skade.create_namespace('fixtures');
+SELECT skade.register_table('fixtures', 'events',
+	'file:///tmp/skade-fixtures/java/fixtures/events/metadata/00004-c91ef392-1928-4306-bd9c-e5269c849709.metadata.json') > 0;
+SELECT skade.register_table('fixtures', 'events_gz',
+	'file:///tmp/skade-fixtures/java/fixtures/events_gz/metadata/00001-ba27ce7f-fb45-47fa-9ffb-c757d75a442a.gz.metadata.json') > 0;
+
+-- the current snapshot: one manifest per append, newest first, format v2
+SELECT regexp_replace(path, '^.*/', '') AS manifest, length, partition_spec_id, content,
+	   sequence_number, min_sequence_number, added_snapshot_id,
+	   added_files_count, existing_files_count, deleted_files_count,
+	   added_rows_count, existing_rows_count, deleted_rows_count, partitions
+FROM skade.manifests('fixtures', 'events');
+
+-- every snapshot: its manifest count and the rows they add up to, which
+-- agree with the snapshot summaries Java wrote
+SELECT s.sequence_number, count(m.*) AS manifests,
+	   sum(m.added_rows_count + m.existing_rows_count) AS rows,
+	   (s.summary->>'total-records')::bigint AS summary_rows,
+	   sum(m.added_files_count + m.existing_files_count) AS files,
+	   (s.summary->>'total-data-files')::bigint AS summary_files
+FROM skade.snapshots('fixtures', 'events') s,
+	 LATERAL skade.manifests('fixtures', 'events', s.snapshot_id) m
+GROUP BY s.snapshot_id, s.sequence_number, s.summary
+ORDER BY s.sequence_number;
+
+-- an unpartitioned table: no partition summaries
+SELECT content, added_files_count, added_rows_count, partitions
+FROM skade.manifests('fixtures', 'events_gz');
+
+-- the live files of the current snapshot, with their statistics decoded by
+-- the table schema (long, double, string, timestamptz)
+SELECT content, regexp_replace(file_path, '^.*/', '') AS file, file_format, partition_spec_id,
+	   partition, record_count, file_size_in_bytes, status, snapshot_id, sequence_number,
+	   file_sequence_number, regexp_replace(manifest, '^.*/', '') AS manifest
+FROM skade.files('fixtures', 'events')
+ORDER BY sequence_number, file;
+SELECT regexp_replace(file_path, '^.*/', '') AS file, c.key AS col, c.value->'id' AS id,
+	   c.value->'lower' AS lower, c.value->'upper' AS upper,
+	   c.value->'value_count' AS values, c.value->'null_count' AS nulls, c.value->'nan_count' AS nans
+FROM skade.files('fixtures', 'events'), jsonb_each(columns) c
+WHERE sequence_number = 3
+ORDER BY file, id;
+-- every snapshot: files and rows agree with the summaries Java wrote
+SELECT s.sequence_number, count(f.*) AS files, (s.summary->>'total-data-files')::bigint AS summary_files,
+	   sum(f.record_count) AS rows, (s.summary->>'total-records')::bigint AS summary_rows,
+	   sum(f.file_size_in_bytes) AS bytes, (s.summary->>'total-files-size')::bigint AS summary_bytes
+FROM skade.snapshots('fixtures', 'events') s,
+	 LATERAL skade.files('fixtures', 'events', s.snapshot_id) f
+GROUP BY s.snapshot_id, s.sequence_number, s.summary
+ORDER BY s.sequence_number;
+-- gzip'd metadata, unpartitioned
+SELECT partition, record_count, columns->'category' AS category, columns->'amount' AS amount
+FROM skade.files('fixtures', 'events_gz');
+
+-- a table without snapshots has no manifests
+SELECT skade.register_table('fixtures', 'empty',
+	'file:///tmp/skade-fixtures/java/fixtures/events/metadata/00000-4383a288-ee99-4cd1-a65f-4025c16f9a50.metadata.json') > 0;
+SELECT count(*) FROM skade.manifests('fixtures', 'empty');
+SELECT count(*) FROM skade.files('fixtures', 'empty');
+
+-- bad input
+SELECT skade.manifests('fixtures', 'events', 42);
+SELECT skade.manifests('fixtures', 'nope');
+SELECT pg_temp.damage('head -c 300', :'list');   -- cut inside the header
+SELECT pg_temp.err($$SELECT count(*) FROM skade.manifests('fixtures', 'events')$$);
+SELECT pg_temp.damage('head -c -30', :'list');   -- cut inside the data block
+SELECT pg_temp.err($$SELECT count(*) FROM skade.manifests('fixtures', 'events')$$);
+SELECT pg_temp.damage('sed -e 1s/^Obj/Jbo/', :'list');   -- not Avro
+SELECT pg_temp.err($$SELECT count(*) FROM skade.manifests('fixtures', 'events')$$);
+SELECT pg_temp.damage($$perl -pe 's/\x0edeflate/\x12zstandard/'$$, :'list');   -- zstd
+SELECT pg_temp.err($$SELECT count(*) FROM skade.manifests('fixtures', 'events')$$);
+SELECT pg_temp.damage($$perl -pe 's/\x0edeflate/\x0csnappy/'$$, :'list');   -- wrong codec
+SELECT pg_temp.err($$SELECT count(*) FROM skade.manifests('fixtures', 'events')$$);
+SELECT pg_temp.sh('rm ' || :'list');   -- missing
+SELECT pg_temp.err($$SELECT count(*) FROM skade.manifests('fixtures', 'events')$$);
+-- restored, it reads again (the file was never cached)
+SELECT pg_temp.damage('cat', :'list');
+SELECT count(*) FROM skade.manifests('fixtures', 'events');
+-- a manifest that is not the length its manifest list records
+SELECT pg_temp.sh('cp ' || m || ' /tmp/skade-fixtures/java/manifest.orig && echo junk >> ' || m)
+FROM (SELECT path AS m FROM skade.manifests('fixtures', 'events') WHERE sequence_number = 2) x;
+SELECT pg_temp.err($$SELECT count(*) FROM skade.files('fixtures', 'events')$$);
+SELECT pg_temp.sh('cp /tmp/skade-fixtures/java/manifest.orig ' || m)
+FROM (SELECT path AS m FROM skade.manifests('fixtures', 'events') WHERE sequence_number = 2) x;
+SELECT count(*) FROM skade.files('fixtures', 'events');
+-- outside the allowed roots
+SET skade.allowed_roots = '/tmp/skade-fixtures/java/fixtures/events_gz';
+SELECT pg_temp.err($$SELECT count(*) FROM skade.manifests('fixtures', 'events')$$);
+RESET skade.allowed_roots;
+
+-- readers may list manifests; PUBLIC may not
+CREATE ROLE mf_reader IN ROLE skade_reader;
+CREATE ROLE mf_nobody;
+SET skade.allowed_roots = '/tmp/skade-fixtures';
+SET ROLE mf_nobody;
+SELECT count(*) FROM skade.manifests('fixtures', 'events_gz');
+RESET ROLE;
+SET ROLE mf_reader;
+SELECT count(*) FROM skade.manifests('fixtures', 'events_gz');
+SELECT count(*) FROM skade.files('fixtures', 'events_gz');
+RESET ROLE;
+RESET skade.allowed_roots;
+DROP ROLE mf_reader, mf_nobody;

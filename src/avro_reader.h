@@ -1,0 +1,40 @@
+/*-------------------------------------------------------------------------
+ *
+ * avro_reader.h
+ *	  Read Avro object container files (manifest lists, manifests) record by
+ *	  record (wrapper for libavro-c; nothing else includes avro.h).
+ *
+ * IDENTIFICATION
+ *	  src/avro_reader.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_AVRO_READER_H
+#define SKADE_AVRO_READER_H
+
+#include "lib/stringinfo.h"
+
+typedef struct SkadeAvroFile SkadeAvroFile;
+
+/* a record (or any value) inside the current record of a file; opaque */
+typedef struct SkadeAvroValue SkadeAvroValue;
+
+extern SkadeAvroFile *SkadeAvroOpen(const char *location);
+extern const SkadeAvroValue *SkadeAvroNext(SkadeAvroFile *f);
+extern void SkadeAvroClose(SkadeAvroFile *f);
+extern const char *SkadeAvroCodec(const SkadeAvroFile *f);
+extern const char *SkadeAvroMeta(const SkadeAvroFile *f, const char *key);
+extern size_t SkadeAvroFileSize(const SkadeAvroFile *f);
+extern void SkadeAvroToJson(const SkadeAvroValue *value, StringInfo out);
+
+/* field accessors: false when the field is absent or null */
+extern bool SkadeAvroField(const SkadeAvroValue *rec, const char *name, SkadeAvroValue **out);
+extern bool SkadeAvroLong(const SkadeAvroValue *rec, const char *name, int64 *out);
+extern bool SkadeAvroBool(const SkadeAvroValue *rec, const char *name, bool *out);
+extern bool SkadeAvroText(const SkadeAvroValue *rec, const char *name, char **out);
+extern bool SkadeAvroBytes(const SkadeAvroValue *rec, const char *name,
+						   const char **out, size_t *len);
+extern int	SkadeAvroArrayLength(const SkadeAvroValue *array);
+extern SkadeAvroValue *SkadeAvroArrayElement(const SkadeAvroValue *array, int i);
+
+#endif							/* SKADE_AVRO_READER_H */

@@ -1,0 +1,692 @@
+/*-------------------------------------------------------------------------
+ *
+ * manifest_api.c
+ *	  skade.manifests() and skade.files(): the manifest list of a snapshot
+ *	  and the live data and delete files of its manifests, read from Avro
+ *	  (format v1 and v2 field names).
+ *
+ * Invariants:
+ *	 - the snapshot (default: the current one) is resolved from the table's
+ *	   current metadata, served by the L0 cache like skade.snapshots();
+ *	 - a v1 manifest list has no content or sequence numbers: content is
+ *	   'data' and both sequence numbers are 0, as the spec says to read them;
+ *	   an unassigned sequence number (-1) inherits the snapshot's;
+ *	 - partition summaries are returned with their bounds as the raw
+ *	   single-value serialisation (hex), not yet decoded by the spec's types;
+ *	 - files(): a manifest must have exactly the manifest_length the list
+ *	   records; entries with status DELETED are skipped; a null snapshot id
+ *	   or sequence number inherits the manifest's (sequence numbers only for
+ *	   ADDED entries; v1 ones are 0); column bounds are decoded by the
+ *	   schema the manifest was written with (its "schema" header, else the
+ *	   table's current schema), and a bound of the wrong length is an error;
+ *	   statistics of columns the schema no longer has are left out.
+ *
+ * Locking: none of its own (L0 and file access do their own).
+ *
+ * IDENTIFICATION
+ *	  src/manifest_api.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "miscadmin.h"
+#include "utils/datetime.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include "api.h"
+#include "avro_reader.h"
+#include "l0_cache.h"
+#include "metadata_json.h"
+
+PG_FUNCTION_INFO_V1(skade_manifests);
+PG_FUNCTION_INFO_V1(skade_files);
+
+#define MANIFESTS_COLS 14
+#define FILES_COLS 13
+
+/* what files() needs of a manifest list entry */
+typedef struct ManifestRef
+{
+	char	   *path;
+	int64		length;			/* -1 if not recorded */
+	int32		spec_id;
+	int64		sequence_number;
+	int64		added_snapshot_id;
+} ManifestRef;
+
+/* per-column statistics of one data file, indexed like stat_fields[] */
+typedef struct ColumnStats
+{
+	int64		count[4];		/* size, values, nulls, nans */
+	bool		has_count[4];
+	const char *bound[2];		/* lower, upper (NULL: none) */
+	size_t		bound_len[2];
+} ColumnStats;
+
+/* the data file's statistics maps, in the order read_stats() knows them */
+static const char *const stat_fields[] = {
+	"column_sizes", "value_counts", "null_value_counts", "nan_value_counts",
+	"lower_bounds", "upper_bounds"
+};
+
+static const SkadeMetaSnapshot *snapshot_arg(FunctionCallInfo fcinfo, SkadeMeta **meta);
+static const SkadeMetaSnapshot *require_snapshot(const SkadeMeta *m, const char *ns,
+												 const char *name, bool given, int64 id);
+static void put_manifest(ReturnSetInfo *rsinfo, const SkadeAvroValue *rec,
+						 const SkadeMetaSnapshot *snap, const char *list);
+static Datum partition_summaries(const SkadeAvroValue *rec);
+static void append_hex(StringInfo out, const char *p, size_t len);
+static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
+static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
+					  bool v1);
+static void put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry,
+					 const ManifestRef *mref, const SkadeColumn *cols, int ncols,
+					 ColumnStats *stats, bool v1);
+static void read_stats(const SkadeAvroValue *df, int kind, const SkadeColumn *cols, int ncols,
+					   ColumnStats *stats);
+static void append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
+						 const char *which, const char *file);
+static int	column_index(const SkadeColumn *cols, int ncols, int64 id);
+static int64 long_either(const SkadeAvroValue *rec, const char *v2, const char *v1,
+						 bool *isnull);
+
+/*
+ * skade.manifests(namespace, name, snapshot_id, catalog) -> setof (path,
+ *		length, partition_spec_id, content, sequence_number,
+ *		min_sequence_number, added_snapshot_id, added_files_count,
+ *		existing_files_count, deleted_files_count, added_rows_count,
+ *		existing_rows_count, deleted_rows_count, partitions)
+ */
+Datum
+skade_manifests(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	SkadeMeta  *m;
+	const SkadeMetaSnapshot *snap = snapshot_arg(fcinfo, &m);
+	SkadeAvroFile *f;
+	const SkadeAvroValue *rec;
+	const char *list;
+
+	if (snap == NULL)
+		return (Datum) 0;		/* no current snapshot: an empty table */
+	list = SkadeMetaStr(m, snap->manifest_list);
+	f = SkadeAvroOpen(list);
+	while ((rec = SkadeAvroNext(f)) != NULL)
+		put_manifest(rsinfo, rec, snap, list);
+	SkadeAvroClose(f);
+	return (Datum) 0;
+}
+
+/*
+ * skade.files(namespace, name, snapshot_id, catalog) -> setof (content,
+ *		file_path, file_format, partition_spec_id, partition, record_count,
+ *		file_size_in_bytes, columns, status, snapshot_id, sequence_number,
+ *		file_sequence_number, manifest)
+ *
+ * The live (ADDED or EXISTING) files of every manifest of the snapshot.
+ */
+Datum
+skade_files(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	SkadeMeta  *m;
+	const SkadeMetaSnapshot *snap = snapshot_arg(fcinfo, &m);
+	List	   *manifests;
+	ListCell   *lc;
+
+	if (snap == NULL)
+		return (Datum) 0;
+	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
+	foreach(lc, manifests)
+		put_files(rsinfo, (ManifestRef *) lfirst(lc), m, m->format_version < 2);
+	return (Datum) 0;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static List *
+read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
+{
+	SkadeAvroFile *f = SkadeAvroOpen(list);
+	const SkadeAvroValue *rec;
+	List	   *out = NIL;
+
+	while ((rec = SkadeAvroNext(f)) != NULL)
+	{
+		ManifestRef *m = palloc0(sizeof(ManifestRef));
+		int64		v;
+
+		if (!SkadeAvroText(rec, "manifest_path", &m->path))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("manifest list \"%s\" has an entry without manifest_path", list)));
+		m->length = SkadeAvroLong(rec, "manifest_length", &v) ? v : -1;
+		m->spec_id = SkadeAvroLong(rec, "partition_spec_id", &v) ? (int32) v : 0;
+		if (!SkadeAvroLong(rec, "sequence_number", &v))
+			v = 0;
+		m->sequence_number = v == -1 ? snap->sequence_number : v;
+		m->added_snapshot_id = SkadeAvroLong(rec, "added_snapshot_id", &v) ? v : snap->snapshot_id;
+		out = lappend(out, m);
+	}
+	SkadeAvroClose(f);
+	return out;
+}
+
+static void
+put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bool v1)
+{
+	SkadeAvroFile *f = SkadeAvroOpen(mref->path);
+	const char *schema = SkadeAvroMeta(f, "schema");
+	const SkadeAvroValue *entry;
+	SkadeColumn *cols;
+	int			ncols;
+	ColumnStats *stats;
+
+	if (mref->length >= 0 && (int64) SkadeAvroFileSize(f) != mref->length)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("manifest \"%s\" has %zu bytes, but its manifest list says %lld",
+						mref->path, SkadeAvroFileSize(f), (long long) mref->length),
+				 errhint("The manifest was truncated or replaced after it was committed.")));
+	if (schema == NULL)
+		schema = SkadeMetaStr(m, m->current_schema);
+	cols = schema ? SkadeParseSchemaColumns(schema, mref->path, &ncols) : NULL;
+	if (cols == NULL)
+		ncols = 0;
+	stats = palloc(sizeof(ColumnStats) * (ncols + 1));
+	while ((entry = SkadeAvroNext(f)) != NULL)
+		put_file(rsinfo, entry, mref, cols, ncols, stats, v1);
+	SkadeAvroClose(f);
+}
+
+static void
+put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry, const ManifestRef *mref,
+		 const SkadeColumn *cols, int ncols, ColumnStats *stats, bool v1)
+{
+	static const char *const contents[] = {"data", "position_deletes", "equality_deletes"};
+	Datum		values[FILES_COLS];
+	bool		nulls[FILES_COLS] = {0};
+	SkadeAvroValue *df;
+	SkadeAvroValue *part;
+	int64		status,
+				v;
+	char	   *s;
+	StringInfoData json;
+	int			i;
+	bool		first;
+
+	if (!SkadeAvroLong(entry, "status", &status) || status < 0 || status > 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("manifest \"%s\" has an entry without a valid status", mref->path)));
+	if (status == 2)
+		return;					/* DELETED */
+	if (!SkadeAvroField(entry, "data_file", &df) || !SkadeAvroText(df, "file_path", &s))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("manifest \"%s\" has an entry without data_file.file_path", mref->path)));
+
+	if (!SkadeAvroLong(df, "content", &v))
+		v = 0;
+	if (v < 0 || v > 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("manifest \"%s\" has a file of unknown content type %lld",
+						mref->path, (long long) v)));
+	values[0] = CStringGetTextDatum(contents[v]);
+	values[1] = CStringGetTextDatum(s);
+	nulls[2] = !SkadeAvroText(df, "file_format", &s);
+	values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(s);
+	values[3] = Int32GetDatum(mref->spec_id);
+	initStringInfo(&json);
+	if (SkadeAvroField(df, "partition", &part))
+		SkadeAvroToJson(part, &json);
+	else
+		appendStringInfoString(&json, "{}");
+	values[4] = DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
+	nulls[5] = !SkadeAvroLong(df, "record_count", &v);
+	values[5] = Int64GetDatum(v);
+	nulls[6] = !SkadeAvroLong(df, "file_size_in_bytes", &v);
+	values[6] = Int64GetDatum(v);
+
+	/* per-column statistics, by name */
+	memset(stats, 0, sizeof(ColumnStats) * (ncols + 1));
+	for (i = 0; i < (int) lengthof(stat_fields); i++)
+		read_stats(df, i, cols, ncols, stats);
+	resetStringInfo(&json);
+	appendStringInfoChar(&json, '{');
+	first = true;
+	for (i = 0; i < ncols; i++)
+	{
+		static const char *const count_keys[] = {"size", "value_count", "null_count", "nan_count"};
+		static const char *const bound_keys[] = {"lower", "upper"};
+		ColumnStats *c = &stats[i];
+		int			k;
+
+		if (!c->has_count[0] && !c->has_count[1] && !c->has_count[2] && !c->has_count[3] &&
+			c->bound[0] == NULL && c->bound[1] == NULL)
+			continue;
+		if (!first)
+			appendStringInfoString(&json, ", ");
+		first = false;
+		escape_json(&json, cols[i].name);
+		appendStringInfo(&json, ": {\"id\": %d", cols[i].id);
+		for (k = 0; k < 4; k++)
+			if (c->has_count[k])
+				appendStringInfo(&json, ", \"%s\": " INT64_FORMAT, count_keys[k], c->count[k]);
+		for (k = 0; k < 2; k++)
+			if (c->bound[k])
+			{
+				appendStringInfo(&json, ", \"%s\": ", bound_keys[k]);
+				append_bound(&json, &cols[i], c->bound[k], c->bound_len[k], bound_keys[k],
+							 mref->path);
+			}
+		appendStringInfoChar(&json, '}');
+	}
+	appendStringInfoChar(&json, '}');
+	values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
+
+	values[8] = CStringGetTextDatum(status == 1 ? "added" : "existing");
+	values[9] = Int64GetDatum(SkadeAvroLong(entry, "snapshot_id", &v) ? v : mref->added_snapshot_id);
+	/* inherited only by ADDED entries; v1 has no sequence numbers */
+	if (SkadeAvroLong(entry, "sequence_number", &v))
+		values[10] = Int64GetDatum(v);
+	else if (v1)
+		values[10] = Int64GetDatum(0);
+	else
+	{
+		nulls[10] = status != 1;
+		values[10] = Int64GetDatum(mref->sequence_number);
+	}
+	if (SkadeAvroLong(entry, "file_sequence_number", &v))
+		values[11] = Int64GetDatum(v);
+	else if (v1)
+		values[11] = Int64GetDatum(0);
+	else
+	{
+		nulls[11] = status != 1;
+		values[11] = Int64GetDatum(mref->sequence_number);
+	}
+	values[12] = CStringGetTextDatum(mref->path);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * One of the data file's map<int, long|bytes> statistics into stats, by
+ * column: kind is the field's position in stat_fields[].
+ */
+static void
+read_stats(const SkadeAvroValue *df, int kind, const SkadeColumn *cols, int ncols,
+		   ColumnStats *stats)
+{
+	SkadeAvroValue *arr;
+	int			n,
+				i;
+
+	if (!SkadeAvroField(df, stat_fields[kind], &arr))
+		return;
+	n = SkadeAvroArrayLength(arr);
+	for (i = 0; i < n; i++)
+	{
+		SkadeAvroValue *kv = SkadeAvroArrayElement(arr, i);
+		ColumnStats *st;
+		int64		key,
+					value = 0;
+		const char *p = NULL;
+		size_t		len = 0;
+		int			c;
+
+		if (!SkadeAvroLong(kv, "key", &key) || (c = column_index(cols, ncols, key)) < 0)
+			continue;
+		if (kind >= 4 ? !SkadeAvroBytes(kv, "value", &p, &len) : !SkadeAvroLong(kv, "value", &value))
+			continue;
+		st = &stats[c];
+		if (kind < 4)
+		{
+			st->count[kind] = value;
+			st->has_count[kind] = true;
+		}
+		else
+		{
+			st->bound[kind - 4] = p;
+			st->bound_len[kind - 4] = len;
+		}
+	}
+}
+
+static int
+column_index(const SkadeColumn *cols, int ncols, int64 id)
+{
+	int			i;
+
+	for (i = 0; i < ncols; i++)
+		if (cols[i].id == id)
+			return i;
+	return -1;
+}
+
+/* little-endian integer of len bytes */
+static int64
+le_int(const char *p, size_t len)
+{
+	uint64		u = 0;
+	size_t		i;
+
+	for (i = 0; i < len; i++)
+		u |= (uint64) (unsigned char) p[i] << (8 * i);
+	if (len == 4)
+		return (int64) (int32) (uint32) u;
+	return (int64) u;
+}
+
+/*
+ * A bound in Iceberg's single-value serialisation, as a JSON value of the
+ * column's type: numbers, ISO dates and times, text, and "\\x" hex for
+ * binary, fixed and types without a readable form.
+ */
+static void
+append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
+			 const char *which, const char *file)
+{
+	const char *t = c->type;
+	int			need = -1;
+
+	if (strcmp(t, "boolean") == 0)
+		need = 1;
+	else if (strcmp(t, "int") == 0 || strcmp(t, "date") == 0 || strcmp(t, "float") == 0)
+		need = 4;
+	else if (strcmp(t, "long") == 0 || strcmp(t, "double") == 0 || strcmp(t, "time") == 0 ||
+			 strncmp(t, "timestamp", 9) == 0)
+		need = 8;
+	else if (strcmp(t, "uuid") == 0)
+		need = 16;
+	else if (strncmp(t, "fixed[", 6) == 0)
+		need = atoi(t + 6);
+	if ((need >= 0 && (int) len != need) ||
+		(strncmp(t, "decimal", 7) == 0 && (len == 0 || len > 16)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("the %s bound of column \"%s\" in manifest \"%s\" has %zu bytes",
+						which, c->name, file, len),
+				 need >= 0 ? errdetail("A bound of type %s has %d bytes.", t, need)
+				 : errdetail("A decimal bound has 1 to 16 bytes.")));
+
+	if (strcmp(t, "boolean") == 0)
+		appendStringInfoString(out, p[0] ? "true" : "false");
+	else if (strcmp(t, "int") == 0 || strcmp(t, "long") == 0)
+		appendStringInfo(out, INT64_FORMAT, le_int(p, len));
+	else if (strcmp(t, "float") == 0 || strcmp(t, "double") == 0)
+	{
+		double		d;
+
+		if (len == 4)
+		{
+			uint32		u = (uint32) le_int(p, 4);
+			float		f;
+
+			memcpy(&f, &u, 4);
+			d = f;
+		}
+		else
+		{
+			uint64		u = (uint64) le_int(p, 8);
+
+			memcpy(&d, &u, 8);
+		}
+		if (isnan(d) || isinf(d))
+			appendStringInfo(out, "\"%s\"", isnan(d) ? "NaN" : (d > 0 ? "Infinity" : "-Infinity"));
+		else
+			appendStringInfo(out, len == 4 ? "%.9g" : "%.17g", d);
+	}
+	else if (strcmp(t, "date") == 0)
+	{
+		struct pg_tm tm;
+		char		buf[MAXDATELEN + 1];
+
+		j2date((int) le_int(p, 4) + UNIX_EPOCH_JDATE, &tm.tm_year, &tm.tm_mon, &tm.tm_mday);
+		EncodeDateOnly(&tm, USE_ISO_DATES, buf);
+		escape_json(out, buf);
+	}
+	else if (strcmp(t, "time") == 0)
+		escape_json(out, DatumGetCString(DirectFunctionCall1(time_out,
+															 TimeADTGetDatum(le_int(p, 8)))));
+	else if (strncmp(t, "timestamp", 9) == 0)
+	{
+		int64		v = le_int(p, 8);
+		bool		ns = strstr(t, "_ns") != NULL;
+		Timestamp	ts = (ns ? v / 1000 : v) -
+			(Timestamp) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+		struct pg_tm tm;
+		fsec_t		fsec;
+		char		buf[MAXDATELEN + 1];
+
+		/* ISO 8601 whatever the DateStyle; timestamptz in UTC */
+		if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the %s bound of column \"%s\" in manifest \"%s\" is out of range",
+							which, c->name, file)));
+		EncodeDateTime(&tm, fsec, false, 0, NULL, USE_ISO_DATES, buf);
+		escape_json(out, strncmp(t, "timestamptz", 11) == 0 ? psprintf("%s+00", buf) : buf);
+	}
+	else if (strcmp(t, "string") == 0)
+		escape_json(out, pnstrdup(p, len));
+	else if (strcmp(t, "uuid") == 0)
+	{
+		pg_uuid_t	u;
+
+		memcpy(u.data, p, 16);
+		escape_json(out, DatumGetCString(DirectFunctionCall1(uuid_out, UUIDPGetDatum(&u))));
+	}
+	else if (strncmp(t, "decimal", 7) == 0)
+	{
+		int			scale = 0;
+		int128		v = (signed char) p[0];
+		size_t		i;
+		char		digits[64];
+		int			nd = 0;
+		bool		neg;
+		uint128		u;
+
+		{
+			const char *comma = strchr(t, ',');
+
+			if (comma)
+				scale = atoi(comma + 1);
+		}
+		for (i = 1; i < len; i++)
+			v = v * 256 + (unsigned char) p[i];
+		neg = v < 0;
+		u = neg ? (uint128) (-(v + 1)) + 1 : (uint128) v;
+		do
+		{
+			digits[nd++] = '0' + (int) (u % 10);
+			u /= 10;
+		} while (u > 0 || nd <= scale);
+		if (neg)
+			appendStringInfoChar(out, '-');
+		while (nd > 0)
+		{
+			if (nd == scale)
+				appendStringInfoChar(out, '.');
+			appendStringInfoChar(out, digits[--nd]);
+		}
+	}
+	else
+		append_hex(out, p, len);
+}
+
+/*
+ * Arguments (namespace, name, snapshot_id, catalog): the table's metadata
+ * and the snapshot (NULL: the table has none yet), which must have a
+ * manifest list.  Also sets up the materialised result.
+ */
+static const SkadeMetaSnapshot *
+snapshot_arg(FunctionCallInfo fcinfo, SkadeMeta **meta)
+{
+	const char *catalog;
+	char	   *ns;
+	char	   *name;
+	StoreTable	t;
+	L0Result	r;
+	const SkadeMetaSnapshot *snap;
+
+	SkadeTableArgs(fcinfo, 3, &catalog, &ns, &name, &t);
+	L0Fetch(SkadeRequireMetadataLocation(ns, name, &t), L0_WANT_SUMMARY, &r);
+	snap = require_snapshot(r.summary, ns, name, !PG_ARGISNULL(2),
+							PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2));
+	if (snap != NULL && snap->manifest_list == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("snapshot %lld of table \"%s.%s\" has no manifest list",
+						(long long) snap->snapshot_id, ns, name),
+				 errdetail("Format v1 snapshots that embed a \"manifests\" array are not read.")));
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	*meta = r.summary;
+	return snap;
+}
+
+/* the given snapshot, or the current one (NULL if the table has none) */
+static const SkadeMetaSnapshot *
+require_snapshot(const SkadeMeta *m, const char *ns, const char *name, bool given, int64 id)
+{
+	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(m);
+	uint32		i;
+
+	if (!given)
+	{
+		if (m->current_snapshot_id == SKADE_NO_SNAPSHOT)
+			return NULL;
+		id = m->current_snapshot_id;
+	}
+	for (i = 0; i < m->nsnapshots; i++)
+		if (snaps[i].snapshot_id == id)
+			return &snaps[i];
+	ereport(ERROR,
+			(errcode(ERRCODE_NO_DATA_FOUND),
+			 errmsg("table \"%s.%s\" has no snapshot %lld", ns, name, (long long) id),
+			 errhint("skade.snapshots() lists the snapshots the table's metadata keeps.")));
+	pg_unreachable();
+}
+
+static void
+put_manifest(ReturnSetInfo *rsinfo, const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap,
+			 const char *list)
+{
+	Datum		values[MANIFESTS_COLS];
+	bool		nulls[MANIFESTS_COLS] = {0};
+	char	   *path;
+	int64		v;
+	bool		has_content;
+
+	if (!SkadeAvroText(rec, "manifest_path", &path))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("manifest list \"%s\" has an entry without manifest_path", list)));
+	values[0] = CStringGetTextDatum(path);
+	nulls[1] = !SkadeAvroLong(rec, "manifest_length", &v);
+	values[1] = Int64GetDatum(v);
+	nulls[2] = !SkadeAvroLong(rec, "partition_spec_id", &v);
+	values[2] = Int32GetDatum((int32) v);
+	has_content = SkadeAvroLong(rec, "content", &v);
+	values[3] = CStringGetTextDatum(has_content && v == 1 ? "deletes" : "data");
+	/* v1: 0; v2: as written, an unassigned (-1) one is the snapshot's */
+	if (!SkadeAvroLong(rec, "sequence_number", &v))
+		v = 0;
+	values[4] = Int64GetDatum(v == -1 ? snap->sequence_number : v);
+	if (!SkadeAvroLong(rec, "min_sequence_number", &v))
+		v = 0;
+	values[5] = Int64GetDatum(v == -1 ? snap->sequence_number : v);
+	if (!SkadeAvroLong(rec, "added_snapshot_id", &v))
+		v = snap->snapshot_id;
+	values[6] = Int64GetDatum(v);
+	values[7] = Int32GetDatum((int32) long_either(rec, "added_files_count",
+												  "added_data_files_count", &nulls[7]));
+	values[8] = Int32GetDatum((int32) long_either(rec, "existing_files_count",
+												  "existing_data_files_count", &nulls[8]));
+	values[9] = Int32GetDatum((int32) long_either(rec, "deleted_files_count",
+												  "deleted_data_files_count", &nulls[9]));
+	values[10] = Int64GetDatum(long_either(rec, "added_rows_count", NULL, &nulls[10]));
+	values[11] = Int64GetDatum(long_either(rec, "existing_rows_count", NULL, &nulls[11]));
+	values[12] = Int64GetDatum(long_either(rec, "deleted_rows_count", NULL, &nulls[12]));
+	values[13] = partition_summaries(rec);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* a count under its v2 name or its v1 name */
+static int64
+long_either(const SkadeAvroValue *rec, const char *v2, const char *v1, bool *isnull)
+{
+	int64		v = 0;
+
+	*isnull = !SkadeAvroLong(rec, v2, &v) && (v1 == NULL || !SkadeAvroLong(rec, v1, &v));
+	return v;
+}
+
+/* [{"contains_null":..,"contains_nan":..,"lower_bound":"\\x..","upper_bound":..}] */
+static Datum
+partition_summaries(const SkadeAvroValue *rec)
+{
+	SkadeAvroValue *arr;
+	StringInfoData out;
+	int			n;
+	int			i;
+
+	initStringInfo(&out);
+	appendStringInfoChar(&out, '[');
+	if (SkadeAvroField(rec, "partitions", &arr))
+	{
+		n = SkadeAvroArrayLength(arr);
+		for (i = 0; i < n; i++)
+		{
+			SkadeAvroValue *s = SkadeAvroArrayElement(arr, i);
+			bool		b;
+			const char *p;
+			size_t		len;
+
+			appendStringInfoString(&out, i > 0 ? ", {" : "{");
+			appendStringInfo(&out, "\"contains_null\": %s",
+							 SkadeAvroBool(s, "contains_null", &b) ? (b ? "true" : "false") : "null");
+			appendStringInfo(&out, ", \"contains_nan\": %s",
+							 SkadeAvroBool(s, "contains_nan", &b) ? (b ? "true" : "false") : "null");
+			appendStringInfoString(&out, ", \"lower_bound\": ");
+			if (SkadeAvroBytes(s, "lower_bound", &p, &len))
+				append_hex(&out, p, len);
+			else
+				appendStringInfoString(&out, "null");
+			appendStringInfoString(&out, ", \"upper_bound\": ");
+			if (SkadeAvroBytes(s, "upper_bound", &p, &len))
+				append_hex(&out, p, len);
+			else
+				appendStringInfoString(&out, "null");
+			appendStringInfoChar(&out, '}');
+		}
+	}
+	appendStringInfoChar(&out, ']');
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data));
+}
+
+static void
+append_hex(StringInfo out, const char *p, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t		i;
+
+	appendStringInfoString(out, "\"\\\\x");
+	for (i = 0; i < len; i++)
+	{
+		appendStringInfoChar(out, digits[((unsigned char) p[i]) >> 4]);
+		appendStringInfoChar(out, digits[((unsigned char) p[i]) & 0xf]);
+	}
+	appendStringInfoChar(out, '"');
+}
