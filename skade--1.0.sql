@@ -360,6 +360,16 @@ CREATE FUNCTION skade.files(namespace text, name text, snapshot_id bigint DEFAUL
 				   columns jsonb, status text, snapshot_id bigint, sequence_number bigint,
 				   file_sequence_number bigint, manifest text)
 	AS 'MODULE_PATHNAME', 'skade_files' LANGUAGE C STABLE;
+-- The files of a snapshot that may hold rows matching filter (Iceberg REST
+-- expression JSON), pruned by column statistics, then the delete files that
+-- may apply to them; same columns as skade.files()
+CREATE FUNCTION skade.plan_files(namespace text, name text, filter jsonb DEFAULT 'true',
+								 snapshot_id bigint DEFAULT NULL, catalog text DEFAULT NULL)
+	RETURNS TABLE (content text, file_path text, file_format text, partition_spec_id integer,
+				   partition jsonb, record_count bigint, file_size_in_bytes bigint,
+				   columns jsonb, status text, snapshot_id bigint, sequence_number bigint,
+				   file_sequence_number bigint, manifest text)
+	AS 'MODULE_PATHNAME', 'skade_plan_files' LANGUAGE C STABLE;
 
 /* ------------------------------------------------------------------ privileges */
 
@@ -386,6 +396,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.history(text, text, text),
 	skade.manifests(text, text, bigint, text),
 	skade.files(text, text, bigint, text),
+	skade.plan_files(text, text, jsonb, bigint, text),
 	skade.cache_stats(),
 	skade.resolve_many(bigint[]),
 	skade.load_table_at(text, text, bigint, text, text),

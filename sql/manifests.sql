@@ -85,11 +85,66 @@ ORDER BY s.sequence_number;
 SELECT partition, record_count, columns->'category' AS category, columns->'amount' AS amount
 FROM skade.files('fixtures', 'events_gz');
 
+-- plan_files: each data file's id range and category, then filters that
+-- keep exactly the files whose statistics allow a match
+SELECT regexp_replace(file_path, '^.*/', '') AS file, columns->'id'->'lower' AS id_lo,
+	   columns->'id'->'upper' AS id_hi, columns->'category'->'lower' AS cat_lo,
+	   columns->'category'->'upper' AS cat_hi, columns->'amount'->'lower' AS amount_lo,
+	   columns->'amount'->'upper' AS amount_hi
+FROM skade.files('fixtures', 'events') ORDER BY file;
+CREATE FUNCTION pg_temp.plan(filter jsonb, snap bigint DEFAULT NULL) RETURNS text
+LANGUAGE sql AS $$
+	SELECT coalesce(string_agg(regexp_replace(file_path, '^.*/\d+-(\d+)-.*-(\d+)\.parquet$', 'w\1/\2'),
+						 ' ' ORDER BY file_path), '(none)')
+	FROM skade.plan_files('fixtures', 'events', filter, snap)
+$$;
+SELECT f AS filter, pg_temp.plan(f::jsonb) AS files FROM (VALUES
+	('true'), ('false'), ('{"type": "true"}'),
+	('{"type": "eq", "term": "id", "value": 7}'),
+	('{"type": "eq", "term": "id", "value": 100}'),
+	('{"type": "lt", "term": "id", "value": 3}'),
+	('{"type": "lt-eq", "term": "id", "value": 3}'),
+	('{"type": "gt", "term": "id", "value": 6}'),
+	('{"type": "gt-eq", "term": "id", "value": 8}'),
+	('{"type": "in", "term": "id", "values": [2, 8]}'),
+	('{"type": "not-in", "term": "id", "values": [2, 8]}'),
+	('{"type": "not-eq", "term": "id", "value": 7}'),
+	('{"type": "eq", "term": {"type": "reference", "term": "category"}, "value": "b"}'),
+	('{"type": "starts-with", "term": "category", "value": "c"}'),
+	('{"type": "starts-with", "term": "note", "value": "zz"}'),
+	('{"type": "is-null", "term": "amount"}'),
+	('{"type": "not-null", "term": "amount"}'),
+	('{"type": "is-nan", "term": "amount"}'),
+	('{"type": "gt", "term": "amount", "value": 75.5}'),
+	('{"type": "lt", "term": "ts", "value": "2026-01-15T10:00:00+00:00"}'),
+	('{"type": "not", "child": {"type": "lt", "term": "id", "value": 7}}'),
+	('{"type": "and", "left": {"type": "gt", "term": "id", "value": 2}, "right": {"type": "eq", "term": "category", "value": "a"}}'),
+	('{"type": "or", "left": {"type": "eq", "term": "id", "value": 1}, "right": {"type": "eq", "term": "category", "value": "c"}}'),
+	('{"type": "not", "child": {"type": "or", "left": {"type": "lt", "term": "id", "value": 5}, "right": {"type": "eq", "term": "category", "value": "c"}}}')
+) v(f);
+-- an older snapshot plans over its own files only
+SELECT pg_temp.plan('{"type": "gt", "term": "id", "value": 4}',
+	(SELECT snapshot_id FROM skade.snapshots('fixtures', 'events') WHERE sequence_number = 2));
+-- bad filters, each reported before any manifest is read
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '{"type": "eq", "term": "nope", "value": 1}')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '{"type": "eq", "term": "id", "value": "seven"}')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '{"type": "eq", "term": "id", "value": 1.5}')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '{"type": "starts-with", "term": "id", "value": "1"}')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '{"type": "between", "term": "id", "value": 1}')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '{"type": "and", "left": true}')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '{"term": "id"}')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '[1, 2]')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '{"type": "in", "term": "id", "value": 1}')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', NULL)$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '{"type": "eq", "term": {"type": "transform", "transform": "day", "term": "ts"}, "value": 1}')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '{"type": "eq", "term": "id", "value": 1')$$);
+
 -- a table without snapshots has no manifests
 SELECT skade.register_table('fixtures', 'empty',
 	'file:///tmp/skade-fixtures/java/fixtures/events/metadata/00000-4383a288-ee99-4cd1-a65f-4025c16f9a50.metadata.json') > 0;
 SELECT count(*) FROM skade.manifests('fixtures', 'empty');
 SELECT count(*) FROM skade.files('fixtures', 'empty');
+SELECT count(*) FROM skade.plan_files('fixtures', 'empty', '{"type": "eq", "term": "id", "value": 1}');
 
 -- bad input
 SELECT skade.manifests('fixtures', 'events', 42);

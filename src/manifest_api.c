@@ -47,9 +47,11 @@
 #include "avro_reader.h"
 #include "l0_cache.h"
 #include "metadata_json.h"
+#include "scan_filter.h"
 
 PG_FUNCTION_INFO_V1(skade_manifests);
 PG_FUNCTION_INFO_V1(skade_files);
+PG_FUNCTION_INFO_V1(skade_plan_files);
 
 #define MANIFESTS_COLS 14
 #define FILES_COLS 13
@@ -60,18 +62,22 @@ typedef struct ManifestRef
 	char	   *path;
 	int64		length;			/* -1 if not recorded */
 	int32		spec_id;
+	int32		content;		/* 0 data, 1 deletes */
 	int64		sequence_number;
 	int64		added_snapshot_id;
 } ManifestRef;
 
-/* per-column statistics of one data file, indexed like stat_fields[] */
-typedef struct ColumnStats
+typedef SkadeColumnStats ColumnStats;
+
+/* plan_files(): the filter, and what the data files chosen so far need */
+typedef struct ScanPlan
 {
-	int64		count[4];		/* size, values, nulls, nans */
-	bool		has_count[4];
-	const char *bound[2];		/* lower, upper (NULL: none) */
-	size_t		bound_len[2];
-} ColumnStats;
+	const SkadeFilter *filter;
+	const SkadeColumn *table_cols;
+	int			ntable_cols;
+	bool		any_data;		/* a data file was chosen */
+	int64		min_data_seq;	/* the least data sequence number chosen */
+} ScanPlan;
 
 /* the data file's statistics maps, in the order read_stats() knows them */
 static const char *const stat_fields[] = {
@@ -79,7 +85,8 @@ static const char *const stat_fields[] = {
 	"lower_bounds", "upper_bounds"
 };
 
-static const SkadeMetaSnapshot *snapshot_arg(FunctionCallInfo fcinfo, SkadeMeta **meta);
+static const SkadeMetaSnapshot *snapshot_arg(FunctionCallInfo fcinfo, int argno,
+											 SkadeMeta **meta);
 static const SkadeMetaSnapshot *require_snapshot(const SkadeMeta *m, const char *ns,
 												 const char *name, bool given, int64 id);
 static void put_manifest(ReturnSetInfo *rsinfo, const SkadeAvroValue *rec,
@@ -88,10 +95,10 @@ static Datum partition_summaries(const SkadeAvroValue *rec);
 static void append_hex(StringInfo out, const char *p, size_t len);
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
-					  bool v1);
+					  bool v1, ScanPlan *plan);
 static void put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry,
 					 const ManifestRef *mref, const SkadeColumn *cols, int ncols,
-					 ColumnStats *stats, bool v1);
+					 ColumnStats *stats, bool v1, ScanPlan *plan);
 static void read_stats(const SkadeAvroValue *df, int kind, const SkadeColumn *cols, int ncols,
 					   ColumnStats *stats);
 static void append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
@@ -112,7 +119,7 @@ skade_manifests(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	SkadeMeta  *m;
-	const SkadeMetaSnapshot *snap = snapshot_arg(fcinfo, &m);
+	const SkadeMetaSnapshot *snap = snapshot_arg(fcinfo, 2, &m);
 	SkadeAvroFile *f;
 	const SkadeAvroValue *rec;
 	const char *list;
@@ -140,7 +147,7 @@ skade_files(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	SkadeMeta  *m;
-	const SkadeMetaSnapshot *snap = snapshot_arg(fcinfo, &m);
+	const SkadeMetaSnapshot *snap = snapshot_arg(fcinfo, 2, &m);
 	List	   *manifests;
 	ListCell   *lc;
 
@@ -148,7 +155,56 @@ skade_files(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
 	foreach(lc, manifests)
-		put_files(rsinfo, (ManifestRef *) lfirst(lc), m, m->format_version < 2);
+		put_files(rsinfo, (ManifestRef *) lfirst(lc), m, m->format_version < 2, NULL);
+	return (Datum) 0;
+}
+
+/*
+ * skade.plan_files(namespace, name, filter, snapshot_id, catalog) -> the
+ *		rows of skade.files() for the data files that may hold a row
+ *		matching filter, then the delete files that may apply to them.
+ *
+ * The filter is bound to the table's current schema before any manifest is
+ * read.  Data files are pruned by their column statistics; delete files are
+ * kept when their sequence number is at least the least data sequence
+ * number of a chosen data file (a superset of the deletes that apply).
+ */
+Datum
+skade_plan_files(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	SkadeMeta  *m;
+	const SkadeMetaSnapshot *snap;
+	ScanPlan	plan = {0};
+	List	   *manifests;
+	ListCell   *lc;
+	int			pass;
+
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("filter must not be null"),
+				 errhint("Pass 'true' to plan every file.")));
+	snap = snapshot_arg(fcinfo, 3, &m);
+	if (m->current_schema == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("the table's metadata has no current schema to bind the filter to")));
+	plan.table_cols = SkadeParseSchemaColumns(SkadeMetaStr(m, m->current_schema),
+											  "the table", &plan.ntable_cols);
+	plan.filter = SkadeFilterBuild(PG_GETARG_JSONB_P(2), plan.table_cols, plan.ntable_cols);
+	if (snap == NULL)
+		return (Datum) 0;
+	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
+	/* data manifests first: the delete files kept depend on the data chosen */
+	for (pass = 0; pass < 2; pass++)
+		foreach(lc, manifests)
+		{
+			ManifestRef *mref = (ManifestRef *) lfirst(lc);
+
+			if ((mref->content == 0) == (pass == 0) && (pass == 0 || plan.any_data))
+				put_files(rsinfo, mref, m, m->format_version < 2, &plan);
+		}
 	return (Datum) 0;
 }
 
@@ -172,6 +228,7 @@ read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
 					 errmsg("manifest list \"%s\" has an entry without manifest_path", list)));
 		m->length = SkadeAvroLong(rec, "manifest_length", &v) ? v : -1;
 		m->spec_id = SkadeAvroLong(rec, "partition_spec_id", &v) ? (int32) v : 0;
+		m->content = SkadeAvroLong(rec, "content", &v) ? (int32) v : 0;
 		if (!SkadeAvroLong(rec, "sequence_number", &v))
 			v = 0;
 		m->sequence_number = v == -1 ? snap->sequence_number : v;
@@ -183,7 +240,8 @@ read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
 }
 
 static void
-put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bool v1)
+put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bool v1,
+		  ScanPlan *plan)
 {
 	SkadeAvroFile *f = SkadeAvroOpen(mref->path);
 	const char *schema = SkadeAvroMeta(f, "schema");
@@ -205,13 +263,13 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 		ncols = 0;
 	stats = palloc(sizeof(ColumnStats) * (ncols + 1));
 	while ((entry = SkadeAvroNext(f)) != NULL)
-		put_file(rsinfo, entry, mref, cols, ncols, stats, v1);
+		put_file(rsinfo, entry, mref, cols, ncols, stats, v1, plan);
 	SkadeAvroClose(f);
 }
 
 static void
 put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry, const ManifestRef *mref,
-		 const SkadeColumn *cols, int ncols, ColumnStats *stats, bool v1)
+		 const SkadeColumn *cols, int ncols, ColumnStats *stats, bool v1, ScanPlan *plan)
 {
 	static const char *const contents[] = {"data", "position_deletes", "equality_deletes"};
 	Datum		values[FILES_COLS];
@@ -224,6 +282,7 @@ put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry, const ManifestRef *
 	StringInfoData json;
 	int			i;
 	bool		first;
+	int			content;
 
 	if (!SkadeAvroLong(entry, "status", &status) || status < 0 || status > 2)
 		ereport(ERROR,
@@ -243,6 +302,7 @@ put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry, const ManifestRef *
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("manifest \"%s\" has a file of unknown content type %lld",
 						mref->path, (long long) v)));
+	content = (int) v;
 	values[0] = CStringGetTextDatum(contents[v]);
 	values[1] = CStringGetTextDatum(s);
 	nulls[2] = !SkadeAvroText(df, "file_format", &s);
@@ -263,6 +323,9 @@ put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry, const ManifestRef *
 	memset(stats, 0, sizeof(ColumnStats) * (ncols + 1));
 	for (i = 0; i < (int) lengthof(stat_fields); i++)
 		read_stats(df, i, cols, ncols, stats);
+	if (plan && content == 0 &&
+		!SkadeFilterMayMatch(plan->filter, cols, ncols, stats, mref->path))
+		return;					/* pruned */
 	resetStringInfo(&json);
 	appendStringInfoChar(&json, '{');
 	first = true;
@@ -318,6 +381,17 @@ put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry, const ManifestRef *
 		values[11] = Int64GetDatum(mref->sequence_number);
 	}
 	values[12] = CStringGetTextDatum(mref->path);
+	if (plan && content == 0)
+	{
+		/* an unknown data sequence number could be any */
+		int64		seq = nulls[10] ? PG_INT64_MIN : DatumGetInt64(values[10]);
+
+		if (!plan->any_data || seq < plan->min_data_seq)
+			plan->min_data_seq = seq;
+		plan->any_data = true;
+	}
+	else if (plan && !nulls[10] && DatumGetInt64(values[10]) < plan->min_data_seq)
+		return;					/* a delete older than every chosen data file */
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -375,20 +449,6 @@ column_index(const SkadeColumn *cols, int ncols, int64 id)
 	return -1;
 }
 
-/* little-endian integer of len bytes */
-static int64
-le_int(const char *p, size_t len)
-{
-	uint64		u = 0;
-	size_t		i;
-
-	for (i = 0; i < len; i++)
-		u |= (uint64) (unsigned char) p[i] << (8 * i);
-	if (len == 4)
-		return (int64) (int32) (uint32) u;
-	return (int64) u;
-}
-
 /*
  * A bound in Iceberg's single-value serialisation, as a JSON value of the
  * column's type: numbers, ISO dates and times, text, and "\\x" hex for
@@ -399,39 +459,19 @@ append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
 			 const char *which, const char *file)
 {
 	const char *t = c->type;
-	int			need = -1;
 
-	if (strcmp(t, "boolean") == 0)
-		need = 1;
-	else if (strcmp(t, "int") == 0 || strcmp(t, "date") == 0 || strcmp(t, "float") == 0)
-		need = 4;
-	else if (strcmp(t, "long") == 0 || strcmp(t, "double") == 0 || strcmp(t, "time") == 0 ||
-			 strncmp(t, "timestamp", 9) == 0)
-		need = 8;
-	else if (strcmp(t, "uuid") == 0)
-		need = 16;
-	else if (strncmp(t, "fixed[", 6) == 0)
-		need = atoi(t + 6);
-	if ((need >= 0 && (int) len != need) ||
-		(strncmp(t, "decimal", 7) == 0 && (len == 0 || len > 16)))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("the %s bound of column \"%s\" in manifest \"%s\" has %zu bytes",
-						which, c->name, file, len),
-				 need >= 0 ? errdetail("A bound of type %s has %d bytes.", t, need)
-				 : errdetail("A decimal bound has 1 to 16 bytes.")));
-
+	SkadeCheckBoundLength(c, len, which, file);
 	if (strcmp(t, "boolean") == 0)
 		appendStringInfoString(out, p[0] ? "true" : "false");
 	else if (strcmp(t, "int") == 0 || strcmp(t, "long") == 0)
-		appendStringInfo(out, INT64_FORMAT, le_int(p, len));
+		appendStringInfo(out, INT64_FORMAT, SkadeLeInt(p, len));
 	else if (strcmp(t, "float") == 0 || strcmp(t, "double") == 0)
 	{
 		double		d;
 
 		if (len == 4)
 		{
-			uint32		u = (uint32) le_int(p, 4);
+			uint32		u = (uint32) SkadeLeInt(p, 4);
 			float		f;
 
 			memcpy(&f, &u, 4);
@@ -439,7 +479,7 @@ append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
 		}
 		else
 		{
-			uint64		u = (uint64) le_int(p, 8);
+			uint64		u = (uint64) SkadeLeInt(p, 8);
 
 			memcpy(&d, &u, 8);
 		}
@@ -453,16 +493,16 @@ append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
 		struct pg_tm tm;
 		char		buf[MAXDATELEN + 1];
 
-		j2date((int) le_int(p, 4) + UNIX_EPOCH_JDATE, &tm.tm_year, &tm.tm_mon, &tm.tm_mday);
+		j2date((int) SkadeLeInt(p, 4) + UNIX_EPOCH_JDATE, &tm.tm_year, &tm.tm_mon, &tm.tm_mday);
 		EncodeDateOnly(&tm, USE_ISO_DATES, buf);
 		escape_json(out, buf);
 	}
 	else if (strcmp(t, "time") == 0)
 		escape_json(out, DatumGetCString(DirectFunctionCall1(time_out,
-															 TimeADTGetDatum(le_int(p, 8)))));
+															 TimeADTGetDatum(SkadeLeInt(p, 8)))));
 	else if (strncmp(t, "timestamp", 9) == 0)
 	{
-		int64		v = le_int(p, 8);
+		int64		v = SkadeLeInt(p, 8);
 		bool		ns = strstr(t, "_ns") != NULL;
 		Timestamp	ts = (ns ? v / 1000 : v) -
 			(Timestamp) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
@@ -527,12 +567,12 @@ append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
 }
 
 /*
- * Arguments (namespace, name, snapshot_id, catalog): the table's metadata
+ * Arguments (namespace, name, ..., snapshot_id at argno, catalog after it): the table's metadata
  * and the snapshot (NULL: the table has none yet), which must have a
  * manifest list.  Also sets up the materialised result.
  */
 static const SkadeMetaSnapshot *
-snapshot_arg(FunctionCallInfo fcinfo, SkadeMeta **meta)
+snapshot_arg(FunctionCallInfo fcinfo, int argno, SkadeMeta **meta)
 {
 	const char *catalog;
 	char	   *ns;
@@ -541,10 +581,10 @@ snapshot_arg(FunctionCallInfo fcinfo, SkadeMeta **meta)
 	L0Result	r;
 	const SkadeMetaSnapshot *snap;
 
-	SkadeTableArgs(fcinfo, 3, &catalog, &ns, &name, &t);
+	SkadeTableArgs(fcinfo, argno + 1, &catalog, &ns, &name, &t);
 	L0Fetch(SkadeRequireMetadataLocation(ns, name, &t), L0_WANT_SUMMARY, &r);
-	snap = require_snapshot(r.summary, ns, name, !PG_ARGISNULL(2),
-							PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2));
+	snap = require_snapshot(r.summary, ns, name, !PG_ARGISNULL(argno),
+							PG_ARGISNULL(argno) ? 0 : PG_GETARG_INT64(argno));
 	if (snap != NULL && snap->manifest_list == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -1,0 +1,632 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_filter.c
+ *	  Iceberg REST filter expressions (and, or, not, eq, not-eq, lt, lt-eq,
+ *	  gt, gt-eq, in, not-in, is-null, not-null, is-nan, not-nan,
+ *	  starts-with, not-starts-with, true, false) bound to a schema and
+ *	  evaluated against a data file's column statistics.
+ *
+ * Invariants:
+ *	 - evaluation answers "may match" unless the statistics prove that no
+ *	   row of the file can match: a file is never dropped on a guess.  A
+ *	   missing statistic, a type whose bounds are not compared (decimal,
+ *	   uuid, binary, fixed) or a column the file has no stats for all
+ *	   answer "may match";
+ *	 - not is pushed down the way Iceberg rewrites it (De Morgan, each
+ *	   predicate replaced by its inverse), so null rows never match either;
+ *	 - string bounds may be truncated (lower: a prefix, upper: rounded up);
+ *	   every comparison here stays correct for truncated bounds;
+ *	 - binding errors (unknown column, literal of the wrong type, malformed
+ *	   JSON) are reported before any file is read.
+ *
+ * Locking: none; pure functions over backend-local data.
+ *
+ * IDENTIFICATION
+ *	  src/scan_filter.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "datatype/timestamp.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/float.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+
+#include "scan_filter.h"
+
+typedef enum FilterKind
+{
+	F_TRUE, F_FALSE, F_AND, F_OR, F_NOT, F_PRED
+} FilterKind;
+
+/* inverse of op i is op i ^ 1 */
+typedef enum FilterOp
+{
+	OP_EQ, OP_NOT_EQ, OP_LT, OP_GT_EQ, OP_LT_EQ, OP_GT, OP_IN, OP_NOT_IN,
+	OP_IS_NULL, OP_NOT_NULL, OP_IS_NAN, OP_NOT_NAN, OP_STARTS_WITH, OP_NOT_STARTS_WITH
+} FilterOp;
+
+static const char *const op_names[] = {
+	"eq", "not-eq", "lt", "gt-eq", "lt-eq", "gt", "in", "not-in",
+	"is-null", "not-null", "is-nan", "not-nan", "starts-with", "not-starts-with"
+};
+
+/* how a column's bounds compare */
+typedef enum CmpKind
+{
+	CMP_NONE, CMP_INT4, CMP_INT8, CMP_FLOAT4, CMP_FLOAT8, CMP_STRING, CMP_BOOL
+} CmpKind;
+
+typedef struct FilterValue
+{
+	int64		i;
+	double		d;
+	const char *s;
+	size_t		slen;
+} FilterValue;
+
+struct SkadeFilter
+{
+	FilterKind	kind;
+	SkadeFilter *left;
+	SkadeFilter *right;
+	FilterOp	op;
+	int32		column_id;
+	CmpKind		cmp;
+	int			nvalues;
+	FilterValue *values;
+};
+
+static SkadeFilter *build(JsonbValue *v, const SkadeColumn *cols, int ncols, int depth);
+static JsonbValue *get_key(JsonbValue *obj, const char *key);
+static char *jstring(JsonbValue *v);
+static const SkadeColumn *bind_term(JsonbValue *term, const SkadeColumn *cols, int ncols);
+static CmpKind cmp_kind(const char *type);
+static void bind_value(JsonbValue *v, const SkadeColumn *c, CmpKind cmp, const char *op,
+					   FilterValue *out);
+static bool may_match(const SkadeFilter *f, bool negated, const SkadeColumn *cols, int ncols,
+					  const SkadeColumnStats *stats, const char *file);
+static bool pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
+						   const SkadeColumnStats *st, const char *file);
+static int	cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v);
+static void malformed(const char *detail) pg_attribute_noreturn();
+
+/*
+ * SkadeFilterBuild
+ *		Parse and bind a filter (the REST "Expression" JSON) to the columns.
+ */
+SkadeFilter *
+SkadeFilterBuild(Jsonb *filter, const SkadeColumn *cols, int ncols)
+{
+	JsonbValue	root;
+
+	if (JB_ROOT_IS_SCALAR(filter))
+	{
+		JsonbExtractScalar(&filter->root, &root);
+		if (root.type == jbvBool)
+		{
+			SkadeFilter *f = palloc0(sizeof(SkadeFilter));
+
+			f->kind = root.val.boolean ? F_TRUE : F_FALSE;
+			return f;
+		}
+		malformed("A filter is a JSON object (or true or false).");
+	}
+	root.type = jbvBinary;
+	root.val.binary.data = &filter->root;
+	root.val.binary.len = VARSIZE(filter) - VARHDRSZ;
+	return build(&root, cols, ncols, 0);
+}
+
+/* May a file with these statistics hold a row matching f? */
+bool
+SkadeFilterMayMatch(const SkadeFilter *f, const SkadeColumn *cols, int ncols,
+					const SkadeColumnStats *stats, const char *file)
+{
+	return may_match(f, false, cols, ncols, stats, file);
+}
+
+/* little-endian integer of 4 or 8 bytes */
+int64
+SkadeLeInt(const char *p, size_t len)
+{
+	uint64		u = 0;
+	size_t		i;
+
+	for (i = 0; i < len; i++)
+		u |= (uint64) (unsigned char) p[i] << (8 * i);
+	if (len == 4)
+		return (int64) (int32) (uint32) u;
+	return (int64) u;
+}
+
+/* A bound of a fixed-width type must have that width. */
+void
+SkadeCheckBoundLength(const SkadeColumn *c, size_t len, const char *which, const char *file)
+{
+	const char *t = c->type;
+	int			need = -1;
+
+	if (strcmp(t, "boolean") == 0)
+		need = 1;
+	else if (strcmp(t, "int") == 0 || strcmp(t, "date") == 0 || strcmp(t, "float") == 0)
+		need = 4;
+	else if (strcmp(t, "long") == 0 || strcmp(t, "double") == 0 || strcmp(t, "time") == 0 ||
+			 strncmp(t, "timestamp", 9) == 0)
+		need = 8;
+	else if (strcmp(t, "uuid") == 0)
+		need = 16;
+	else if (strncmp(t, "fixed[", 6) == 0)
+		need = atoi(t + 6);
+	if ((need >= 0 && (int) len != need) ||
+		(strncmp(t, "decimal", 7) == 0 && (len == 0 || len > 16)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("the %s bound of column \"%s\" in manifest \"%s\" has %zu bytes",
+						which, c->name, file, len),
+				 need >= 0 ? errdetail("A bound of type %s has %d bytes.", t, need)
+				 : errdetail("A decimal bound has 1 to 16 bytes.")));
+}
+
+/* ---------------------------------------------------------------- binding */
+
+static SkadeFilter *
+build(JsonbValue *v, const SkadeColumn *cols, int ncols, int depth)
+{
+	SkadeFilter *f = palloc0(sizeof(SkadeFilter));
+	char	   *type;
+	const SkadeColumn *c;
+	int			op;
+
+	check_stack_depth();
+	if (v->type == jbvBool)
+	{
+		f->kind = v->val.boolean ? F_TRUE : F_FALSE;
+		return f;
+	}
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		malformed("Every expression is a JSON object with a \"type\".");
+	type = jstring(get_key(v, "type"));
+	if (type == NULL)
+		malformed("An expression has no \"type\" string.");
+
+	if (strcmp(type, "true") == 0 || strcmp(type, "false") == 0)
+	{
+		f->kind = type[0] == 't' ? F_TRUE : F_FALSE;
+		return f;
+	}
+	if (strcmp(type, "and") == 0 || strcmp(type, "or") == 0)
+	{
+		JsonbValue *l = get_key(v, "left");
+		JsonbValue *r = get_key(v, "right");
+
+		if (l == NULL || r == NULL)
+			malformed(psprintf("\"%s\" needs \"left\" and \"right\".", type));
+		f->kind = type[0] == 'a' ? F_AND : F_OR;
+		f->left = build(l, cols, ncols, depth + 1);
+		f->right = build(r, cols, ncols, depth + 1);
+		return f;
+	}
+	if (strcmp(type, "not") == 0)
+	{
+		JsonbValue *child = get_key(v, "child");
+
+		if (child == NULL)
+			malformed("\"not\" needs \"child\".");
+		f->kind = F_NOT;
+		f->left = build(child, cols, ncols, depth + 1);
+		return f;
+	}
+	for (op = 0; op < (int) lengthof(op_names); op++)
+		if (strcmp(type, op_names[op]) == 0)
+			break;
+	if (op == (int) lengthof(op_names))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown filter expression type \"%s\"", type),
+				 errhint("Use the Iceberg REST expression types: and, or, not, eq, not-eq, "
+						 "lt, lt-eq, gt, gt-eq, in, not-in, is-null, not-null, is-nan, "
+						 "not-nan, starts-with, not-starts-with, true, false.")));
+	f->kind = F_PRED;
+	f->op = (FilterOp) op;
+	c = bind_term(get_key(v, "term"), cols, ncols);
+	f->column_id = c->id;
+	f->cmp = cmp_kind(c->type);
+
+	switch (f->op)
+	{
+		case OP_IN:
+		case OP_NOT_IN:
+			{
+				JsonbValue *vals = get_key(v, "values");
+				JsonbIterator *it;
+				JsonbValue	elem;
+				JsonbIteratorToken tok;
+				int			n;
+
+				if (vals == NULL || vals->type != jbvBinary ||
+					!JsonContainerIsArray(vals->val.binary.data))
+					malformed(psprintf("\"%s\" needs a \"values\" array.", type));
+				n = JsonContainerSize(vals->val.binary.data);
+				f->values = palloc0(sizeof(FilterValue) * Max(n, 1));
+				it = JsonbIteratorInit(vals->val.binary.data);
+				while ((tok = JsonbIteratorNext(&it, &elem, true)) != WJB_DONE)
+					if (tok == WJB_ELEM)
+						bind_value(&elem, c, f->cmp, type, &f->values[f->nvalues++]);
+				break;
+			}
+		case OP_IS_NULL:
+		case OP_NOT_NULL:
+		case OP_IS_NAN:
+		case OP_NOT_NAN:
+			if ((f->op == OP_IS_NAN || f->op == OP_NOT_NAN) &&
+				f->cmp != CMP_FLOAT4 && f->cmp != CMP_FLOAT8)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("\"%s\" applies to float and double columns, not to \"%s\" (%s)",
+								type, c->name, c->type)));
+			break;
+		default:
+			{
+				JsonbValue *val = get_key(v, "value");
+
+				if (val == NULL)
+					malformed(psprintf("\"%s\" needs a \"value\".", type));
+				if ((f->op == OP_STARTS_WITH || f->op == OP_NOT_STARTS_WITH) &&
+					strcmp(c->type, "string") != 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_DATATYPE_MISMATCH),
+							 errmsg("\"%s\" applies to string columns, not to \"%s\" (%s)",
+									type, c->name, c->type)));
+				f->values = palloc0(sizeof(FilterValue));
+				f->nvalues = 1;
+				bind_value(val, c, f->cmp, type, &f->values[0]);
+			}
+	}
+	return f;
+}
+
+static JsonbValue *
+get_key(JsonbValue *obj, const char *key)
+{
+	if (obj->type != jbvBinary || !JsonContainerIsObject(obj->val.binary.data))
+		return NULL;
+	return getKeyJsonValueFromContainer(obj->val.binary.data, key, strlen(key), NULL);
+}
+
+static char *
+jstring(JsonbValue *v)
+{
+	if (v == NULL || v->type != jbvString)
+		return NULL;
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+/* a term: "name" or {"type": "reference", "term": "name"} */
+static const SkadeColumn *
+bind_term(JsonbValue *term, const SkadeColumn *cols, int ncols)
+{
+	char	   *name = jstring(term);
+	int			i;
+
+	if (name == NULL && term != NULL && term->type == jbvBinary)
+	{
+		char	   *type = jstring(get_key(term, "type"));
+
+		if (type != NULL && strcmp(type, "reference") == 0)
+			name = jstring(get_key(term, "term"));
+		else if (type != NULL && strcmp(type, "transform") == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("transform terms in filters are not supported"),
+					 errhint("Filter on the source column instead.")));
+	}
+	if (name == NULL)
+		malformed("A predicate's \"term\" is a column name.");
+	for (i = 0; i < ncols; i++)
+		if (strcmp(cols[i].name, name) == 0)
+			return &cols[i];
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_COLUMN),
+			 errmsg("filter names column \"%s\", which the table's schema does not have", name),
+			 errhint("Column names are case-sensitive; nested fields are written a.b.")));
+	pg_unreachable();
+}
+
+static CmpKind
+cmp_kind(const char *type)
+{
+	if (strcmp(type, "int") == 0 || strcmp(type, "date") == 0)
+		return CMP_INT4;
+	if (strcmp(type, "long") == 0 || strcmp(type, "time") == 0 ||
+		strncmp(type, "timestamp", 9) == 0)
+		return CMP_INT8;
+	if (strcmp(type, "float") == 0)
+		return CMP_FLOAT4;
+	if (strcmp(type, "double") == 0)
+		return CMP_FLOAT8;
+	if (strcmp(type, "string") == 0)
+		return CMP_STRING;
+	if (strcmp(type, "boolean") == 0)
+		return CMP_BOOL;
+	return CMP_NONE;
+}
+
+/* a literal, converted to the column's representation in bounds */
+static void
+bind_value(JsonbValue *v, const SkadeColumn *c, CmpKind cmp, const char *op, FilterValue *out)
+{
+	const char *t = c->type;
+	bool		ok = true;
+
+	switch (cmp)
+	{
+		case CMP_INT4:
+		case CMP_INT8:
+			if (v->type == jbvNumeric)
+			{
+				Numeric		n = v->val.numeric;
+				Numeric		rounded = DatumGetNumeric(DirectFunctionCall2(numeric_round,
+																		NumericGetDatum(n),
+																		Int32GetDatum(0)));
+
+				if (numeric_is_nan(n) || numeric_is_inf(n) || !DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(n), NumericGetDatum(rounded))))
+					ok = false;
+				else
+					out->i = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(n)));
+			}
+			else if (v->type == jbvString && strcmp(t, "date") == 0)
+			{
+				char	   *s = jstring(v);
+				DateADT		d = DatumGetDateADT(DirectFunctionCall1(date_in, CStringGetDatum(s)));
+
+				out->i = (int64) d + (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE);
+			}
+			else if (v->type == jbvString && strncmp(t, "timestamp", 9) == 0)
+			{
+				char	   *s = jstring(v);
+				Timestamp	ts = strncmp(t, "timestamptz", 11) == 0 ?
+					DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in, CStringGetDatum(s),
+															ObjectIdGetDatum(InvalidOid),
+															Int32GetDatum(-1))) :
+					DatumGetTimestamp(DirectFunctionCall3(timestamp_in, CStringGetDatum(s),
+														  ObjectIdGetDatum(InvalidOid),
+														  Int32GetDatum(-1)));
+
+				out->i = ts + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+				if (strstr(t, "_ns") != NULL)
+					out->i *= 1000;
+			}
+			else if (v->type == jbvString && strcmp(t, "time") == 0)
+				out->i = DatumGetTimeADT(DirectFunctionCall3(time_in, CStringGetDatum(jstring(v)),
+															 ObjectIdGetDatum(InvalidOid),
+															 Int32GetDatum(-1)));
+			else
+				ok = false;
+			break;
+		case CMP_FLOAT4:
+		case CMP_FLOAT8:
+			if (v->type == jbvNumeric)
+				out->d = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+															NumericGetDatum(v->val.numeric)));
+			else if (v->type == jbvString && strcmp(jstring(v), "NaN") == 0)
+				out->d = get_float8_nan();
+			else
+				ok = false;
+			break;
+		case CMP_STRING:
+			if (v->type == jbvString)
+			{
+				out->s = v->val.string.val;
+				out->slen = v->val.string.len;
+			}
+			else
+				ok = false;
+			break;
+		case CMP_BOOL:
+			if (v->type == jbvBool)
+				out->i = v->val.boolean;
+			else
+				ok = false;
+			break;
+		case CMP_NONE:
+			/* not compared: any scalar literal is accepted */
+			ok = v->type == jbvNumeric || v->type == jbvString || v->type == jbvBool;
+			break;
+	}
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("filter \"%s\" on column \"%s\" of type %s has a literal of another type",
+						op, c->name, t),
+				 errhint("Use a JSON number for numeric columns, a string for string columns, "
+						 "an ISO string or number for date, time and timestamp columns.")));
+}
+
+static void
+malformed(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("malformed filter expression"),
+			 errdetail_internal("%s", detail),
+			 errhint("Filters use the Iceberg REST catalog's expression JSON, e.g. "
+					 "{\"type\": \"eq\", \"term\": \"id\", \"value\": 1}.")));
+}
+
+/* ---------------------------------------------------------------- evaluation */
+
+static bool
+may_match(const SkadeFilter *f, bool negated, const SkadeColumn *cols, int ncols,
+		  const SkadeColumnStats *stats, const char *file)
+{
+	int			i;
+
+	switch (f->kind)
+	{
+		case F_TRUE:
+			return !negated;
+		case F_FALSE:
+			return negated;
+		case F_NOT:
+			return may_match(f->left, !negated, cols, ncols, stats, file);
+		case F_AND:
+		case F_OR:
+			/* not (a and b) = not a or not b */
+			if ((f->kind == F_AND) != negated)
+				return may_match(f->left, negated, cols, ncols, stats, file) &&
+					may_match(f->right, negated, cols, ncols, stats, file);
+			return may_match(f->left, negated, cols, ncols, stats, file) ||
+				may_match(f->right, negated, cols, ncols, stats, file);
+		case F_PRED:
+			for (i = 0; i < ncols; i++)
+				if (cols[i].id == f->column_id)
+					return pred_may_match(f, negated ? (FilterOp) (f->op ^ 1) : f->op,
+										  &cols[i], &stats[i], file);
+			return true;		/* a column this file's schema does not have */
+	}
+	return true;
+}
+
+static bool
+pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
+			   const SkadeColumnStats *st, const char *file)
+{
+	const char *lower = st->bound[0];
+	const char *upper = st->bound[1];
+	bool		all_null = st->has_count[SKADE_STAT_VALUES] && st->has_count[SKADE_STAT_NULLS] &&
+		st->count[SKADE_STAT_VALUES] == st->count[SKADE_STAT_NULLS];
+	int			i;
+
+	if (lower)
+		SkadeCheckBoundLength(c, st->bound_len[0], "lower", file);
+	if (upper)
+		SkadeCheckBoundLength(c, st->bound_len[1], "upper", file);
+	switch (op)
+	{
+		case OP_IS_NULL:
+			return !(st->has_count[SKADE_STAT_NULLS] && st->count[SKADE_STAT_NULLS] == 0);
+		case OP_NOT_NULL:
+			return !all_null;
+		case OP_IS_NAN:
+			return !(st->has_count[SKADE_STAT_NANS] && st->count[SKADE_STAT_NANS] == 0) &&
+				!all_null;
+		case OP_NOT_NAN:
+			return true;		/* a null is not NaN */
+		case OP_NOT_EQ:
+		case OP_NOT_IN:
+		case OP_NOT_STARTS_WITH:
+			/* bounds cannot show that every value equals the literal */
+			return !all_null;
+		default:
+			break;
+	}
+	if (all_null)
+		return false;			/* no comparison is true of a null */
+	if (f->cmp == CMP_NONE)
+		return true;
+	switch (op)
+	{
+		case OP_EQ:
+		case OP_IN:
+			for (i = 0; i < f->nvalues; i++)
+			{
+				if (lower && cmp_bound(f, lower, st->bound_len[0], &f->values[i]) > 0)
+					continue;
+				if (upper && cmp_bound(f, upper, st->bound_len[1], &f->values[i]) < 0)
+					continue;
+				return true;
+			}
+			return false;
+		case OP_LT:
+			return !(lower && cmp_bound(f, lower, st->bound_len[0], &f->values[0]) >= 0);
+		case OP_LT_EQ:
+			return !(lower && cmp_bound(f, lower, st->bound_len[0], &f->values[0]) > 0);
+		case OP_GT:
+			return !(upper && cmp_bound(f, upper, st->bound_len[1], &f->values[0]) <= 0);
+		case OP_GT_EQ:
+			return !(upper && cmp_bound(f, upper, st->bound_len[1], &f->values[0]) < 0);
+		case OP_STARTS_WITH:
+			{
+				const FilterValue *v = &f->values[0];
+
+				/* compare the prefix with the bounds cut to its length */
+				if (lower)
+				{
+					size_t		n = Min(v->slen, st->bound_len[0]);
+					int			r = memcmp(lower, v->s, n);
+
+					if (r > 0)
+						return false;
+				}
+				if (upper)
+				{
+					size_t		n = Min(v->slen, st->bound_len[1]);
+					int			r = memcmp(upper, v->s, n);
+
+					if (r < 0)
+						return false;
+				}
+				return true;
+			}
+		default:
+			return true;
+	}
+}
+
+/* bound <=> value, per the column's type; NaN literals compare as unknown */
+static int
+cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v)
+{
+	switch (f->cmp)
+	{
+		case CMP_INT4:
+		case CMP_INT8:
+		case CMP_BOOL:
+			{
+				int64		b = f->cmp == CMP_BOOL ? (p[0] != 0) : SkadeLeInt(p, len);
+
+				return b < v->i ? -1 : (b > v->i ? 1 : 0);
+			}
+		case CMP_FLOAT4:
+		case CMP_FLOAT8:
+			{
+				double		b;
+
+				if (f->cmp == CMP_FLOAT4)
+				{
+					uint32		u = (uint32) SkadeLeInt(p, 4);
+					float		x;
+
+					memcpy(&x, &u, 4);
+					b = x;
+				}
+				else
+				{
+					uint64		u = (uint64) SkadeLeInt(p, 8);
+
+					memcpy(&b, &u, 8);
+				}
+				if (isnan(b) || isnan(v->d))
+					return 0;	/* "may be equal": never prunes */
+				return b < v->d ? -1 : (b > v->d ? 1 : 0);
+			}
+		case CMP_STRING:
+			{
+				int			r = memcmp(p, v->s, Min(len, v->slen));
+
+				if (r != 0)
+					return r;
+				return len < v->slen ? -1 : (len > v->slen ? 1 : 0);
+			}
+		default:
+			return 0;
+	}
+}

@@ -1,0 +1,42 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_filter.h
+ *	  Iceberg REST filter expressions (JSON), bound to a table schema and
+ *	  evaluated against a data file's column statistics: "may this file
+ *	  hold a matching row?"
+ *
+ * IDENTIFICATION
+ *	  src/scan_filter.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_SCAN_FILTER_H
+#define SKADE_SCAN_FILTER_H
+
+#include "utils/jsonb.h"
+
+#include "metadata_json.h"
+
+/* per-column statistics of one data file (bounds in single-value form) */
+typedef struct SkadeColumnStats
+{
+	int64		count[4];		/* size, values, nulls, nans */
+	bool		has_count[4];
+	const char *bound[2];		/* lower, upper (NULL: none) */
+	size_t		bound_len[2];
+} SkadeColumnStats;
+
+#define SKADE_STAT_VALUES	1
+#define SKADE_STAT_NULLS	2
+#define SKADE_STAT_NANS		3
+
+typedef struct SkadeFilter SkadeFilter;
+
+extern SkadeFilter *SkadeFilterBuild(Jsonb *filter, const SkadeColumn *cols, int ncols);
+extern bool SkadeFilterMayMatch(const SkadeFilter *f, const SkadeColumn *cols, int ncols,
+								const SkadeColumnStats *stats, const char *file);
+extern void SkadeCheckBoundLength(const SkadeColumn *c, size_t len, const char *which,
+								  const char *file);
+extern int64 SkadeLeInt(const char *p, size_t len);
+
+#endif							/* SKADE_SCAN_FILTER_H */
