@@ -467,22 +467,8 @@ append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
 		appendStringInfo(out, INT64_FORMAT, SkadeLeInt(p, len));
 	else if (strcmp(t, "float") == 0 || strcmp(t, "double") == 0)
 	{
-		double		d;
+		double		d = SkadeBoundFloat(p, len);
 
-		if (len == 4)
-		{
-			uint32		u = (uint32) SkadeLeInt(p, 4);
-			float		f;
-
-			memcpy(&f, &u, 4);
-			d = f;
-		}
-		else
-		{
-			uint64		u = (uint64) SkadeLeInt(p, 8);
-
-			memcpy(&d, &u, 8);
-		}
 		if (isnan(d) || isinf(d))
 			appendStringInfo(out, "\"%s\"", isnan(d) ? "NaN" : (d > 0 ? "Infinity" : "-Infinity"));
 		else

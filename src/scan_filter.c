@@ -147,6 +147,28 @@ SkadeLeInt(const char *p, size_t len)
 	return (int64) u;
 }
 
+/* a float (4 bytes) or double (8 bytes) bound */
+double
+SkadeBoundFloat(const char *p, size_t len)
+{
+	if (len == 4)
+	{
+		uint32		u = (uint32) SkadeLeInt(p, 4);
+		float		f;
+
+		memcpy(&f, &u, 4);
+		return f;
+	}
+	else
+	{
+		uint64		u = (uint64) SkadeLeInt(p, 8);
+		double		d;
+
+		memcpy(&d, &u, 8);
+		return d;
+	}
+}
+
 /* A bound of a fixed-width type must have that width. */
 void
 SkadeCheckBoundLength(const SkadeColumn *c, size_t len, const char *which, const char *file)
@@ -571,7 +593,8 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 					size_t		n = Min(v->slen, st->bound_len[1]);
 					int			r = memcmp(upper, v->s, n);
 
-					if (r < 0)
+					/* an upper bound that is a shorter prefix sorts before it */
+					if (r < 0 || (r == 0 && st->bound_len[1] < v->slen))
 						return false;
 				}
 				return true;
@@ -598,22 +621,8 @@ cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v)
 		case CMP_FLOAT4:
 		case CMP_FLOAT8:
 			{
-				double		b;
+				double		b = SkadeBoundFloat(p, len);
 
-				if (f->cmp == CMP_FLOAT4)
-				{
-					uint32		u = (uint32) SkadeLeInt(p, 4);
-					float		x;
-
-					memcpy(&x, &u, 4);
-					b = x;
-				}
-				else
-				{
-					uint64		u = (uint64) SkadeLeInt(p, 8);
-
-					memcpy(&b, &u, 8);
-				}
 				if (isnan(b) || isnan(v->d))
 					return 0;	/* "may be equal": never prunes */
 				return b < v->d ? -1 : (b > v->d ? 1 : 0);

@@ -38,5 +38,6 @@ extern bool SkadeFilterMayMatch(const SkadeFilter *f, const SkadeColumn *cols, i
 extern void SkadeCheckBoundLength(const SkadeColumn *c, size_t len, const char *which,
 								  const char *file);
 extern int64 SkadeLeInt(const char *p, size_t len);
+extern double SkadeBoundFloat(const char *p, size_t len);
 
 #endif							/* SKADE_SCAN_FILTER_H */

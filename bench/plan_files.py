@@ -1,0 +1,103 @@
+"""P7: skade.plan_files() vs pyiceberg's table.scan(row_filter=...).plan_files()
+on the same table (10,000 data files in 100 manifests, written by pyiceberg
+through skade's JDBC tables) and the same filters, in one run.
+
+    python bench/plan_files.py WAREHOUSE [manifests=100] [files-per-manifest=100] [runs=7]
+(PGHOST/PGPORT/PGUSER/PGDATABASE name the server; bench/plan_files.sh sets them.)
+"""
+import json
+import os
+import statistics
+import sys
+import time
+
+import psycopg2
+import pyarrow as pa
+from pyiceberg import expressions as E
+from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.partitioning import PartitionField, PartitionSpec
+from pyiceberg.schema import Schema
+from pyiceberg.transforms import IdentityTransform
+from pyiceberg.types import LongType, NestedField, StringType
+
+warehouse = sys.argv[1]
+MANIFESTS = int(sys.argv[2]) if len(sys.argv) > 2 else 100
+PER = int(sys.argv[3]) if len(sys.argv) > 3 else 100
+RUNS = int(sys.argv[4]) if len(sys.argv) > 4 else 7
+ROWS = 10  # rows per data file
+
+dsn = "postgresql+psycopg2://{u}@{h}:{p}/{d}".format(
+    u=os.environ["PGUSER"], h=os.environ["PGHOST"], p=os.environ["PGPORT"], d=os.environ["PGDATABASE"])
+catalog = SqlCatalog("bench", uri=dsn, warehouse=f"file://{warehouse}")
+conn = psycopg2.connect("")
+conn.autocommit = True
+cur = conn.cursor()
+
+schema = Schema(NestedField(1, "id", LongType(), required=True),
+                NestedField(2, "part", LongType(), required=True),
+                NestedField(3, "label", StringType(), required=False))
+spec = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="part"))
+
+t0 = time.perf_counter()
+if ("p7",) not in catalog.list_namespaces():
+    catalog.create_namespace("p7")
+if catalog.table_exists("p7.t"):
+    catalog.drop_table("p7.t")
+table = catalog.create_table("p7.t", schema=schema, partition_spec=spec)
+for m in range(MANIFESTS):
+    # one append = one manifest; one file per partition value
+    ids = [(m * PER + k) * ROWS + r for k in range(PER) for r in range(ROWS)]
+    parts = [k for k in range(PER) for r in range(ROWS)]
+    table.append(pa.table({"id": pa.array(ids, pa.int64()), "part": pa.array(parts, pa.int64()),
+                           "label": pa.array([f"l{i}" for i in ids])},
+                          schema=schema.as_arrow()))
+table = catalog.load_table("p7.t")
+nfiles = len(table.inspect.files())
+print(f"table: {nfiles} data files in {MANIFESTS} manifests, built in {time.perf_counter() - t0:.0f} s")
+
+filters = [
+    ("id = 4242 (1 file)", {"type": "eq", "term": "id", "value": 4242}, E.EqualTo("id", 4242)),
+    ("id < 5000 (~5%)", {"type": "lt", "term": "id", "value": 5000}, E.LessThan("id", 5000)),
+    ("label starts-with l99 (~1%)", {"type": "starts-with", "term": "label", "value": "l99"},
+     E.StartsWith("label", "l99")),
+    ("true (all)", True, E.AlwaysTrue()),
+]
+
+
+def timed(fn):
+    out = []
+    for _ in range(RUNS):
+        t = time.perf_counter()
+        n = fn()
+        out.append(time.perf_counter() - t)
+    return statistics.median(out), n
+
+
+def skade_plan(f):
+    cur.execute("SELECT count(*) FROM skade.plan_files('p7', 't', %s, catalog => 'bench')", (json.dumps(f),))
+    return cur.fetchone()[0]
+
+
+print(f"{'filter':32} {'pyiceberg cold':>15} {'pyiceberg warm':>15} {'skade':>10} "
+      f"{'files s/p':>10} {'warm ratio':>10} {'cold ratio':>10}")
+for label, jf, pf in filters:
+    # cold pyiceberg: a freshly loaded table (its manifest cache is per process
+    # and keyed by manifest list, so reload and clear it)
+    def py_cold():
+        from pyiceberg.table import snapshots  # noqa: F401
+        try:
+            from pyiceberg.manifest import _manifests
+            _manifests.cache_clear()
+        except Exception:
+            pass
+        tab = catalog.load_table("p7.t")
+        return len(list(tab.scan(row_filter=pf).plan_files()))
+    cold, n_py = timed(py_cold)
+    warm_table = catalog.load_table("p7.t")
+    list(warm_table.scan(row_filter=pf).plan_files())
+    warm, _ = timed(lambda: len(list(warm_table.scan(row_filter=pf).plan_files())))
+    sk, n_sk = timed(lambda: skade_plan(jf))
+    print(f"{label:32} {cold * 1000:12.1f} ms {warm * 1000:12.1f} ms {sk * 1000:7.1f} ms "
+          f"{n_sk:>5}/{n_py:<5} {warm / sk:9.2f}x {cold / sk:9.2f}x")
+print("skade has no manifest cache yet (L0.5 not built): every skade call reads and "
+      "decodes all manifests, so skade 'warm' = skade cold (OS page cache warm).")
