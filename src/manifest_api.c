@@ -40,6 +40,7 @@
 #include "utils/datetime.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -61,7 +62,7 @@ typedef struct ManifestRef
 {
 	char	   *path;
 	int64		length;			/* -1 if not recorded */
-	int32		spec_id;
+	int32		spec_id;		/* -1 if not recorded */
 	int32		content;		/* 0 data, 1 deletes */
 	int64		sequence_number;
 	int64		added_snapshot_id;
@@ -93,6 +94,8 @@ static void put_manifest(ReturnSetInfo *rsinfo, const SkadeAvroValue *rec,
 						 const SkadeMetaSnapshot *snap, const char *list);
 static Datum partition_summaries(const SkadeAvroValue *rec);
 static void append_hex(StringInfo out, const char *p, size_t len);
+static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap,
+							   const char *list, ManifestRef *m);
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
 					  bool v1, ScanPlan *plan);
@@ -210,6 +213,30 @@ skade_plan_files(PG_FUNCTION_ARGS)
 
 /* ---------------------------------------------------------------- helpers */
 
+/*
+ * The fields of a manifest list entry both manifests() and files() use:
+ * v1 has no content or sequence numbers (data, 0); an unassigned (-1)
+ * sequence number is the snapshot's; a missing length or spec id is -1.
+ */
+static void
+parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap, const char *list,
+				   ManifestRef *m)
+{
+	int64		v;
+
+	if (!SkadeAvroText(rec, "manifest_path", &m->path))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("manifest list \"%s\" has an entry without manifest_path", list)));
+	m->length = SkadeAvroLong(rec, "manifest_length", &v) ? v : -1;
+	m->spec_id = SkadeAvroLong(rec, "partition_spec_id", &v) ? (int32) v : -1;
+	m->content = SkadeAvroLong(rec, "content", &v) ? (int32) v : 0;
+	if (!SkadeAvroLong(rec, "sequence_number", &v))
+		v = 0;
+	m->sequence_number = v == -1 ? snap->sequence_number : v;
+	m->added_snapshot_id = SkadeAvroLong(rec, "added_snapshot_id", &v) ? v : snap->snapshot_id;
+}
+
 static List *
 read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
 {
@@ -220,19 +247,8 @@ read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
 	while ((rec = SkadeAvroNext(f)) != NULL)
 	{
 		ManifestRef *m = palloc0(sizeof(ManifestRef));
-		int64		v;
 
-		if (!SkadeAvroText(rec, "manifest_path", &m->path))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("manifest list \"%s\" has an entry without manifest_path", list)));
-		m->length = SkadeAvroLong(rec, "manifest_length", &v) ? v : -1;
-		m->spec_id = SkadeAvroLong(rec, "partition_spec_id", &v) ? (int32) v : 0;
-		m->content = SkadeAvroLong(rec, "content", &v) ? (int32) v : 0;
-		if (!SkadeAvroLong(rec, "sequence_number", &v))
-			v = 0;
-		m->sequence_number = v == -1 ? snap->sequence_number : v;
-		m->added_snapshot_id = SkadeAvroLong(rec, "added_snapshot_id", &v) ? v : snap->snapshot_id;
+		parse_manifest_ref(rec, snap, list, m);
 		out = lappend(out, m);
 	}
 	SkadeAvroClose(f);
@@ -243,6 +259,17 @@ static void
 put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bool v1,
 		  ScanPlan *plan)
 {
+	/*
+	 * The file, its decoded entries and their output rows live only while
+	 * this manifest is read (tuplestore_putvalues copies the rows): memory
+	 * stays bounded by one manifest, not by the snapshot.
+	 */
+	MemoryContext manifest_cxt = AllocSetContextCreate(CurrentMemoryContext,
+													   "skade manifest",
+													   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext entry_cxt = AllocSetContextCreate(manifest_cxt, "skade manifest entry",
+													ALLOCSET_DEFAULT_SIZES);
+	MemoryContext caller = MemoryContextSwitchTo(manifest_cxt);
 	SkadeAvroFile *f = SkadeAvroOpen(mref->path);
 	const char *schema = SkadeAvroMeta(f, "schema");
 	const SkadeAvroValue *entry;
@@ -263,8 +290,15 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 		ncols = 0;
 	stats = palloc(sizeof(ColumnStats) * (ncols + 1));
 	while ((entry = SkadeAvroNext(f)) != NULL)
+	{
+		MemoryContextSwitchTo(entry_cxt);
 		put_file(rsinfo, entry, mref, cols, ncols, stats, v1, plan);
+		MemoryContextSwitchTo(manifest_cxt);
+		MemoryContextReset(entry_cxt);
+	}
 	SkadeAvroClose(f);
+	MemoryContextSwitchTo(caller);
+	MemoryContextDelete(manifest_cxt);
 }
 
 static void
@@ -303,10 +337,20 @@ put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry, const ManifestRef *
 				 errmsg("manifest \"%s\" has a file of unknown content type %lld",
 						mref->path, (long long) v)));
 	content = (int) v;
+
+	/* per-column statistics, by position in cols; a pruned file ends here */
+	memset(stats, 0, sizeof(ColumnStats) * (ncols + 1));
+	for (i = 0; i < (int) lengthof(stat_fields); i++)
+		read_stats(df, i, cols, ncols, stats);
+	if (plan && content == 0 &&
+		!SkadeFilterMayMatch(plan->filter, cols, ncols, stats, mref->path))
+		return;
+
 	values[0] = CStringGetTextDatum(contents[v]);
 	values[1] = CStringGetTextDatum(s);
 	nulls[2] = !SkadeAvroText(df, "file_format", &s);
 	values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(s);
+	nulls[3] = mref->spec_id < 0;
 	values[3] = Int32GetDatum(mref->spec_id);
 	initStringInfo(&json);
 	if (SkadeAvroField(df, "partition", &part))
@@ -319,13 +363,7 @@ put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry, const ManifestRef *
 	nulls[6] = !SkadeAvroLong(df, "file_size_in_bytes", &v);
 	values[6] = Int64GetDatum(v);
 
-	/* per-column statistics, by name */
-	memset(stats, 0, sizeof(ColumnStats) * (ncols + 1));
-	for (i = 0; i < (int) lengthof(stat_fields); i++)
-		read_stats(df, i, cols, ncols, stats);
-	if (plan && content == 0 &&
-		!SkadeFilterMayMatch(plan->filter, cols, ncols, stats, mref->path))
-		return;					/* pruned */
+	/* the statistics as jsonb, by column name */
 	resetStringInfo(&json);
 	appendStringInfoChar(&json, '{');
 	first = true;
@@ -611,31 +649,21 @@ put_manifest(ReturnSetInfo *rsinfo, const SkadeAvroValue *rec, const SkadeMetaSn
 {
 	Datum		values[MANIFESTS_COLS];
 	bool		nulls[MANIFESTS_COLS] = {0};
-	char	   *path;
+	ManifestRef mref;
 	int64		v;
-	bool		has_content;
 
-	if (!SkadeAvroText(rec, "manifest_path", &path))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("manifest list \"%s\" has an entry without manifest_path", list)));
-	values[0] = CStringGetTextDatum(path);
-	nulls[1] = !SkadeAvroLong(rec, "manifest_length", &v);
-	values[1] = Int64GetDatum(v);
-	nulls[2] = !SkadeAvroLong(rec, "partition_spec_id", &v);
-	values[2] = Int32GetDatum((int32) v);
-	has_content = SkadeAvroLong(rec, "content", &v);
-	values[3] = CStringGetTextDatum(has_content && v == 1 ? "deletes" : "data");
-	/* v1: 0; v2: as written, an unassigned (-1) one is the snapshot's */
-	if (!SkadeAvroLong(rec, "sequence_number", &v))
-		v = 0;
-	values[4] = Int64GetDatum(v == -1 ? snap->sequence_number : v);
+	parse_manifest_ref(rec, snap, list, &mref);
+	values[0] = CStringGetTextDatum(mref.path);
+	nulls[1] = mref.length < 0;
+	values[1] = Int64GetDatum(mref.length);
+	nulls[2] = mref.spec_id < 0;
+	values[2] = Int32GetDatum(mref.spec_id);
+	values[3] = CStringGetTextDatum(mref.content == 1 ? "deletes" : "data");
+	values[4] = Int64GetDatum(mref.sequence_number);
 	if (!SkadeAvroLong(rec, "min_sequence_number", &v))
 		v = 0;
 	values[5] = Int64GetDatum(v == -1 ? snap->sequence_number : v);
-	if (!SkadeAvroLong(rec, "added_snapshot_id", &v))
-		v = snap->snapshot_id;
-	values[6] = Int64GetDatum(v);
+	values[6] = Int64GetDatum(mref.added_snapshot_id);
 	values[7] = Int32GetDatum((int32) long_either(rec, "added_files_count",
 												  "added_data_files_count", &nulls[7]));
 	values[8] = Int32GetDatum((int32) long_either(rec, "existing_files_count",

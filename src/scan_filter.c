@@ -84,7 +84,7 @@ struct SkadeFilter
 	FilterValue *values;
 };
 
-static SkadeFilter *build(JsonbValue *v, const SkadeColumn *cols, int ncols, int depth);
+static SkadeFilter *build(JsonbValue *v, const SkadeColumn *cols, int ncols);
 static JsonbValue *get_key(JsonbValue *obj, const char *key);
 static char *jstring(JsonbValue *v);
 static const SkadeColumn *bind_term(JsonbValue *term, const SkadeColumn *cols, int ncols);
@@ -107,22 +107,16 @@ SkadeFilterBuild(Jsonb *filter, const SkadeColumn *cols, int ncols)
 {
 	JsonbValue	root;
 
+	/* a scalar root is true or false, else build() calls it malformed */
 	if (JB_ROOT_IS_SCALAR(filter))
-	{
 		JsonbExtractScalar(&filter->root, &root);
-		if (root.type == jbvBool)
-		{
-			SkadeFilter *f = palloc0(sizeof(SkadeFilter));
-
-			f->kind = root.val.boolean ? F_TRUE : F_FALSE;
-			return f;
-		}
-		malformed("A filter is a JSON object (or true or false).");
+	else
+	{
+		root.type = jbvBinary;
+		root.val.binary.data = &filter->root;
+		root.val.binary.len = VARSIZE(filter) - VARHDRSZ;
 	}
-	root.type = jbvBinary;
-	root.val.binary.data = &filter->root;
-	root.val.binary.len = VARSIZE(filter) - VARHDRSZ;
-	return build(&root, cols, ncols, 0);
+	return build(&root, cols, ncols);
 }
 
 /* May a file with these statistics hold a row matching f? */
@@ -200,7 +194,7 @@ SkadeCheckBoundLength(const SkadeColumn *c, size_t len, const char *which, const
 /* ---------------------------------------------------------------- binding */
 
 static SkadeFilter *
-build(JsonbValue *v, const SkadeColumn *cols, int ncols, int depth)
+build(JsonbValue *v, const SkadeColumn *cols, int ncols)
 {
 	SkadeFilter *f = palloc0(sizeof(SkadeFilter));
 	char	   *type;
@@ -214,7 +208,7 @@ build(JsonbValue *v, const SkadeColumn *cols, int ncols, int depth)
 		return f;
 	}
 	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
-		malformed("Every expression is a JSON object with a \"type\".");
+		malformed("Every expression is a JSON object with a \"type\" (or true or false).");
 	type = jstring(get_key(v, "type"));
 	if (type == NULL)
 		malformed("An expression has no \"type\" string.");
@@ -232,8 +226,8 @@ build(JsonbValue *v, const SkadeColumn *cols, int ncols, int depth)
 		if (l == NULL || r == NULL)
 			malformed(psprintf("\"%s\" needs \"left\" and \"right\".", type));
 		f->kind = type[0] == 'a' ? F_AND : F_OR;
-		f->left = build(l, cols, ncols, depth + 1);
-		f->right = build(r, cols, ncols, depth + 1);
+		f->left = build(l, cols, ncols);
+		f->right = build(r, cols, ncols);
 		return f;
 	}
 	if (strcmp(type, "not") == 0)
@@ -243,7 +237,7 @@ build(JsonbValue *v, const SkadeColumn *cols, int ncols, int depth)
 		if (child == NULL)
 			malformed("\"not\" needs \"child\".");
 		f->kind = F_NOT;
-		f->left = build(child, cols, ncols, depth + 1);
+		f->left = build(child, cols, ncols);
 		return f;
 	}
 	for (op = 0; op < (int) lengthof(op_names); op++)
