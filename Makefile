@@ -4,11 +4,11 @@ EXTENSION   = skade
 EXTVERSION  = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 MODULE_big  = skade
 OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o \
-              src/file_access.o src/gzip.o src/metadata_json.o src/l0_cache.o \
+              src/file_access.o src/gzip.o src/metadata_json.o src/blob_cache.o src/l0_cache.o \
               src/pointer_mirror.o src/warm.o src/metadata_api.o \
               src/stree64.o src/stree64_sql.o src/snapshot_map.o \
               src/snapshot_index.o src/index_worker.o src/time_travel_api.o \
-              src/catalog_store.o src/commit_log.o src/avro_reader.o src/scan_filter.o src/manifest_api.o \
+              src/catalog_store.o src/commit_log.o src/avro_reader.o src/manifest_cache.o src/scan_filter.o src/partition_stats.o src/manifest_api.o \
               src/namespace_api.o src/table_api.o
 DATA        = $(EXTENSION)--$(EXTVERSION).sql
 PGFILEDESC  = "skade - Apache Iceberg catalog inside PostgreSQL"
@@ -22,7 +22,7 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # skade needs shared_preload_libraries, so pg_regress brings up its own
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
-               metadata manifests cache pointer_mirror time_travel \
+               metadata manifests manifest_cache cache pointer_mirror time_travel \
                stree64 durability adopt privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale

@@ -288,7 +288,11 @@ CREATE FUNCTION skade.cache_stats(OUT hits bigint, OUT misses bigint,
 								  OUT coalesced_waits bigint, OUT evictions bigint,
 								  OUT entries bigint, OUT bytes bigint, OUT capacity bigint,
 								  OUT pointer_hits bigint, OUT pointer_misses bigint,
-								  OUT pointer_entries bigint)
+								  OUT pointer_entries bigint,
+								  OUT manifest_hits bigint, OUT manifest_misses bigint,
+								  OUT manifest_coalesced_waits bigint, OUT manifest_evictions bigint,
+								  OUT manifest_entries bigint, OUT manifest_bytes bigint,
+								  OUT manifest_capacity bigint)
 	RETURNS record AS 'MODULE_PATHNAME', 'skade_cache_stats' LANGUAGE C VOLATILE;
 CREATE FUNCTION skade.cache_reset() RETURNS void
 	AS 'MODULE_PATHNAME', 'skade_cache_reset' LANGUAGE C VOLATILE;

@@ -164,9 +164,14 @@ SELECT pg_temp.err($$SELECT count(*) FROM skade.manifests('fixtures', 'events')$
 -- restored, it reads again (the file was never cached)
 SELECT pg_temp.damage('cat', :'list');
 SELECT count(*) FROM skade.manifests('fixtures', 'events');
--- a manifest that is not the length its manifest list records
+-- a manifest that is not the length its manifest list records (read afresh:
+-- a manifest is immutable, so a copy cached before it was damaged is served
+-- as it was committed)
+SELECT count(*) FROM skade.files('fixtures', 'events');
 SELECT pg_temp.sh('cp ' || m || ' /tmp/skade-fixtures/java/manifest.orig && echo junk >> ' || m)
 FROM (SELECT path AS m FROM skade.manifests('fixtures', 'events') WHERE sequence_number = 2) x;
+SELECT count(*) AS served_from_cache FROM skade.files('fixtures', 'events');
+SELECT skade.cache_reset();
 SELECT pg_temp.err($$SELECT count(*) FROM skade.files('fixtures', 'events')$$);
 SELECT pg_temp.sh('cp /tmp/skade-fixtures/java/manifest.orig ' || m)
 FROM (SELECT path AS m FROM skade.manifests('fixtures', 'events') WHERE sequence_number = 2) x;

@@ -424,6 +424,121 @@ SkadeAvroArrayElement(const SkadeAvroValue *array, int i)
 	return e;
 }
 
+/* the number of fields of a record (0 for anything else) */
+int
+SkadeAvroRecordSize(const SkadeAvroValue *rec)
+{
+	size_t		n = 0;
+
+	if (avro_value_get_type(&rec->v) != AVRO_RECORD || avro_value_get_size(&rec->v, &n) != 0)
+		return 0;
+	return (int) n;
+}
+
+/*
+ * The i-th field of a record in Iceberg's single-value binary serialisation
+ * (little-endian int/long/float/double, one byte for a boolean, the bytes of
+ * a string, bytes or fixed), appended to out; false if the field is null.
+ */
+bool
+SkadeAvroBinaryAt(const SkadeAvroValue *rec, int i, StringInfo out)
+{
+	avro_value_t v;
+	const void *p;
+	size_t		n;
+	unsigned char buf[8];
+	uint64		bits = 0;
+	int			width = 0;
+
+	if (avro_value_get_by_index(&rec->v, i, &v, NULL) != 0)
+		report_avro(rec->file, "record field");
+	if (avro_value_get_type(&v) == AVRO_UNION)
+	{
+		avro_value_t b;
+
+		if (avro_value_get_current_branch(&v, &b) != 0)
+			return false;
+		v = b;
+	}
+	switch (avro_value_get_type(&v))
+	{
+		case AVRO_NULL:
+			return false;
+		case AVRO_BOOLEAN:
+			{
+				int			b;
+
+				avro_value_get_boolean(&v, &b);
+				appendStringInfoChar(out, b ? 1 : 0);
+				return true;
+			}
+		case AVRO_INT32:
+			{
+				int32_t		x;
+
+				avro_value_get_int(&v, &x);
+				bits = (uint32) x;
+				width = 4;
+				break;
+			}
+		case AVRO_INT64:
+			{
+				int64_t		x;
+
+				avro_value_get_long(&v, &x);
+				bits = (uint64) x;
+				width = 8;
+				break;
+			}
+		case AVRO_FLOAT:
+			{
+				float		x;
+				uint32		u;
+
+				avro_value_get_float(&v, &x);
+				memcpy(&u, &x, 4);
+				bits = u;
+				width = 4;
+				break;
+			}
+		case AVRO_DOUBLE:
+			{
+				double		x;
+
+				avro_value_get_double(&v, &x);
+				memcpy(&bits, &x, 8);
+				width = 8;
+				break;
+			}
+		case AVRO_STRING:
+			{
+				const char *str;
+
+				avro_value_get_string(&v, &str, &n);
+				appendBinaryStringInfo(out, str, n > 0 ? (int) n - 1 : 0);
+				return true;
+			}
+		case AVRO_BYTES:
+			avro_value_get_bytes(&v, &p, &n);
+			appendBinaryStringInfo(out, p, (int) n);
+			return true;
+		case AVRO_FIXED:
+			avro_value_get_fixed(&v, &p, &n);
+			appendBinaryStringInfo(out, p, (int) n);
+			return true;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("Avro file \"%s\" has a partition value of a type skade does not read",
+							rec->file->location),
+					 errdetail("Avro type %d.", (int) avro_value_get_type(&v))));
+	}
+	for (n = 0; n < (size_t) width; n++)
+		buf[n] = (unsigned char) (bits >> (8 * n));
+	appendBinaryStringInfo(out, (const char *) buf, width);
+	return true;
+}
+
 /* ---------------------------------------------------------------- helpers */
 
 /* the named field of a record, through a nullable union; false if absent/null */

@@ -65,6 +65,12 @@ int			skade_max_metadata_size = 64 * 1024 * 1024;
 int			skade_metadata_cache_size = 64 * 1024;	/* kB */
 
 /*
+ * skade.manifest_cache_size: bytes of shared memory for the L0.5 manifest
+ * cache (decoded manifests).  Fixed at start.
+ */
+int			skade_manifest_cache_size = 64 * 1024;	/* kB */
+
+/*
  * skade.pointer_cache_entries: tables the L1 pointer mirror holds in
  * shared memory.  0 disables it.  Fixed at start.
  */
@@ -165,6 +171,15 @@ SkadeGucInit(void)
 								"Shared memory for the L0 metadata cache.",
 								NULL,
 								&skade_metadata_cache_size,
+								64 * 1024, 1024, INT_MAX / 1024,
+								PGC_POSTMASTER,
+								GUC_UNIT_KB,
+								NULL, NULL, NULL);
+
+		DefineCustomIntVariable("skade.manifest_cache_size",
+								"Shared memory for the L0.5 manifest cache.",
+								"Decoded manifests, keyed by path; the least recently used are evicted.",
+								&skade_manifest_cache_size,
 								64 * 1024, 1024, INT_MAX / 1024,
 								PGC_POSTMASTER,
 								GUC_UNIT_KB,

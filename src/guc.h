@@ -29,6 +29,7 @@ extern int	skade_durability;
 extern char *skade_allowed_roots;
 extern int	skade_max_metadata_size;
 extern int	skade_metadata_cache_size;
+extern int	skade_manifest_cache_size;
 extern int	skade_pointer_cache_entries;
 extern int	skade_validate_commits;
 extern char *skade_database;

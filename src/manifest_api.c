@@ -47,7 +47,9 @@
 #include "api.h"
 #include "avro_reader.h"
 #include "l0_cache.h"
+#include "manifest_cache.h"
 #include "metadata_json.h"
+#include "partition_stats.h"
 #include "scan_filter.h"
 
 PG_FUNCTION_INFO_V1(skade_manifests);
@@ -66,7 +68,18 @@ typedef struct ManifestRef
 	int32		content;		/* 0 data, 1 deletes */
 	int64		sequence_number;
 	int64		added_snapshot_id;
+	int			nsummaries;		/* per partition field, in spec order */
+	struct PartitionSummary *summaries;
 } ManifestRef;
+
+/* a manifest list entry's summary of one partition field */
+typedef struct PartitionSummary
+{
+	int			contains_null;	/* 1, 0, or -1: not recorded */
+	int			contains_nan;
+	SkadePartitionDatum lower;	/* transform results; len -1: null */
+	SkadePartitionDatum upper;
+} PartitionSummary;
 
 typedef SkadeColumnStats ColumnStats;
 
@@ -76,33 +89,45 @@ typedef struct ScanPlan
 	const SkadeFilter *filter;
 	const SkadeColumn *table_cols;
 	int			ntable_cols;
+	const SkadeMeta *meta;		/* the table's metadata (partition specs) */
 	bool		any_data;		/* a data file was chosen */
 	int64		min_data_seq;	/* the least data sequence number chosen */
 } ScanPlan;
 
-/* the data file's statistics maps, in the order read_stats() knows them */
-static const char *const stat_fields[] = {
-	"column_sizes", "value_counts", "null_value_counts", "nan_value_counts",
-	"lower_bounds", "upper_bounds"
-};
+/* what put_file() needs of the manifest it reads */
+typedef struct FileContext
+{
+	const ManifestRef *mref;
+	bool		v1;
+	SkadeColumn *cols;			/* the manifest's schema */
+	int			ncols;
+	ColumnStats *stats;			/* scratch, ncols + 1 */
+	SkadeBoundPartition *parts; /* plan_files(): its partition spec, if known */
+	int			nparts;
+} FileContext;
 
 static const SkadeMetaSnapshot *snapshot_arg(FunctionCallInfo fcinfo, int argno,
 											 SkadeMeta **meta);
 static const SkadeMetaSnapshot *require_snapshot(const SkadeMeta *m, const char *ns,
 												 const char *name, bool given, int64 id);
 static void put_manifest(ReturnSetInfo *rsinfo, const SkadeAvroValue *rec,
-						 const SkadeMetaSnapshot *snap, const char *list);
-static Datum partition_summaries(const SkadeAvroValue *rec);
+						 const SkadeMetaSnapshot *snap, const char *list, const SkadeMeta *m,
+						 const SkadeColumn *cols, int ncols);
+static Datum partition_summaries(const ManifestRef *mref, const SkadeMeta *m,
+								 const SkadeColumn *cols, int ncols);
+static void append_transform_result(StringInfo out, const SkadeBoundPartition *part,
+									const SkadeColumn *cols, SkadePartitionDatum d,
+									const char *file);
 static void append_hex(StringInfo out, const char *p, size_t len);
 static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap,
 							   const char *list, ManifestRef *m);
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
+static bool manifest_may_match(const ManifestRef *mref, const ScanPlan *plan);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
 					  bool v1, ScanPlan *plan);
-static void put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry,
-					 const ManifestRef *mref, const SkadeColumn *cols, int ncols,
-					 ColumnStats *stats, bool v1, ScanPlan *plan);
-static void read_stats(const SkadeAvroValue *df, int kind, const SkadeColumn *cols, int ncols,
+static void put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *fc,
+					 ScanPlan *plan);
+static void read_stats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols,
 					   ColumnStats *stats);
 static void append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
 						 const char *which, const char *file);
@@ -126,13 +151,18 @@ skade_manifests(PG_FUNCTION_ARGS)
 	SkadeAvroFile *f;
 	const SkadeAvroValue *rec;
 	const char *list;
+	SkadeColumn *cols = NULL;
+	int			ncols = 0;
 
 	if (snap == NULL)
 		return (Datum) 0;		/* no current snapshot: an empty table */
 	list = SkadeMetaStr(m, snap->manifest_list);
+	/* summaries are decoded by the current schema's types */
+	if (m->current_schema)
+		cols = SkadeParseSchemaColumns(SkadeMetaStr(m, m->current_schema), "the table", &ncols);
 	f = SkadeAvroOpen(list);
 	while ((rec = SkadeAvroNext(f)) != NULL)
-		put_manifest(rsinfo, rec, snap, list);
+		put_manifest(rsinfo, rec, snap, list, m, cols, ncols);
 	SkadeAvroClose(f);
 	return (Datum) 0;
 }
@@ -196,6 +226,7 @@ skade_plan_files(PG_FUNCTION_ARGS)
 	plan.table_cols = SkadeParseSchemaColumns(SkadeMetaStr(m, m->current_schema),
 											  "the table", &plan.ntable_cols);
 	plan.filter = SkadeFilterBuild(PG_GETARG_JSONB_P(2), plan.table_cols, plan.ntable_cols);
+	plan.meta = m;
 	if (snap == NULL)
 		return (Datum) 0;
 	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
@@ -205,8 +236,11 @@ skade_plan_files(PG_FUNCTION_ARGS)
 		{
 			ManifestRef *mref = (ManifestRef *) lfirst(lc);
 
-			if ((mref->content == 0) == (pass == 0) && (pass == 0 || plan.any_data))
-				put_files(rsinfo, mref, m, m->format_version < 2, &plan);
+			if ((mref->content == 0) != (pass == 0) || (pass == 1 && !plan.any_data))
+				continue;
+			if (pass == 0 && !manifest_may_match(mref, &plan))
+				continue;		/* its partition summaries rule out every file */
+			put_files(rsinfo, mref, m, m->format_version < 2, &plan);
 		}
 	return (Datum) 0;
 }
@@ -223,6 +257,7 @@ parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap, con
 				   ManifestRef *m)
 {
 	int64		v;
+	SkadeAvroValue *arr;
 
 	if (!SkadeAvroText(rec, "manifest_path", &m->path))
 		ereport(ERROR,
@@ -235,6 +270,67 @@ parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap, con
 		v = 0;
 	m->sequence_number = v == -1 ? snap->sequence_number : v;
 	m->added_snapshot_id = SkadeAvroLong(rec, "added_snapshot_id", &v) ? v : snap->snapshot_id;
+	m->nsummaries = 0;
+	m->summaries = NULL;
+	if (SkadeAvroField(rec, "partitions", &arr))
+	{
+		int			i;
+
+		m->nsummaries = SkadeAvroArrayLength(arr);
+		m->summaries = palloc0(sizeof(PartitionSummary) * (m->nsummaries + 1));
+		for (i = 0; i < m->nsummaries; i++)
+		{
+			SkadeAvroValue *sv = SkadeAvroArrayElement(arr, i);
+			PartitionSummary *ps = &m->summaries[i];
+			bool		b;
+			const char *p;
+			size_t		len;
+
+			ps->contains_null = SkadeAvroBool(sv, "contains_null", &b) ? b : -1;
+			ps->contains_nan = SkadeAvroBool(sv, "contains_nan", &b) ? b : -1;
+			ps->lower.len = ps->upper.len = -1;
+			if (SkadeAvroBytes(sv, "lower_bound", &p, &len))
+			{
+				ps->lower.p = memcpy(palloc(len + 1), p, len);
+				ps->lower.len = (int) len;
+			}
+			if (SkadeAvroBytes(sv, "upper_bound", &p, &len))
+			{
+				ps->upper.p = memcpy(palloc(len + 1), p, len);
+				ps->upper.len = (int) len;
+			}
+		}
+	}
+}
+
+/*
+ * May a file of this data manifest match the plan's filter, by the
+ * manifest list's partition summaries?  True whenever the spec or the
+ * summaries are not known.
+ */
+static bool
+manifest_may_match(const ManifestRef *mref, const ScanPlan *plan)
+{
+	const SkadeMeta *m = plan->meta;
+	SkadePartitionField *fields;
+	SkadeBoundPartition *parts;
+	ColumnStats *stats;
+	int			nfields = 0;
+	int			i;
+
+	if (mref->nsummaries == 0 || m->partition_specs == 0 || mref->spec_id < 0)
+		return true;
+	fields = SkadeParsePartitionSpec(SkadeMetaStr(m, m->partition_specs), mref->spec_id,
+									 &nfields);
+	if (fields == NULL || nfields != mref->nsummaries)
+		return true;
+	parts = SkadeBindPartition(fields, nfields, plan->table_cols, plan->ntable_cols);
+	stats = palloc0(sizeof(ColumnStats) * (plan->ntable_cols + 1));
+	for (i = 0; i < nfields; i++)
+		SkadeStatsFromSummary(&parts[i], plan->table_cols, mref->summaries[i].contains_null,
+							  mref->summaries[i].lower, mref->summaries[i].upper, stats);
+	return SkadeFilterMayMatch(plan->filter, plan->table_cols, plan->ntable_cols, stats,
+							   mref->path);
 }
 
 static List *
@@ -260,9 +356,10 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 		  ScanPlan *plan)
 {
 	/*
-	 * The file, its decoded entries and their output rows live only while
-	 * this manifest is read (tuplestore_putvalues copies the rows): memory
-	 * stays bounded by one manifest, not by the snapshot.
+	 * The decoded manifest is pinned in the L0.5 cache (or, uncached, lives
+	 * in this context); what is derived from it for one entry, and its output
+	 * row, live only while that entry is read (tuplestore_putvalues copies
+	 * the row).
 	 */
 	MemoryContext manifest_cxt = AllocSetContextCreate(CurrentMemoryContext,
 													   "skade manifest",
@@ -270,101 +367,108 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 	MemoryContext entry_cxt = AllocSetContextCreate(manifest_cxt, "skade manifest entry",
 													ALLOCSET_DEFAULT_SIZES);
 	MemoryContext caller = MemoryContextSwitchTo(manifest_cxt);
-	SkadeAvroFile *f = SkadeAvroOpen(mref->path);
-	const char *schema = SkadeAvroMeta(f, "schema");
-	const SkadeAvroValue *entry;
-	SkadeColumn *cols;
-	int			ncols;
-	ColumnStats *stats;
+	const SkadeManifest *man = ManifestGet(mref->path, mref->length);
+	const char *schema = SkadeManifestStr(man, man->schema);
+	const SkadeManifestEntry *e;
+	FileContext fc = {0};
+	uint32		i;
 
-	if (mref->length >= 0 && (int64) SkadeAvroFileSize(f) != mref->length)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("manifest \"%s\" has %zu bytes, but its manifest list says %lld",
-						mref->path, SkadeAvroFileSize(f), (long long) mref->length),
-				 errhint("The manifest was truncated or replaced after it was committed.")));
 	if (schema == NULL)
 		schema = SkadeMetaStr(m, m->current_schema);
-	cols = schema ? SkadeParseSchemaColumns(schema, mref->path, &ncols) : NULL;
-	if (cols == NULL)
-		ncols = 0;
-	stats = palloc(sizeof(ColumnStats) * (ncols + 1));
-	while ((entry = SkadeAvroNext(f)) != NULL)
+	fc.mref = mref;
+	fc.v1 = v1;
+	fc.cols = schema ? SkadeParseSchemaColumns(schema, mref->path, &fc.ncols) : NULL;
+	if (fc.cols == NULL)
+		fc.ncols = 0;
+	fc.stats = palloc(sizeof(ColumnStats) * (fc.ncols + 1));
+	if (plan)
+	{
+		/* the spec the manifest was written with, else the table's by id */
+		const char *spec = SkadeManifestStr(man, man->partition_spec);
+		SkadePartitionField *fields = NULL;
+		int			nfields = 0;
+
+		if (spec)
+			fields = SkadeParsePartitionSpec(spec, -1, &nfields);
+		else if (m->partition_specs && mref->spec_id >= 0)
+			fields = SkadeParsePartitionSpec(SkadeMetaStr(m, m->partition_specs),
+											 mref->spec_id, &nfields);
+		if (fields)
+		{
+			fc.parts = SkadeBindPartition(fields, nfields, fc.cols, fc.ncols);
+			fc.nparts = nfields;
+		}
+	}
+	for (i = 0, e = SkadeManifestFirst(man); i < man->nentries; i++, e = SkadeManifestNext(e))
 	{
 		MemoryContextSwitchTo(entry_cxt);
-		put_file(rsinfo, entry, mref, cols, ncols, stats, v1, plan);
+		put_file(rsinfo, e, &fc, plan);
 		MemoryContextSwitchTo(manifest_cxt);
 		MemoryContextReset(entry_cxt);
 	}
-	SkadeAvroClose(f);
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(manifest_cxt);
 }
 
 static void
-put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry, const ManifestRef *mref,
-		 const SkadeColumn *cols, int ncols, ColumnStats *stats, bool v1, ScanPlan *plan)
+put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *fc,
+		 ScanPlan *plan)
 {
 	static const char *const contents[] = {"data", "position_deletes", "equality_deletes"};
+	const ManifestRef *mref = fc->mref;
+	const SkadeColumn *cols = fc->cols;
+	int			ncols = fc->ncols;
+	ColumnStats *stats = fc->stats;
 	Datum		values[FILES_COLS];
 	bool		nulls[FILES_COLS] = {0};
-	SkadeAvroValue *df;
-	SkadeAvroValue *part;
-	int64		status,
-				v;
-	char	   *s;
+	const char *format = SkadeManifestStr(e, e->format);
 	StringInfoData json;
 	int			i;
 	bool		first;
-	int			content;
-
-	if (!SkadeAvroLong(entry, "status", &status) || status < 0 || status > 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("manifest \"%s\" has an entry without a valid status", mref->path)));
-	if (status == 2)
-		return;					/* DELETED */
-	if (!SkadeAvroField(entry, "data_file", &df) || !SkadeAvroText(df, "file_path", &s))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("manifest \"%s\" has an entry without data_file.file_path", mref->path)));
-
-	if (!SkadeAvroLong(df, "content", &v))
-		v = 0;
-	if (v < 0 || v > 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("manifest \"%s\" has a file of unknown content type %lld",
-						mref->path, (long long) v)));
-	content = (int) v;
 
 	/* per-column statistics, by position in cols; a pruned file ends here */
-	memset(stats, 0, sizeof(ColumnStats) * (ncols + 1));
-	for (i = 0; i < (int) lengthof(stat_fields); i++)
-		read_stats(df, i, cols, ncols, stats);
-	if (plan && content == 0 &&
-		!SkadeFilterMayMatch(plan->filter, cols, ncols, stats, mref->path))
-		return;
+	read_stats(e, cols, ncols, stats);
+	if (plan && e->content == 0)
+	{
+		if (!SkadeFilterMayMatch(plan->filter, cols, ncols, stats, mref->path))
+			return;
+		if (fc->parts)
+		{
+			/* the partition values, projected onto their source columns */
+			ColumnStats *pstats = palloc(sizeof(ColumnStats) * (ncols + 1));
+			SkadePartitionDatum *pv = palloc(sizeof(SkadePartitionDatum) * (fc->nparts + 1));
+			const SkadeManifestValue *vals = SkadeManifestPartition(e);
 
-	values[0] = CStringGetTextDatum(contents[v]);
-	values[1] = CStringGetTextDatum(s);
-	nulls[2] = !SkadeAvroText(df, "file_format", &s);
-	values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(s);
+			memcpy(pstats, stats, sizeof(ColumnStats) * (ncols + 1));
+			for (i = 0; i < fc->nparts; i++)
+			{
+				pv[i].len = i < e->npartition ? vals[i].len : -2;
+				pv[i].p = pv[i].len >= 0 ? ((const char *) e) + vals[i].off : NULL;
+			}
+			/* a spec wider than the record: the extra fields are unknown */
+			if (fc->nparts <= e->npartition)
+			{
+				SkadeStatsFromPartition(fc->parts, fc->nparts, cols, pv, pstats);
+				if (!SkadeFilterMayMatch(plan->filter, cols, ncols, pstats, mref->path))
+					return;
+			}
+		}
+	}
+
+	values[0] = CStringGetTextDatum(contents[e->content]);
+	values[1] = CStringGetTextDatum(SkadeManifestStr(e, e->path));
+	nulls[2] = format == NULL;
+	values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(format);
 	nulls[3] = mref->spec_id < 0;
 	values[3] = Int32GetDatum(mref->spec_id);
-	initStringInfo(&json);
-	if (SkadeAvroField(df, "partition", &part))
-		SkadeAvroToJson(part, &json);
-	else
-		appendStringInfoString(&json, "{}");
-	values[4] = DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
-	nulls[5] = !SkadeAvroLong(df, "record_count", &v);
-	values[5] = Int64GetDatum(v);
-	nulls[6] = !SkadeAvroLong(df, "file_size_in_bytes", &v);
-	values[6] = Int64GetDatum(v);
+	values[4] = DirectFunctionCall1(jsonb_in, CStringGetDatum(SkadeManifestStr(e, e->partition_json)));
+	nulls[5] = !(e->flags & SKADE_ME_RECORD_COUNT);
+	values[5] = Int64GetDatum(e->record_count);
+	nulls[6] = !(e->flags & SKADE_ME_FILE_SIZE);
+	values[6] = Int64GetDatum(e->file_size);
 
 	/* the statistics as jsonb, by column name */
-	resetStringInfo(&json);
+	initStringInfo(&json);
 	appendStringInfoChar(&json, '{');
 	first = true;
 	for (i = 0; i < ncols; i++)
@@ -397,29 +501,30 @@ put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry, const ManifestRef *
 	appendStringInfoChar(&json, '}');
 	values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
 
-	values[8] = CStringGetTextDatum(status == 1 ? "added" : "existing");
-	values[9] = Int64GetDatum(SkadeAvroLong(entry, "snapshot_id", &v) ? v : mref->added_snapshot_id);
+	values[8] = CStringGetTextDatum(e->status == 1 ? "added" : "existing");
+	values[9] = Int64GetDatum((e->flags & SKADE_ME_SNAPSHOT_ID) ? e->snapshot_id
+							  : mref->added_snapshot_id);
 	/* inherited only by ADDED entries; v1 has no sequence numbers */
-	if (SkadeAvroLong(entry, "sequence_number", &v))
-		values[10] = Int64GetDatum(v);
-	else if (v1)
+	if (e->flags & SKADE_ME_SEQ)
+		values[10] = Int64GetDatum(e->sequence_number);
+	else if (fc->v1)
 		values[10] = Int64GetDatum(0);
 	else
 	{
-		nulls[10] = status != 1;
+		nulls[10] = e->status != 1;
 		values[10] = Int64GetDatum(mref->sequence_number);
 	}
-	if (SkadeAvroLong(entry, "file_sequence_number", &v))
-		values[11] = Int64GetDatum(v);
-	else if (v1)
+	if (e->flags & SKADE_ME_FILE_SEQ)
+		values[11] = Int64GetDatum(e->file_sequence_number);
+	else if (fc->v1)
 		values[11] = Int64GetDatum(0);
 	else
 	{
-		nulls[11] = status != 1;
+		nulls[11] = e->status != 1;
 		values[11] = Int64GetDatum(mref->sequence_number);
 	}
 	values[12] = CStringGetTextDatum(mref->path);
-	if (plan && content == 0)
+	if (plan && e->content == 0)
 	{
 		/* an unknown data sequence number could be any */
 		int64		seq = nulls[10] ? PG_INT64_MIN : DatumGetInt64(values[10]);
@@ -433,46 +538,35 @@ put_file(ReturnSetInfo *rsinfo, const SkadeAvroValue *entry, const ManifestRef *
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/*
- * One of the data file's map<int, long|bytes> statistics into stats, by
- * column: kind is the field's position in stat_fields[].
- */
+/* The entry's statistics into stats, by position in cols. */
 static void
-read_stats(const SkadeAvroValue *df, int kind, const SkadeColumn *cols, int ncols,
-		   ColumnStats *stats)
+read_stats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols, ColumnStats *stats)
 {
-	SkadeAvroValue *arr;
-	int			n,
-				i;
+	const SkadeManifestStat *ms = SkadeManifestStats(e);
+	int			i,
+				k;
 
-	if (!SkadeAvroField(df, stat_fields[kind], &arr))
-		return;
-	n = SkadeAvroArrayLength(arr);
-	for (i = 0; i < n; i++)
+	memset(stats, 0, sizeof(ColumnStats) * (ncols + 1));
+	for (i = 0; i < e->nstats; i++)
 	{
-		SkadeAvroValue *kv = SkadeAvroArrayElement(arr, i);
+		int			c = column_index(cols, ncols, ms[i].field_id);
 		ColumnStats *st;
-		int64		key,
-					value = 0;
-		const char *p = NULL;
-		size_t		len = 0;
-		int			c;
 
-		if (!SkadeAvroLong(kv, "key", &key) || (c = column_index(cols, ncols, key)) < 0)
-			continue;
-		if (kind >= 4 ? !SkadeAvroBytes(kv, "value", &p, &len) : !SkadeAvroLong(kv, "value", &value))
-			continue;
+		if (c < 0)
+			continue;			/* a column the schema no longer has */
 		st = &stats[c];
-		if (kind < 4)
-		{
-			st->count[kind] = value;
-			st->has_count[kind] = true;
-		}
-		else
-		{
-			st->bound[kind - 4] = p;
-			st->bound_len[kind - 4] = len;
-		}
+		for (k = 0; k < 4; k++)
+			if (ms[i].has_count & (1 << k))
+			{
+				st->count[k] = ms[i].count[k];
+				st->has_count[k] = true;
+			}
+		for (k = 0; k < 2; k++)
+			if (ms[i].bound[k].len >= 0)
+			{
+				st->bound[k] = ((const char *) e) + ms[i].bound[k].off;
+				st->bound_len[k] = ms[i].bound[k].len;
+			}
 	}
 }
 
@@ -645,7 +739,7 @@ require_snapshot(const SkadeMeta *m, const char *ns, const char *name, bool give
 
 static void
 put_manifest(ReturnSetInfo *rsinfo, const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap,
-			 const char *list)
+			 const char *list, const SkadeMeta *m, const SkadeColumn *cols, int ncols)
 {
 	Datum		values[MANIFESTS_COLS];
 	bool		nulls[MANIFESTS_COLS] = {0};
@@ -673,7 +767,7 @@ put_manifest(ReturnSetInfo *rsinfo, const SkadeAvroValue *rec, const SkadeMetaSn
 	values[10] = Int64GetDatum(long_either(rec, "added_rows_count", NULL, &nulls[10]));
 	values[11] = Int64GetDatum(long_either(rec, "existing_rows_count", NULL, &nulls[11]));
 	values[12] = Int64GetDatum(long_either(rec, "deleted_rows_count", NULL, &nulls[12]));
-	values[13] = partition_summaries(rec);
+	values[13] = partition_summaries(&mref, m, cols, ncols);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -687,47 +781,119 @@ long_either(const SkadeAvroValue *rec, const char *v2, const char *v1, bool *isn
 	return v;
 }
 
-/* [{"contains_null":..,"contains_nan":..,"lower_bound":"\\x..","upper_bound":..}] */
+/*
+ * [{"field": .., "transform": .., "contains_null": .., "contains_nan": ..,
+ *   "lower_bound": .., "upper_bound": ..}]: the summaries of the manifest's
+ * partition fields, bounds decoded by the field's transform (identity and
+ * truncate by the source column's type, year "2024", month "2024-03", day
+ * "2024-03-01", hour "2024-03-01-08", bucket the number).  Without the spec
+ * (or when it does not match) the bounds stay hex and field is null.
+ */
 static Datum
-partition_summaries(const SkadeAvroValue *rec)
+partition_summaries(const ManifestRef *mref, const SkadeMeta *m, const SkadeColumn *cols,
+					int ncols)
 {
-	SkadeAvroValue *arr;
+	SkadePartitionField *fields = NULL;
+	SkadeBoundPartition *parts = NULL;
 	StringInfoData out;
-	int			n;
-	int			i;
+	int			nfields = 0;
+	int			i,
+				k;
 
+	if (m->partition_specs && mref->spec_id >= 0)
+		fields = SkadeParsePartitionSpec(SkadeMetaStr(m, m->partition_specs), mref->spec_id,
+										 &nfields);
+	if (fields && nfields == mref->nsummaries)
+		parts = SkadeBindPartition(fields, nfields, cols, ncols);
 	initStringInfo(&out);
 	appendStringInfoChar(&out, '[');
-	if (SkadeAvroField(rec, "partitions", &arr))
+	for (i = 0; i < mref->nsummaries; i++)
 	{
-		n = SkadeAvroArrayLength(arr);
-		for (i = 0; i < n; i++)
-		{
-			SkadeAvroValue *s = SkadeAvroArrayElement(arr, i);
-			bool		b;
-			const char *p;
-			size_t		len;
+		const PartitionSummary *ps = &mref->summaries[i];
+		static const char *const tristate[] = {"null", "false", "true"};
 
-			appendStringInfoString(&out, i > 0 ? ", {" : "{");
-			appendStringInfo(&out, "\"contains_null\": %s",
-							 SkadeAvroBool(s, "contains_null", &b) ? (b ? "true" : "false") : "null");
-			appendStringInfo(&out, ", \"contains_nan\": %s",
-							 SkadeAvroBool(s, "contains_nan", &b) ? (b ? "true" : "false") : "null");
-			appendStringInfoString(&out, ", \"lower_bound\": ");
-			if (SkadeAvroBytes(s, "lower_bound", &p, &len))
-				append_hex(&out, p, len);
-			else
-				appendStringInfoString(&out, "null");
-			appendStringInfoString(&out, ", \"upper_bound\": ");
-			if (SkadeAvroBytes(s, "upper_bound", &p, &len))
-				append_hex(&out, p, len);
-			else
-				appendStringInfoString(&out, "null");
-			appendStringInfoChar(&out, '}');
+		appendStringInfoString(&out, i > 0 ? ", {" : "{");
+		appendStringInfoString(&out, "\"field\": ");
+		if (parts)
+		{
+			escape_json(&out, parts[i].field->name);
+			appendStringInfoString(&out, ", \"transform\": ");
+			escape_json(&out, parts[i].field->transform);
 		}
+		else
+			appendStringInfoString(&out, "null");
+		appendStringInfo(&out, ", \"contains_null\": %s, \"contains_nan\": %s",
+						 tristate[ps->contains_null + 1], tristate[ps->contains_nan + 1]);
+		for (k = 0; k < 2; k++)
+		{
+			SkadePartitionDatum d = k == 0 ? ps->lower : ps->upper;
+
+			appendStringInfo(&out, ", \"%s\": ", k == 0 ? "lower_bound" : "upper_bound");
+			if (d.len < 0)
+				appendStringInfoString(&out, "null");
+			else if (parts)
+				append_transform_result(&out, &parts[i], cols, d, mref->path);
+			else
+				append_hex(&out, d.p, d.len);
+		}
+		appendStringInfoChar(&out, '}');
 	}
 	appendStringInfoChar(&out, ']');
 	return DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data));
+}
+
+/* a partition value (transform result) as readable JSON; see partition_summaries() */
+static void
+append_transform_result(StringInfo out, const SkadeBoundPartition *part, const SkadeColumn *cols,
+						SkadePartitionDatum d, const char *file)
+{
+	SkadeTransform tr = part->transform;
+	int32		t;
+
+	if ((tr == SKADE_TR_IDENTITY || tr == SKADE_TR_TRUNCATE) && part->source >= 0)
+	{
+		append_bound(out, &cols[part->source], d.p, d.len, "partition", file);
+		return;
+	}
+	if (d.len != 4 || tr == SKADE_TR_IDENTITY || tr == SKADE_TR_TRUNCATE ||
+		tr == SKADE_TR_OTHER || tr == SKADE_TR_VOID)
+	{
+		append_hex(out, d.p, d.len);
+		return;
+	}
+	t = (int32) SkadeLeInt(d.p, 4);
+	switch (tr)
+	{
+		case SKADE_TR_YEAR:
+			appendStringInfo(out, "\"%04d\"", 1970 + t);
+			break;
+		case SKADE_TR_MONTH:
+			{
+				int			y = t >= 0 ? t / 12 : -((-t + 11) / 12);
+
+				appendStringInfo(out, "\"%04d-%02d\"", 1970 + y, t - y * 12 + 1);
+				break;
+			}
+		case SKADE_TR_DAY:
+		case SKADE_TR_HOUR:
+			{
+				int			year,
+							month,
+							day;
+				int			days = tr == SKADE_TR_DAY ? t :
+					(t >= 0 ? t / 24 : -((-t + 23) / 24));
+
+				j2date(days + UNIX_EPOCH_JDATE, &year, &month, &day);
+				if (tr == SKADE_TR_DAY)
+					appendStringInfo(out, "\"%04d-%02d-%02d\"", year, month, day);
+				else
+					appendStringInfo(out, "\"%04d-%02d-%02d-%02d\"", year, month, day,
+									 t - days * 24);
+				break;
+			}
+		default:
+			appendStringInfo(out, "%d", t);	/* bucket */
+	}
 }
 
 static void

@@ -98,6 +98,7 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 	const char *uuid;
 	const char *table_location;
 	char	   *schema_text;
+	char	   *specs_text = NULL;
 	char	   *refs_text = NULL;
 	int64	   *keep;
 	int			nkeep = 0;
@@ -164,6 +165,24 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 			hdr.current_schema_id = (int32) get_int(&ctx, schema, "schema-id", "schema.schema-id", false, 0);
 		}
 		schema_text = dump_compact(schema);
+	}
+
+	/* partition specs (v1: the single "partition-spec" is spec 0); optional */
+	{
+		json_t	   *specs = json_object_get(root, "partition-specs");
+		json_t	   *v1spec = json_object_get(root, "partition-spec");
+
+		if (json_is_array(specs))
+			specs_text = dump_compact(specs);
+		else if (json_is_array(v1spec))
+		{
+			json_t	   *wrap = json_pack("[{s:i, s:O}]", "spec-id", 0, "fields", v1spec);
+
+			if (wrap == NULL)
+				elog(ERROR, "out of memory");
+			specs_text = dump_compact(wrap);
+			json_decref(wrap);
+		}
 	}
 
 	/* current snapshot: absent, null or -1 all mean none */
@@ -341,6 +360,7 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 	hdr.table_uuid = uuid ? add_string(&buf, uuid) : 0;
 	hdr.table_location = add_string(&buf, table_location);
 	hdr.current_schema = add_string(&buf, schema_text);
+	hdr.partition_specs = specs_text ? add_string(&buf, specs_text) : 0;
 	for (i = 0; i < hdr.nsnapshots; i++)
 	{
 		SkadeMetaSnapshot *s = (SkadeMetaSnapshot *) (buf.data + hdr.snapshots) + i;
@@ -412,6 +432,63 @@ SkadeParseSchemaColumns(const char *schema_json, const char *what, int *ncolumns
 		result[i++] = *(SkadeColumn *) lfirst(lc);
 	*ncolumns = i;
 	json_decref(root);
+	return result;
+}
+
+/*
+ * SkadeParsePartitionSpec
+ *		The fields of a partition spec: json is either a specs array (as in
+ *		table metadata; the spec with spec_id is taken) or, with spec_id
+ *		-1, a fields array (as in a manifest's "partition-spec" header).
+ *		NULL if the spec is absent or not readable: callers then do without
+ *		(no pruning by partition), so a malformed spec is never an error.
+ */
+SkadePartitionField *
+SkadeParsePartitionSpec(const char *json, int32 spec_id, int *nfields)
+{
+	json_t	   *root = json_loads(json, 0, NULL);
+	json_t	   *fields = NULL;
+	SkadePartitionField *result = NULL;
+	size_t		i;
+	json_t	   *f;
+
+	if (root == NULL || !json_is_array(root))
+		goto done;
+	if (spec_id < 0)
+		fields = root;
+	else
+		json_array_foreach(root, i, f)
+		{
+			json_t	   *id = json_object_get(f, "spec-id");
+
+			if (json_is_integer(id) && json_integer_value(id) == spec_id)
+				fields = json_object_get(f, "fields");
+		}
+	if (!json_is_array(fields))
+		goto done;
+	result = palloc0(sizeof(SkadePartitionField) * (json_array_size(fields) + 1));
+	json_array_foreach(fields, i, f)
+	{
+		json_t	   *source = json_object_get(f, "source-id");
+		json_t	   *field = json_object_get(f, "field-id");
+		json_t	   *name = json_object_get(f, "name");
+		json_t	   *transform = json_object_get(f, "transform");
+
+		if (!json_is_integer(source) || !json_is_string(name) || !json_is_string(transform))
+		{
+			pfree(result);
+			result = NULL;
+			goto done;
+		}
+		result[i].source_id = (int32) json_integer_value(source);
+		result[i].field_id = json_is_integer(field) ? (int32) json_integer_value(field) : -1;
+		result[i].name = pstrdup(json_string_value(name));
+		result[i].transform = pstrdup(json_string_value(transform));
+	}
+	*nfields = (int) json_array_size(fields);
+done:
+	if (root)
+		json_decref(root);
 	return result;
 }
 

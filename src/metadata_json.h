@@ -59,6 +59,7 @@ typedef struct SkadeMeta
 	uint32		table_location;
 	int32		current_schema_id;
 	uint32		current_schema;	/* JSON text of the current schema */
+	uint32		partition_specs;	/* JSON text of the specs array; 0 if absent */
 	int64		current_snapshot_id;	/* SKADE_NO_SNAPSHOT if none */
 	int64		last_updated_ms;
 	int64		last_sequence_number;
@@ -87,9 +88,20 @@ typedef struct SkadeColumn
 	const char *type;			/* "long", "decimal(9,2)", "fixed[16]", ... */
 } SkadeColumn;
 
+/* a field of a partition spec, as written (transform bound by partition_stats.c) */
+typedef struct SkadePartitionField
+{
+	int32		source_id;
+	int32		field_id;		/* -1 if not recorded (v1) */
+	const char *name;
+	const char *transform;		/* "identity", "day", "bucket[16]", ... */
+} SkadePartitionField;
+
 extern void SkadeJsonInit(void);
 extern SkadeColumn *SkadeParseSchemaColumns(const char *schema_json, const char *what,
 											int *ncolumns);
+extern SkadePartitionField *SkadeParsePartitionSpec(const char *json, int32 spec_id,
+													int *nfields);
 extern SkadeMeta *SkadeParseMetadata(const char *text, size_t len, const char *location);
 
 #endif							/* SKADE_METADATA_JSON_H */

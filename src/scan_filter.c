@@ -13,7 +13,9 @@
  *	   uuid, binary, fixed) or a column the file has no stats for all
  *	   answer "may match";
  *	 - not is pushed down the way Iceberg rewrites it (De Morgan, each
- *	   predicate replaced by its inverse), so null rows never match either;
+ *	   predicate replaced by its inverse); as in Iceberg, a null row matches
+ *	   not-eq, not-in and not-starts-with (and is-null), nothing else;
+ *	 - floats compare in Iceberg's total order, -0.0 before 0.0;
  *	 - string bounds may be truncated (lower: a prefix, upper: rounded up);
  *	   every comparison here stays correct for truncated bounds;
  *	 - binding errors (unknown column, literal of the wrong type, malformed
@@ -95,7 +97,8 @@ static bool may_match(const SkadeFilter *f, bool negated, const SkadeColumn *col
 					  const SkadeColumnStats *stats, const char *file);
 static bool pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 						   const SkadeColumnStats *st, const char *file);
-static int	cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v);
+static int	cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v,
+					  bool upper);
 static void malformed(const char *detail) pg_attribute_noreturn();
 
 /*
@@ -539,8 +542,14 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 		case OP_NOT_EQ:
 		case OP_NOT_IN:
 		case OP_NOT_STARTS_WITH:
-			/* bounds cannot show that every value equals the literal */
-			return !all_null;
+
+			/*
+			 * Bounds cannot show that every value equals the literal, and in
+			 * Iceberg a null row matches these (as Java's and pyiceberg's
+			 * planners and row evaluators have it), so an all-null file may
+			 * match too.
+			 */
+			return true;
 		default:
 			break;
 	}
@@ -554,21 +563,21 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 		case OP_IN:
 			for (i = 0; i < f->nvalues; i++)
 			{
-				if (lower && cmp_bound(f, lower, st->bound_len[0], &f->values[i]) > 0)
+				if (lower && cmp_bound(f, lower, st->bound_len[0], &f->values[i], false) > 0)
 					continue;
-				if (upper && cmp_bound(f, upper, st->bound_len[1], &f->values[i]) < 0)
+				if (upper && cmp_bound(f, upper, st->bound_len[1], &f->values[i], true) < 0)
 					continue;
 				return true;
 			}
 			return false;
 		case OP_LT:
-			return !(lower && cmp_bound(f, lower, st->bound_len[0], &f->values[0]) >= 0);
+			return !(lower && cmp_bound(f, lower, st->bound_len[0], &f->values[0], false) >= 0);
 		case OP_LT_EQ:
-			return !(lower && cmp_bound(f, lower, st->bound_len[0], &f->values[0]) > 0);
+			return !(lower && cmp_bound(f, lower, st->bound_len[0], &f->values[0], false) > 0);
 		case OP_GT:
-			return !(upper && cmp_bound(f, upper, st->bound_len[1], &f->values[0]) <= 0);
+			return !(upper && cmp_bound(f, upper, st->bound_len[1], &f->values[0], true) <= 0);
 		case OP_GT_EQ:
-			return !(upper && cmp_bound(f, upper, st->bound_len[1], &f->values[0]) < 0);
+			return !(upper && cmp_bound(f, upper, st->bound_len[1], &f->values[0], true) < 0);
 		case OP_STARTS_WITH:
 			{
 				const FilterValue *v = &f->values[0];
@@ -598,9 +607,14 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 	}
 }
 
-/* bound <=> value, per the column's type; NaN literals compare as unknown */
+/*
+ * bound <=> value, per the column's type; NaN literals compare as unknown.
+ * Floats are in Iceberg's total order (-0.0 < 0.0), and since a JSON number
+ * keeps no sign of zero, a zero literal is taken as the zero that prunes
+ * least: 0.0 against a lower bound, -0.0 against an upper one.
+ */
 static int
-cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v)
+cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v, bool upper)
 {
 	switch (f->cmp)
 	{
@@ -617,9 +631,13 @@ cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v)
 			{
 				double		b = SkadeBoundFloat(p, len);
 
-				if (isnan(b) || isnan(v->d))
+				double		d = v->d == 0 ? (upper ? -0.0 : 0.0) : v->d;
+
+				if (isnan(b) || isnan(d))
 					return 0;	/* "may be equal": never prunes */
-				return b < v->d ? -1 : (b > v->d ? 1 : 0);
+				if (b != d)
+					return b < d ? -1 : 1;
+				return (signbit(b) ? 0 : 1) - (signbit(d) ? 0 : 1);
 			}
 		case CMP_STRING:
 			{

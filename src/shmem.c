@@ -10,8 +10,8 @@
  * functions that log pointer changes do not need shared memory, so JDBC
  * clients' commits keep being logged even in a misconfigured server.
  *
- * The subsystems that live in shared memory (L0 metadata cache, L1 pointer
- * mirror) size and initialise their parts from here; their locking is
+ * The subsystems that live in shared memory (L0 metadata cache, L0.5
+ * manifest cache, L1 pointer mirror) size and initialise their parts from here; their locking is
  * described in their own files.  The counters here are atomics and need no
  * lock.
  *
@@ -27,6 +27,7 @@
 #include "storage/shmem.h"
 
 #include "l0_cache.h"
+#include "manifest_cache.h"
 #include "pointer_mirror.h"
 #include "shmem.h"
 #include "snapshot_index.h"
@@ -75,6 +76,7 @@ skade_shmem_request(void)
 
 	RequestAddinShmemSpace(MAXALIGN(sizeof(SkadeShared)));
 	RequestAddinShmemSpace(L0ShmemSize());
+	RequestAddinShmemSpace(ManifestCacheShmemSize());
 	RequestAddinShmemSpace(MirrorShmemSize());
 	RequestAddinShmemSpace(IndexShmemSize());
 	RequestNamedLWLockTranche("skade", 1);
@@ -101,6 +103,7 @@ skade_shmem_startup(void)
 		pg_atomic_init_u64(&skade_shared->conflicts, 0);
 	}
 	L0ShmemInit();
+	ManifestCacheShmemInit();
 	MirrorShmemInit();
 	IndexShmemInit();
 	LWLockRelease(AddinShmemInitLock);

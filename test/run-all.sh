@@ -34,8 +34,11 @@ suite() {
 WORK=$(mktemp -d /tmp/skade-test.XXXXXX)
 tar -C "$SKADE_ROOT" --exclude=.git --exclude=.venv --exclude=target -cf - . | tar -C "$WORK" -xf -
 chown -R "$PG_USER" "$WORK"
-# the manifests test copies the Java fixtures to the root they record
+# the manifests tests copy the Java fixtures to the root they record, and
+# link the pyiceberg ones' root to the copy (a link an earlier run left, as
+# root, could not be replaced by postgres)
 mkdir -p /tmp/skade-fixtures && chown -R "$PG_USER" /tmp/skade-fixtures
+if [ -L /tmp/skade-fixture-py ]; then rm -f /tmp/skade-fixture-py; fi
 installcheck() {
     if as_pg make -C "$WORK" installcheck; then
         return 0

@@ -1,0 +1,641 @@
+/*-------------------------------------------------------------------------
+ *
+ * blob_cache.c
+ *	  A shared-memory cache of immutable blobs keyed by file location: the
+ *	  machinery behind the L0 metadata cache (l0_cache.c) and the L0.5
+ *	  manifest cache (manifest_cache.c).
+ *
+ * Invariants: the files cached are immutable and named by their location,
+ * so an entry can only ever be evicted, never be stale.  A blob is what a
+ * loader decoded from the file, stored as one flat, position-independent
+ * chunk after a copy of its location (a lookup compares the location, so a
+ * 64-bit hash collision is a miss that is served uncached, never a wrong
+ * answer).
+ *
+ * Memory: each instance owns a DSA area created in place inside the main
+ * shared memory segment and limited to exactly its configured size, so a
+ * cache never grows past its setting and needs no DSM segments; its index
+ * is a fixed-size shared HTAB.  When an allocation or an index slot is
+ * missing, the least recently used unpinned ready entry is evicted, until
+ * it fits; a blob larger than the whole area is served without being
+ * cached.
+ *
+ * Locking: one LWLock per instance.  Readers take it shared for the lookup
+ * and either run a short visitor in place (which must copy what it keeps)
+ * or pin the entry and use it with no lock held; the only exclusive
+ * holders are fill completion, eviction and reset, which do no I/O under
+ * the lock.  Pins are counted in the entry, remembered by the backend, and
+ * dropped at the end of its transaction (commit, abort, prepare) or at
+ * backend exit, so an ERROR or cancel never leaves one behind; eviction
+ * and reset skip pinned entries.
+ *
+ * Coalescing: the first backend to miss inserts a FILLING entry and runs
+ * the loader without any lock; others that miss on the same location wait
+ * on a condition variable (counted as coalesced waits) and then use the
+ * result.  If the filler fails (ERROR, cancel, FATAL) its FILLING entry is
+ * removed (PG_CATCH, or a before_shmem_exit callback) and the waiters try
+ * themselves, so nothing half-built is ever visible.
+ *
+ * IDENTIFICATION
+ *	  src/blob_cache.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/condition_variable.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/dsa.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "blob_cache.h"
+
+#define MAX_CACHES	4
+
+typedef enum BlobState
+{
+	BLOB_FILLING,
+	BLOB_READY
+} BlobState;
+
+typedef struct BlobEntry
+{
+	uint64		key;			/* hash of the location (HTAB key) */
+	BlobState	state;
+	int			filler_pid;		/* FILLING: who fills it */
+	dsa_pointer chunk;			/* READY: location, then the blob */
+	uint32		blob_off;		/* offset of the blob in the chunk */
+	uint32		size;			/* bytes of the blob */
+	pg_atomic_uint64 last_used; /* LRU tick */
+	pg_atomic_uint32 pins;		/* backends using the blob in place */
+} BlobEntry;
+
+typedef struct BlobShared
+{
+	LWLock		lock;
+	ConditionVariable filled;	/* broadcast when any fill ends */
+	pg_atomic_uint64 tick;
+	pg_atomic_uint64 hits;
+	pg_atomic_uint64 misses;
+	pg_atomic_uint64 coalesced;
+	pg_atomic_uint64 evictions;
+	uint64		entries;		/* READY entries (under lock) */
+	uint64		bytes;			/* their blob bytes (under lock) */
+	Size		capacity;		/* bytes of the DSA area */
+	int			tranche_id;
+} BlobShared;
+
+struct SkadeBlobCache
+{
+	const char *name;
+	BlobShared *shared;
+	HTAB	   *index;
+	void	   *area_space;
+	dsa_area   *area;			/* this backend's attachment */
+	uint64		pending_fill;	/* key of a FILLING entry this backend owns */
+};
+
+/* ---- Local variables ---- */
+
+static SkadeBlobCache *caches[MAX_CACHES];
+static int	ncaches = 0;
+static bool callbacks_registered = false;
+static List *pinned = NIL;		/* BlobEntry pointers pinned, in TopMemoryContext */
+
+static Size area_size(Size capacity);
+static dsa_area *attach(SkadeBlobCache *c);
+static uint64 location_key(const char *location);
+static const void *find_ready(SkadeBlobCache *c, uint64 key, const char *location,
+							  BlobEntry **entry_out);
+static const void *fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
+						 void *larg, SkadeBlobVisitor visitor, void *varg, bool pin,
+						 Size *size);
+static void *load_filling(SkadeBlobCache *c, uint64 key, const char *location,
+						  SkadeBlobLoader loader, void *larg, Size *size);
+static void finish_fill(SkadeBlobCache *c, uint64 key, const char *location,
+						const void *blob, Size size);
+static void abandon_fill(SkadeBlobCache *c);
+static void abandon_fills_at_exit(int code, Datum arg);
+static bool evict_one(SkadeBlobCache *c);
+static void pin_entry(BlobEntry *entry);
+static void release_pins(void);
+static void xact_callback(XactEvent event, void *arg);
+
+/* ---------------------------------------------------------------- shmem */
+
+static Size
+area_size(Size capacity)
+{
+	return Max(capacity, dsa_minimum_size() + 65536);
+}
+
+/* Shared memory one instance needs (called from the shmem request hook). */
+Size
+SkadeBlobCacheShmemSize(Size capacity, long max_entries)
+{
+	Size		size = MAXALIGN(sizeof(BlobShared));
+
+	size = add_size(size, hash_estimate_size(max_entries, sizeof(BlobEntry)));
+	size = add_size(size, area_size(capacity));
+	return size;
+}
+
+/*
+ * SkadeBlobCacheShmemInit
+ *		Create or attach one instance's shared state (shmem startup hook;
+ *		the caller holds AddinShmemInitLock).  name names its shared
+ *		structures and its LWLock tranche; it must be a constant string.
+ */
+SkadeBlobCache *
+SkadeBlobCacheShmemInit(const char *name, Size capacity, long max_entries)
+{
+	SkadeBlobCache *c;
+	bool		found;
+	HASHCTL		info;
+	int			i;
+
+	for (i = 0; i < ncaches; i++)
+		if (strcmp(caches[i]->name, name) == 0)
+			break;
+	if (i == ncaches)
+	{
+		if (ncaches == MAX_CACHES)
+			elog(ERROR, "too many skade blob caches");
+		caches[ncaches++] = MemoryContextAllocZero(TopMemoryContext, sizeof(SkadeBlobCache));
+	}
+	c = caches[i];
+	c->name = name;
+	c->area = NULL;
+	c->pending_fill = 0;
+
+	c->shared = ShmemInitStruct(name, MAXALIGN(sizeof(BlobShared)), &found);
+	c->area_space = ShmemInitStruct(psprintf("%s area", name), area_size(capacity), &found);
+	if (!found)
+	{
+		BlobShared *s = c->shared;
+		dsa_area   *area;
+
+		s->tranche_id = LWLockNewTrancheId();
+		LWLockInitialize(&s->lock, s->tranche_id);
+		ConditionVariableInit(&s->filled);
+		pg_atomic_init_u64(&s->tick, 1);
+		pg_atomic_init_u64(&s->hits, 0);
+		pg_atomic_init_u64(&s->misses, 0);
+		pg_atomic_init_u64(&s->coalesced, 0);
+		pg_atomic_init_u64(&s->evictions, 0);
+		s->entries = 0;
+		s->bytes = 0;
+		s->capacity = area_size(capacity);
+
+		area = dsa_create_in_place(c->area_space, area_size(capacity), s->tranche_id, NULL);
+		dsa_set_size_limit(area, area_size(capacity));
+		dsa_pin(area);
+		dsa_detach(area);
+	}
+	LWLockRegisterTranche(c->shared->tranche_id, name);
+
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(uint64);
+	info.entrysize = sizeof(BlobEntry);
+	c->index = ShmemInitHash(psprintf("%s index", name), max_entries, max_entries,
+							 &info, HASH_ELEM | HASH_BLOBS);
+	return c;
+}
+
+static dsa_area *
+attach(SkadeBlobCache *c)
+{
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(xact_callback, NULL);
+		before_shmem_exit(abandon_fills_at_exit, (Datum) 0);
+		callbacks_registered = true;
+	}
+	if (c->area == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		c->area = dsa_attach_in_place(c->area_space, NULL);
+		dsa_pin_mapping(c->area);
+		on_shmem_exit(dsa_on_shmem_exit_release_in_place, PointerGetDatum(c->area_space));
+		MemoryContextSwitchTo(old);
+	}
+	return c->area;
+}
+
+static uint64
+location_key(const char *location)
+{
+	uint64		key = hash_bytes_extended((const unsigned char *) location,
+										  strlen(location), 0x5ade);
+
+	return key ? key : 1;
+}
+
+/* ---------------------------------------------------------------- lookups */
+
+/*
+ * SkadeBlobCacheVisit
+ *		Run visitor on the blob of location: in place under the shared lock
+ *		on a hit (the visitor must be short, must copy what it keeps and
+ *		must not error), else on the freshly loaded blob, which is cached
+ *		for every backend.  c NULL (not preloaded): load and visit.
+ */
+void
+SkadeBlobCacheVisit(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
+					void *larg, SkadeBlobVisitor visitor, void *varg)
+{
+	Size		size;
+
+	if (c == NULL)
+	{
+		void	   *blob = loader(location, larg, &size);
+
+		visitor(blob, size, varg);
+		pfree(blob);
+		return;
+	}
+	fetch(c, location, loader, larg, visitor, varg, false, &size);
+}
+
+/*
+ * SkadeBlobCacheGet
+ *		The blob of location, for use with no lock held until the end of the
+ *		current transaction: on a hit a pointer into the cache (the entry is
+ *		pinned, never evicted, until the transaction ends), on a miss the
+ *		freshly loaded palloc'd blob (which is also cached).  Read only.
+ */
+const void *
+SkadeBlobCacheGet(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
+				  void *larg, Size *size)
+{
+	if (c == NULL)
+		return loader(location, larg, size);
+	return fetch(c, location, loader, larg, NULL, NULL, true, size);
+}
+
+/*
+ * SkadeBlobCachePinIfCached
+ *		Like SkadeBlobCacheGet on a hit; NULL (and nothing loaded) on a miss.
+ */
+const void *
+SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size *size)
+{
+	BlobEntry  *entry;
+	const void *blob;
+
+	if (c == NULL)
+		return NULL;
+	attach(c);
+	LWLockAcquire(&c->shared->lock, LW_SHARED);
+	blob = find_ready(c, location_key(location), location, &entry);
+	if (blob)
+	{
+		pin_entry(entry);
+		*size = entry->size;
+	}
+	LWLockRelease(&c->shared->lock);
+	if (blob)
+		pg_atomic_fetch_add_u64(&c->shared->hits, 1);
+	return blob;
+}
+
+/*
+ * The READY entry holding location, touched for LRU; NULL if there is none
+ * (or a different location hashed alike).  Caller holds the lock.
+ */
+static const void *
+find_ready(SkadeBlobCache *c, uint64 key, const char *location, BlobEntry **entry_out)
+{
+	BlobEntry  *entry = hash_search(c->index, &key, HASH_FIND, NULL);
+	const char *chunk;
+
+	*entry_out = entry;
+	if (entry == NULL || entry->state != BLOB_READY)
+		return NULL;
+	chunk = dsa_get_address(c->area, entry->chunk);
+	if (strcmp(chunk, location) != 0)
+		return NULL;
+	pg_atomic_write_u64(&entry->last_used, pg_atomic_fetch_add_u64(&c->shared->tick, 1));
+	return chunk + entry->blob_off;
+}
+
+/* pin an entry until the end of the transaction (caller holds the lock) */
+static void
+pin_entry(BlobEntry *entry)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+	/* remember the pin first: an ERROR in lappend must not leak it */
+	pinned = lappend(pinned, entry);
+	pg_atomic_fetch_add_u32(&entry->pins, 1);
+	MemoryContextSwitchTo(old);
+}
+
+/* Unpin everything this backend pinned (end of transaction, or exit). */
+static void
+release_pins(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, pinned)
+		pg_atomic_fetch_sub_u32(&((BlobEntry *) lfirst(lc))->pins, 1);
+	list_free(pinned);
+	pinned = NIL;
+}
+
+static void
+xact_callback(XactEvent event, void *arg)
+{
+	if (pinned != NIL &&
+		(event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		 event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
+		 event == XACT_EVENT_PARALLEL_ABORT))
+		release_pins();
+}
+
+/*
+ * Visit (visitor set) or pin (pin true) the blob of location, filling the
+ * entry on a miss; returns the blob (pinned or palloc'd) when pinning.
+ */
+static const void *
+fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *larg,
+	  SkadeBlobVisitor visitor, void *varg, bool pin, Size *size)
+{
+	BlobShared *s = c->shared;
+	uint64		key = location_key(location);
+	bool		waited = false;
+	void	   *blob;
+
+	attach(c);
+	for (;;)
+	{
+		BlobEntry  *entry;
+		const void *hit;
+		bool		found;
+
+		LWLockAcquire(&s->lock, LW_SHARED);
+		entry = hash_search(c->index, &key, HASH_FIND, NULL);
+		if (entry && entry->state == BLOB_READY)
+		{
+			hit = find_ready(c, key, location, &entry);
+			if (hit)
+			{
+				*size = entry->size;
+				if (pin)
+					pin_entry(entry);
+				else
+					visitor(hit, entry->size, varg);
+			}
+			LWLockRelease(&s->lock);
+			if (waited)
+				ConditionVariableCancelSleep();
+			if (hit)
+			{
+				pg_atomic_fetch_add_u64(&s->hits, 1);
+				return pin ? hit : NULL;
+			}
+			/* hash collision with another location: serve uncached */
+			pg_atomic_fetch_add_u64(&s->misses, 1);
+			blob = loader(location, larg, size);
+			break;
+		}
+		if (entry && entry->state == BLOB_FILLING)
+		{
+			/* someone is reading this file: wait for it, don't read twice */
+			LWLockRelease(&s->lock);
+			if (!waited)
+			{
+				pg_atomic_fetch_add_u64(&s->coalesced, 1);
+				ConditionVariablePrepareToSleep(&s->filled);
+				waited = true;
+			}
+			else
+				ConditionVariableSleep(&s->filled, PG_WAIT_EXTENSION);
+			continue;
+		}
+		LWLockRelease(&s->lock);
+
+		/* a miss: claim the fill */
+		LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+		entry = hash_search(c->index, &key, HASH_ENTER_NULL, &found);
+		while (entry == NULL && evict_one(c))
+			entry = hash_search(c->index, &key, HASH_ENTER_NULL, &found);
+		if (entry == NULL || found)
+		{
+			LWLockRelease(&s->lock);
+			if (entry != NULL)
+				continue;		/* somebody else claimed it first */
+			/* index full of fills in progress: serve uncached */
+			if (waited)
+				ConditionVariableCancelSleep();
+			pg_atomic_fetch_add_u64(&s->misses, 1);
+			blob = loader(location, larg, size);
+			break;
+		}
+		entry->state = BLOB_FILLING;
+		entry->filler_pid = MyProcPid;
+		entry->chunk = InvalidDsaPointer;
+		entry->size = 0;
+		pg_atomic_init_u64(&entry->last_used, 0);
+		pg_atomic_init_u32(&entry->pins, 0);
+		c->pending_fill = key;
+		LWLockRelease(&s->lock);
+		if (waited)
+			ConditionVariableCancelSleep();
+		pg_atomic_fetch_add_u64(&s->misses, 1);
+		blob = load_filling(c, key, location, loader, larg, size);
+		break;
+	}
+	if (pin)
+		return blob;
+	visitor(blob, *size, varg);
+	pfree(blob);
+	return NULL;
+}
+
+/* load with no lock held and publish; never leave the FILLING entry behind */
+static void *
+load_filling(SkadeBlobCache *c, uint64 key, const char *location, SkadeBlobLoader loader,
+			 void *larg, Size *size)
+{
+	void	   *blob = NULL;
+
+	PG_TRY();
+	{
+		blob = loader(location, larg, size);
+		CHECK_FOR_INTERRUPTS(); /* a cancel here must leave nothing behind */
+		finish_fill(c, key, location, blob, *size);
+	}
+	PG_CATCH();
+	{
+		abandon_fill(c);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return blob;
+}
+
+/* Publish a completed fill, evicting as needed; wakes the waiters. */
+static void
+finish_fill(SkadeBlobCache *c, uint64 key, const char *location, const void *blob, Size size)
+{
+	BlobShared *s = c->shared;
+	dsa_area   *area = attach(c);
+	Size		blob_off = MAXALIGN(strlen(location) + 1);
+	Size		total = blob_off + size;
+	dsa_pointer dp = InvalidDsaPointer;
+	BlobEntry  *entry;
+
+	LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+	if (total < s->capacity && size <= PG_UINT32_MAX)
+	{
+		for (;;)
+		{
+			dp = dsa_allocate_extended(area, total, DSA_ALLOC_NO_OOM | DSA_ALLOC_HUGE);
+			if (DsaPointerIsValid(dp) || !evict_one(c))
+				break;
+		}
+	}
+	entry = hash_search(c->index, &key, HASH_FIND, NULL);
+	Assert(entry && entry->state == BLOB_FILLING && entry->filler_pid == MyProcPid);
+	if (DsaPointerIsValid(dp))
+	{
+		char	   *chunk = dsa_get_address(area, dp);
+
+		strcpy(chunk, location);
+		memcpy(chunk + blob_off, blob, size);
+		entry->chunk = dp;
+		entry->blob_off = (uint32) blob_off;
+		entry->size = (uint32) size;
+		entry->state = BLOB_READY;
+		pg_atomic_write_u64(&entry->last_used, pg_atomic_fetch_add_u64(&s->tick, 1));
+		s->entries++;
+		s->bytes += size;
+	}
+	else
+		hash_search(c->index, &key, HASH_REMOVE, NULL); /* does not fit: uncached */
+	c->pending_fill = 0;
+	LWLockRelease(&s->lock);
+	ConditionVariableBroadcast(&s->filled);
+}
+
+/* Remove this backend's FILLING entry after a failed fill. */
+static void
+abandon_fill(SkadeBlobCache *c)
+{
+	BlobEntry  *entry;
+
+	if (c->pending_fill == 0)
+		return;
+	LWLockAcquire(&c->shared->lock, LW_EXCLUSIVE);
+	entry = hash_search(c->index, &c->pending_fill, HASH_FIND, NULL);
+	if (entry && entry->state == BLOB_FILLING && entry->filler_pid == MyProcPid)
+		hash_search(c->index, &c->pending_fill, HASH_REMOVE, NULL);
+	c->pending_fill = 0;
+	LWLockRelease(&c->shared->lock);
+	ConditionVariableBroadcast(&c->shared->filled);
+}
+
+static void
+abandon_fills_at_exit(int code, Datum arg)
+{
+	int			i;
+
+	for (i = 0; i < ncaches; i++)
+		abandon_fill(caches[i]);
+	release_pins();
+}
+
+/*
+ * Evict the least recently used unpinned READY entry; false if there is
+ * none.  Caller holds the lock exclusively.
+ */
+static bool
+evict_one(SkadeBlobCache *c)
+{
+	HASH_SEQ_STATUS status;
+	BlobEntry  *entry;
+	BlobEntry  *victim = NULL;
+	uint64		oldest = PG_UINT64_MAX;
+
+	hash_seq_init(&status, c->index);
+	while ((entry = hash_seq_search(&status)) != NULL)
+	{
+		if (entry->state == BLOB_READY && pg_atomic_read_u32(&entry->pins) == 0 &&
+			pg_atomic_read_u64(&entry->last_used) < oldest)
+		{
+			oldest = pg_atomic_read_u64(&entry->last_used);
+			victim = entry;
+		}
+	}
+	if (victim == NULL)
+		return false;
+	dsa_free(attach(c), victim->chunk);
+	c->shared->entries--;
+	c->shared->bytes -= victim->size;
+	hash_search(c->index, &victim->key, HASH_REMOVE, NULL);
+	pg_atomic_fetch_add_u64(&c->shared->evictions, 1);
+	return true;
+}
+
+/* ---------------------------------------------------------------- stats */
+
+void
+SkadeBlobCacheStatsGet(SkadeBlobCache *c, SkadeBlobCacheStats *stats)
+{
+	BlobShared *s = c->shared;
+
+	stats->hits = pg_atomic_read_u64(&s->hits);
+	stats->misses = pg_atomic_read_u64(&s->misses);
+	stats->coalesced = pg_atomic_read_u64(&s->coalesced);
+	stats->evictions = pg_atomic_read_u64(&s->evictions);
+	LWLockAcquire(&s->lock, LW_SHARED);
+	stats->entries = s->entries;
+	stats->bytes = s->bytes;
+	LWLockRelease(&s->lock);
+	stats->capacity = s->capacity;
+}
+
+/* Drop every entry not being filled or in use, and zero the counters. */
+void
+SkadeBlobCacheReset(SkadeBlobCache *c)
+{
+	BlobShared *s = c->shared;
+	HASH_SEQ_STATUS status;
+	BlobEntry  *entry;
+	dsa_area   *area = attach(c);
+
+	LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+	hash_seq_init(&status, c->index);
+	while ((entry = hash_seq_search(&status)) != NULL)
+	{
+		if (entry->state != BLOB_READY || pg_atomic_read_u32(&entry->pins) > 0)
+			continue;			/* being filled, or in use: it stays */
+		dsa_free(area, entry->chunk);
+		hash_search(c->index, &entry->key, HASH_REMOVE, NULL);
+	}
+	s->entries = 0;
+	s->bytes = 0;
+	hash_seq_init(&status, c->index);
+	while ((entry = hash_seq_search(&status)) != NULL)
+	{
+		if (entry->state == BLOB_READY)
+		{
+			s->entries++;
+			s->bytes += entry->size;
+		}
+	}
+	pg_atomic_write_u64(&s->hits, 0);
+	pg_atomic_write_u64(&s->misses, 0);
+	pg_atomic_write_u64(&s->coalesced, 0);
+	pg_atomic_write_u64(&s->evictions, 0);
+	LWLockRelease(&s->lock);
+}

@@ -1,0 +1,49 @@
+/*-------------------------------------------------------------------------
+ *
+ * blob_cache.h
+ *	  A shared-memory cache of immutable blobs keyed by a file location,
+ *	  with LRU eviction, coalesced fills and per-transaction pins.  The L0
+ *	  metadata cache and the L0.5 manifest cache are two instances.
+ *
+ * IDENTIFICATION
+ *	  src/blob_cache.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_BLOB_CACHE_H
+#define SKADE_BLOB_CACHE_H
+
+/* backend-local handle of one cache instance */
+typedef struct SkadeBlobCache SkadeBlobCache;
+
+/* reads and decodes the file at location: a palloc'd blob of *size bytes */
+typedef void *(*SkadeBlobLoader) (const char *location, void *arg, Size *size);
+
+/* runs on a blob in place: under the cache's shared lock on a hit */
+typedef void (*SkadeBlobVisitor) (const void *blob, Size size, void *arg);
+
+typedef struct SkadeBlobCacheStats
+{
+	int64		hits;
+	int64		misses;
+	int64		coalesced;
+	int64		evictions;
+	int64		entries;
+	int64		bytes;
+	int64		capacity;
+} SkadeBlobCacheStats;
+
+extern Size SkadeBlobCacheShmemSize(Size capacity, long max_entries);
+extern SkadeBlobCache *SkadeBlobCacheShmemInit(const char *name, Size capacity,
+											   long max_entries);
+extern void SkadeBlobCacheVisit(SkadeBlobCache *c, const char *location,
+								SkadeBlobLoader loader, void *larg,
+								SkadeBlobVisitor visitor, void *varg);
+extern const void *SkadeBlobCacheGet(SkadeBlobCache *c, const char *location,
+									 SkadeBlobLoader loader, void *larg, Size *size);
+extern const void *SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location,
+											 Size *size);
+extern void SkadeBlobCacheStatsGet(SkadeBlobCache *c, SkadeBlobCacheStats *stats);
+extern void SkadeBlobCacheReset(SkadeBlobCache *c);
+
+#endif							/* SKADE_BLOB_CACHE_H */

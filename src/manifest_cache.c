@@ -1,0 +1,355 @@
+/*-------------------------------------------------------------------------
+ *
+ * manifest_cache.c
+ *	  L0.5: Iceberg manifests decoded once from Avro into flat blobs
+ *	  (SkadeManifest, manifest_cache.h) and kept in shared memory, keyed by
+ *	  manifest path, for skade.files() and skade.plan_files().
+ *
+ * Invariants: a manifest is immutable and named by its path, so a cached
+ * blob is never stale; it holds exactly the live entries of the file
+ * (status ADDED or EXISTING, in file order) with every field as recorded:
+ * nothing is inherited or decoded by type here, so one blob serves every
+ * snapshot and schema that reads it.  An entry with an invalid status or
+ * content type, or without data_file.file_path, fails the decode (nothing
+ * is cached).  It is an instance of the shared blob cache (blob_cache.c:
+ * eviction, coalesced fills, pins, locking), byte-bounded by
+ * skade.manifest_cache_size; callers get a blob pinned for the rest of
+ * their transaction and read it with no lock held.
+ *
+ * Memory: a decode runs in its own memory context ("skade manifest
+ * decode", which also owns the libavro reader) and leaves only the blob,
+ * palloc'd in the caller's context.
+ *
+ * IDENTIFICATION
+ *	  src/manifest_cache.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "avro_reader.h"
+#include "guc.h"
+#include "manifest_cache.h"
+
+/* the data file's statistics maps, by SkadeManifestStat count/bound index */
+static const char *const stat_fields[] = {
+	"column_sizes", "value_counts", "null_value_counts", "nan_value_counts",
+	"lower_bounds", "upper_bounds"
+};
+
+/* ---- Local variables ---- */
+
+static SkadeBlobCache *manifest_cache = NULL;
+
+static long max_entries(void);
+static void *load_manifest(const char *path, void *arg, Size *size);
+static void check_length(const char *path, uint64 actual, int64 expected);
+static void decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob);
+static SkadeManifestStat *stat_for(SkadeManifestStat *stats, int *nstats, int32 field_id);
+static uint32 put_bytes(StringInfo var, const char *p, size_t len, bool nul);
+
+/* ---------------------------------------------------------------- shmem */
+
+static long
+max_entries(void)
+{
+	return Max(128, ((long) skade_manifest_cache_size * 1024L) / 8192);
+}
+
+Size
+ManifestCacheShmemSize(void)
+{
+	return SkadeBlobCacheShmemSize((Size) skade_manifest_cache_size * 1024, max_entries());
+}
+
+/* Create or attach L0.5 (shmem startup hook, under AddinShmemInitLock). */
+void
+ManifestCacheShmemInit(void)
+{
+	manifest_cache = SkadeBlobCacheShmemInit("skade_manifests",
+											 (Size) skade_manifest_cache_size * 1024,
+											 max_entries());
+}
+
+/* the cache instance (NULL when skade was not preloaded) */
+SkadeBlobCache *
+ManifestCache(void)
+{
+	return manifest_cache;
+}
+
+/*
+ * ManifestGet
+ *		The decoded manifest at path: pinned in the cache until the end of
+ *		the transaction, or freshly decoded (and cached) on a miss.  It must
+ *		have expected_length bytes (-1: not recorded), else data_corrupted.
+ */
+const SkadeManifest *
+ManifestGet(const char *path, int64 expected_length)
+{
+	Size		size;
+	const SkadeManifest *m = SkadeBlobCacheGet(manifest_cache, path, load_manifest,
+											   &expected_length, &size);
+
+	check_length(path, m->file_size, expected_length);
+	return m;
+}
+
+/*
+ * A manifest must have the length its manifest list records (-1: not
+ * recorded); checked before a manifest is decoded, and on every use.
+ */
+static void
+check_length(const char *path, uint64 actual, int64 expected)
+{
+	if (expected >= 0 && actual != (uint64) expected)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("manifest \"%s\" has %llu bytes, but its manifest list says %lld",
+						path, (unsigned long long) actual, (long long) expected),
+				 errhint("The manifest was truncated or replaced after it was committed.")));
+}
+
+/* ---------------------------------------------------------------- decoding */
+
+/*
+ * SkadeBlobLoader: read the Avro manifest at path into a SkadeManifest; arg
+ * points to the length its manifest list records.
+ */
+static void *
+load_manifest(const char *path, void *arg, Size *size)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext cxt = AllocSetContextCreate(caller, "skade manifest decode",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext entry_cxt = AllocSetContextCreate(cxt, "skade manifest decode entry",
+													ALLOCSET_DEFAULT_SIZES);
+	SkadeManifest hdr = {0};
+	StringInfoData blob;
+	SkadeAvroFile *f;
+	const SkadeAvroValue *entry;
+	const char *s;
+	void	   *result;
+
+	MemoryContextSwitchTo(cxt);
+	f = SkadeAvroOpen(path);
+	initStringInfo(&blob);
+	appendStringInfoSpaces(&blob, MAXALIGN(sizeof(SkadeManifest)));
+
+	hdr.file_size = SkadeAvroFileSize(f);
+	check_length(path, hdr.file_size, *(int64 *) arg);
+	hdr.spec_id = (s = SkadeAvroMeta(f, "partition-spec-id")) ? atoi(s) : -1;
+	if ((s = SkadeAvroMeta(f, "schema")) != NULL)
+		hdr.schema = put_bytes(&blob, s, strlen(s), true);
+	if ((s = SkadeAvroMeta(f, "partition-spec")) != NULL)
+		hdr.partition_spec = put_bytes(&blob, s, strlen(s), true);
+	while (blob.len % MAXIMUM_ALIGNOF)
+		appendStringInfoChar(&blob, '\0');
+	hdr.entries = blob.len;
+	while ((entry = SkadeAvroNext(f)) != NULL)
+	{
+		int			before = blob.len;
+
+		/* the libavro value is reused; only the blob grows */
+		MemoryContextSwitchTo(entry_cxt);
+		decode_entry(entry, path, &blob);
+		MemoryContextSwitchTo(cxt);
+		MemoryContextReset(entry_cxt);
+		if (blob.len > before)
+			hdr.nentries++;
+		CHECK_FOR_INTERRUPTS();
+	}
+	SkadeAvroClose(f);
+	hdr.total_size = blob.len;
+	memcpy(blob.data, &hdr, sizeof(SkadeManifest));
+
+	MemoryContextSwitchTo(caller);
+	result = palloc(blob.len);
+	memcpy(result, blob.data, blob.len);
+	*size = blob.len;
+	MemoryContextDelete(cxt);
+	return result;
+}
+
+/*
+ * Append one live entry to blob (nothing for a DELETED one): the fixed
+ * part, then the partition values and statistics arrays, then the bytes
+ * they point to.
+ */
+static void
+decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob)
+{
+	SkadeManifestEntry e = {0};
+	SkadeAvroValue *df;
+	SkadeAvroValue *part = NULL;
+	SkadeManifestValue *pvals = NULL;
+	SkadeManifestStat *stats;
+	int			nstats = 0;
+	int			maxstats = 0;
+	StringInfoData var;			/* strings and bytes, after the arrays */
+	StringInfoData tmp;
+	uint32		var_base;
+	int64		v;
+	char	   *s;
+	int			i,
+				k;
+
+	if (!SkadeAvroLong(entry, "status", &v) || v < 0 || v > 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("manifest \"%s\" has an entry without a valid status", path)));
+	if (v == 2)
+		return;					/* DELETED */
+	e.status = (uint8) v;
+	if (!SkadeAvroField(entry, "data_file", &df) || !SkadeAvroText(df, "file_path", &s))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("manifest \"%s\" has an entry without data_file.file_path", path)));
+	if (!SkadeAvroLong(df, "content", &v))
+		v = 0;
+	if (v < 0 || v > 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("manifest \"%s\" has a file of unknown content type %lld",
+						path, (long long) v),
+				 errdetail("File \"%s\".", s),
+				 errhint("Content types are 0 (data), 1 (position deletes) and 2 (equality deletes).")));
+	e.content = (uint8) v;
+
+	initStringInfo(&var);
+	if (SkadeAvroLong(entry, "snapshot_id", &e.snapshot_id))
+		e.flags |= SKADE_ME_SNAPSHOT_ID;
+	if (SkadeAvroLong(entry, "sequence_number", &e.sequence_number))
+		e.flags |= SKADE_ME_SEQ;
+	if (SkadeAvroLong(entry, "file_sequence_number", &e.file_sequence_number))
+		e.flags |= SKADE_ME_FILE_SEQ;
+	if (SkadeAvroLong(df, "record_count", &e.record_count))
+		e.flags |= SKADE_ME_RECORD_COUNT;
+	if (SkadeAvroLong(df, "file_size_in_bytes", &e.file_size))
+		e.flags |= SKADE_ME_FILE_SIZE;
+
+	/* the arrays' sizes first: every offset is from the start of the entry */
+	if (SkadeAvroField(df, "partition", &part))
+		e.npartition = (uint16) SkadeAvroRecordSize(part);
+	for (k = 0; k < (int) lengthof(stat_fields); k++)
+	{
+		SkadeAvroValue *arr;
+
+		if (SkadeAvroField(df, stat_fields[k], &arr))
+			maxstats += SkadeAvroArrayLength(arr);
+	}
+	stats = palloc0(sizeof(SkadeManifestStat) * Max(maxstats, 1));
+	pvals = palloc0(sizeof(SkadeManifestValue) * Max(e.npartition, 1));
+	var_base = MAXALIGN(sizeof(SkadeManifestEntry)) +
+		MAXALIGN(sizeof(SkadeManifestValue) * e.npartition) +
+		MAXALIGN(sizeof(SkadeManifestStat) * maxstats);
+
+	e.path = var_base + put_bytes(&var, s, strlen(s), true);
+	if (SkadeAvroText(df, "file_format", &s))
+		e.format = var_base + put_bytes(&var, s, strlen(s), true);
+	initStringInfo(&tmp);
+	if (part)
+		SkadeAvroToJson(part, &tmp);
+	else
+		appendStringInfoString(&tmp, "{}");
+	e.partition_json = var_base + put_bytes(&var, tmp.data, tmp.len, true);
+	for (i = 0; i < e.npartition; i++)
+	{
+		resetStringInfo(&tmp);
+		if (SkadeAvroBinaryAt(part, i, &tmp))
+		{
+			pvals[i].off = var_base + put_bytes(&var, tmp.data, tmp.len, false);
+			pvals[i].len = tmp.len;
+		}
+		else
+			pvals[i].len = -1;
+	}
+
+	/* statistics maps: array<record{key: int, value: long | bytes}> */
+	for (k = 0; k < (int) lengthof(stat_fields); k++)
+	{
+		SkadeAvroValue *arr;
+		int			n;
+
+		if (!SkadeAvroField(df, stat_fields[k], &arr))
+			continue;
+		n = SkadeAvroArrayLength(arr);
+		for (i = 0; i < n; i++)
+		{
+			SkadeAvroValue *kv = SkadeAvroArrayElement(arr, i);
+			SkadeManifestStat *st;
+			int64		key,
+						count;
+			const char *p;
+			size_t		len;
+
+			if (!SkadeAvroLong(kv, "key", &key))
+				continue;
+			if (k < 4)
+			{
+				if (!SkadeAvroLong(kv, "value", &count))
+					continue;
+				st = stat_for(stats, &nstats, (int32) key);
+				st->count[k] = count;
+				st->has_count |= 1 << k;
+			}
+			else
+			{
+				if (!SkadeAvroBytes(kv, "value", &p, &len))
+					continue;
+				st = stat_for(stats, &nstats, (int32) key);
+				st->bound[k - 4].off = var_base + put_bytes(&var, p, len, false);
+				st->bound[k - 4].len = (int32) len;
+			}
+		}
+	}
+	e.nstats = (uint16) nstats;
+
+	/* lay it out */
+	e.partition = MAXALIGN(sizeof(SkadeManifestEntry));
+	e.stats = e.partition + MAXALIGN(sizeof(SkadeManifestValue) * e.npartition);
+	e.size = MAXALIGN(var_base + var.len);
+	{
+		int			start = blob->len;
+
+		appendStringInfoSpaces(blob, e.size);
+		memset(blob->data + start, 0, e.size);
+		memcpy(blob->data + start, &e, sizeof(e));
+		memcpy(blob->data + start + e.partition, pvals,
+			   sizeof(SkadeManifestValue) * e.npartition);
+		memcpy(blob->data + start + e.stats, stats, sizeof(SkadeManifestStat) * nstats);
+		memcpy(blob->data + start + var_base, var.data, var.len);
+	}
+}
+
+/* the statistics record of field_id, added (all unknown) if new */
+static SkadeManifestStat *
+stat_for(SkadeManifestStat *stats, int *nstats, int32 field_id)
+{
+	int			i;
+
+	for (i = 0; i < *nstats; i++)
+		if (stats[i].field_id == field_id)
+			return &stats[i];
+	stats[i].field_id = field_id;
+	stats[i].bound[0].len = -1;
+	stats[i].bound[1].len = -1;
+	(*nstats)++;
+	return &stats[i];
+}
+
+/* append bytes (NUL-terminated if nul) to var; their offset in var */
+static uint32
+put_bytes(StringInfo var, const char *p, size_t len, bool nul)
+{
+	uint32		off = var->len;
+
+	appendBinaryStringInfo(var, p, (int) len);
+	if (nul)
+		appendStringInfoChar(var, '\0');
+	return off;
+}
