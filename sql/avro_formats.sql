@@ -120,8 +120,7 @@ FROM (VALUES ('v1'), ('v2_null'), ('v2_snappy')) v(t), LATERAL skade.files('avro
 	 LEFT JOIN skade.files('avro', 'v2_deflate') r ON pg_temp.part(r.file_path) = pg_temp.part(f.file_path)
 GROUP BY t ORDER BY t;
 -- ... and as Java wrote them in the v3 table (with NaN counts), plus the
--- timestamp_ns column ts_ns = ts + 123 ns, whose bounds skade shows to the
--- microsecond
+-- timestamp_ns column ts_ns = ts + 123 ns, its bounds shown to the nanosecond
 SELECT pg_temp.part(file_path) AS dir, c.key AS col, c.value->'id' AS id,
 	   c.value->'lower' AS lower, c.value->'upper' AS upper,
 	   c.value->'value_count' AS values, c.value->'null_count' AS nulls, c.value->'nan_count' AS nans
@@ -146,6 +145,11 @@ ORDER BY f, t;
 SELECT pg_temp.plan('v3', '{"type": "gt", "term": "ts_ns", "value": "2024-03-03T00:00:00"}');
 SELECT pg_temp.plan('v3', '{"type": "eq", "term": "ts_ns", "value": 1709280000000000123}');
 SELECT pg_temp.plan('v3', '{"type": "lt", "term": "ts_ns", "value": 1709280000000000123}');
+-- ISO literals keep their nanoseconds (PostgreSQL's own parser stops at
+-- microseconds): the file whose lower bound is .000000123 matches eq and lt .000000124
+SELECT pg_temp.plan('v3', '{"type": "eq", "term": "ts_ns", "value": "2024-03-01T08:00:00.000000123"}');
+SELECT pg_temp.plan('v3', '{"type": "lt", "term": "ts_ns", "value": "2024-03-01T08:00:00.000000124"}');
+SELECT pg_temp.plan('v3', '{"type": "lt", "term": "ts_ns", "value": "2024-03-01T08:00:00.000000123"}');
 
 -- bad input: every failure is an error with its SQLSTATE, never a crash
 

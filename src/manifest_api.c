@@ -622,11 +622,12 @@ append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
 	{
 		int64		v = SkadeLeInt(p, 8);
 		bool		ns = strstr(t, "_ns") != NULL;
-		Timestamp	ts = (ns ? v / 1000 : v) -
+		int			nanos = ns ? (int) (((v % 1000) + 1000) % 1000) : 0;
+		Timestamp	ts = (ns ? (v - nanos) / 1000 : v) -
 			(Timestamp) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
 		struct pg_tm tm;
 		fsec_t		fsec;
-		char		buf[MAXDATELEN + 1];
+		char		buf[MAXDATELEN + 16];
 
 		/* ISO 8601 whatever the DateStyle; timestamptz in UTC */
 		if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) != 0)
@@ -634,7 +635,16 @@ append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("the %s bound of column \"%s\" in manifest \"%s\" is out of range",
 							which, c->name, file)));
-		EncodeDateTime(&tm, fsec, false, 0, NULL, USE_ISO_DATES, buf);
+		if (nanos == 0)
+			EncodeDateTime(&tm, fsec, false, 0, NULL, USE_ISO_DATES, buf);
+		else
+		{
+			/* nine fractional digits: PostgreSQL's own stop at six */
+			EncodeDateTime(&tm, 0, false, 0, NULL, USE_ISO_DATES, buf);
+			snprintf(buf + strlen(buf), 16, ".%06d%03d", (int) fsec, nanos);
+			while (buf[strlen(buf) - 1] == '0')
+				buf[strlen(buf) - 1] = '\0';
+		}
 		escape_json(out, strncmp(t, "timestamptz", 11) == 0 ? psprintf("%s+00", buf) : buf);
 	}
 	else if (strcmp(t, "string") == 0)

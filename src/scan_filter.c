@@ -30,6 +30,7 @@
  */
 #include "postgres.h"
 
+#include <ctype.h>
 #include <math.h>
 
 #include "datatype/timestamp.h"
@@ -99,6 +100,7 @@ static bool pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn 
 						   const SkadeColumnStats *st, const char *file);
 static int	cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v,
 					  bool upper);
+static int64 timestamp_literal(char *s, const char *type);
 static void malformed(const char *detail) pg_attribute_noreturn();
 
 /*
@@ -409,20 +411,7 @@ bind_value(JsonbValue *v, const SkadeColumn *c, CmpKind cmp, const char *op, Fil
 				out->i = (int64) d + (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE);
 			}
 			else if (v->type == jbvString && strncmp(t, "timestamp", 9) == 0)
-			{
-				char	   *s = jstring(v);
-				Timestamp	ts = strncmp(t, "timestamptz", 11) == 0 ?
-					DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in, CStringGetDatum(s),
-															ObjectIdGetDatum(InvalidOid),
-															Int32GetDatum(-1))) :
-					DatumGetTimestamp(DirectFunctionCall3(timestamp_in, CStringGetDatum(s),
-														  ObjectIdGetDatum(InvalidOid),
-														  Int32GetDatum(-1)));
-
-				out->i = ts + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
-				if (strstr(t, "_ns") != NULL)
-					out->i *= 1000;
-			}
+				out->i = timestamp_literal(jstring(v), t);
 			else if (v->type == jbvString && strcmp(t, "time") == 0)
 				out->i = DatumGetTimeADT(DirectFunctionCall3(time_in, CStringGetDatum(jstring(v)),
 															 ObjectIdGetDatum(InvalidOid),
@@ -467,6 +456,50 @@ bind_value(JsonbValue *v, const SkadeColumn *c, CmpKind cmp, const char *op, Fil
 						op, c->name, t),
 				 errhint("Use a JSON number for numeric columns, a string for string columns, "
 						 "an ISO string or number for date, time and timestamp columns.")));
+}
+
+/*
+ * An ISO timestamp literal in the column's unit (microseconds, or for
+ * timestamp_ns and timestamptz_ns nanoseconds, keeping the fraction's
+ * seventh to ninth digits that PostgreSQL's microsecond parser would round).
+ */
+static int64
+timestamp_literal(char *s, const char *type)
+{
+	bool		ns = strstr(type, "_ns") != NULL;
+	int64		nanos = 0;
+	Timestamp	ts;
+
+	if (ns)
+	{
+		char	   *dot = strchr(s, '.');
+
+		if (dot)
+		{
+			char	   *d = dot + 1;
+			int			n = 0;
+
+			while (isdigit((unsigned char) d[n]))
+				n++;
+			if (n > 6)
+			{
+				int			k;
+
+				for (k = 6; k < 9; k++)
+					nanos = nanos * 10 + (k < n ? d[k] - '0' : 0);
+				memmove(d + 6, d + n, strlen(d + n) + 1);	/* keep any zone after them */
+			}
+		}
+	}
+	ts = strncmp(type, "timestamptz", 11) == 0 ?
+		DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in, CStringGetDatum(s),
+												ObjectIdGetDatum(InvalidOid),
+												Int32GetDatum(-1))) :
+		DatumGetTimestamp(DirectFunctionCall3(timestamp_in, CStringGetDatum(s),
+											  ObjectIdGetDatum(InvalidOid),
+											  Int32GetDatum(-1)));
+	ts += (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+	return ns ? ts * 1000 + nanos : ts;
 }
 
 static void
