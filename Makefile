@@ -40,3 +40,6 @@ include $(PGXS)
 tapcheck:
 	$(prove_installcheck)
 .PHONY: tapcheck
+
+# every object depends on every header (PGXS tracks no header dependencies)
+$(OBJS): $(wildcard $(srcdir)/src/*.h)

@@ -13,7 +13,9 @@
  *	   nanoseconds for a timestamp) become bounds where the file has none;
  *	 - truncate[W]: an integer value v bounds the column to [v, v+W-1], a
  *	   string value is a lower bound (every value starts with it);
- *	 - bucket, void and unknown transforms give nothing;
+ *	 - bucket[N]: the value (a summary's bounds) is the range of buckets of
+ *	   every row, used for eq and in (Iceberg's murmur3 bucket hash);
+ *	 - void and unknown transforms give nothing;
  *	 - a null value of any transform but void means every row's source is
  *	   null; a non-null one, that none is (or, for a summary whose
  *	   contains_null is false, that no row of the manifest's files is);
@@ -48,6 +50,7 @@ static bool temporal_range(SkadeTransform tr, TimeUnit unit, int64 lo, int64 hi,
 						   int64 *first, int64 *last);
 static bool transform_start(SkadeTransform tr, int64 t, int64 *days_or_hours);
 static char *le_bytes(int64 v, int width);
+static uint32 murmur3_32(const unsigned char *data, size_t len);
 static void set_all_null(SkadeColumnStats *st);
 static void set_no_nulls(SkadeColumnStats *st);
 static void derive(const SkadeBoundPartition *part, const SkadeColumn *col,
@@ -150,7 +153,77 @@ SkadeStatsFromSummary(const SkadeBoundPartition *part, const SkadeColumn *cols,
 	derive(part, &cols[part->source], lower, upper, st);
 }
 
+/* Iceberg's bucket[n] of an int, long, date, time or timestamp value */
+int32
+SkadeBucketLong(int64 v, int32 n)
+{
+	unsigned char buf[8];
+	int			i;
+
+	for (i = 0; i < 8; i++)
+		buf[i] = (unsigned char) (((uint64) v) >> (8 * i));
+	return (int32) ((murmur3_32(buf, 8) & PG_INT32_MAX) % (uint32) n);
+}
+
+/* Iceberg's bucket[n] of a string (its UTF-8 bytes) or binary value */
+int32
+SkadeBucketBytes(const char *p, size_t len, int32 n)
+{
+	return (int32) ((murmur3_32((const unsigned char *) p, len) & PG_INT32_MAX) % (uint32) n);
+}
+
 /* ---------------------------------------------------------------- helpers */
+
+#define ROTL32(x, r)	(((x) << (r)) | ((x) >> (32 - (r))))
+
+/*
+ * MurmurHash3 x86_32 with seed 0, the hash Iceberg's bucket transform is
+ * defined with (PostgreSQL has no murmur3).
+ */
+static uint32
+murmur3_32(const unsigned char *data, size_t len)
+{
+	const uint32 c1 = 0xcc9e2d51;
+	const uint32 c2 = 0x1b873593;
+	uint32		h = 0;
+	uint32		k;
+	size_t		i;
+
+	for (i = 0; i + 4 <= len; i += 4)
+	{
+		k = (uint32) data[i] | ((uint32) data[i + 1] << 8) |
+			((uint32) data[i + 2] << 16) | ((uint32) data[i + 3] << 24);
+		k *= c1;
+		k = ROTL32(k, 15);
+		k *= c2;
+		h ^= k;
+		h = ROTL32(h, 13);
+		h = h * 5 + 0xe6546b64;
+	}
+	k = 0;
+	switch (len & 3)
+	{
+		case 3:
+			k ^= (uint32) data[i + 2] << 16;
+			/* FALLTHROUGH */
+		case 2:
+			k ^= (uint32) data[i + 1] << 8;
+			/* FALLTHROUGH */
+		case 1:
+			k ^= (uint32) data[i];
+			k *= c1;
+			k = ROTL32(k, 15);
+			k *= c2;
+			h ^= k;
+	}
+	h ^= (uint32) len;
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	h ^= h >> 16;
+	return h;
+}
 
 /*
  * Bounds of the source column from the transform results lo and hi (either
@@ -218,6 +291,14 @@ derive(const SkadeBoundPartition *part, const SkadeColumn *col, SkadePartitionDa
 				}
 				return;
 			}
+		case SKADE_TR_BUCKET:
+			if (lo.len == 4 && hi.len == 4 && st->bucket_n == 0)
+			{
+				st->bucket_n = part->param;
+				st->bucket_lo = (int32) SkadeLeInt(lo.p, 4);
+				st->bucket_hi = (int32) SkadeLeInt(hi.p, 4);
+			}
+			return;
 		case SKADE_TR_TRUNCATE:
 			if (strcmp(type, "int") == 0 || strcmp(type, "long") == 0)
 			{

@@ -101,6 +101,8 @@ static bool pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn 
 static int	cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v,
 					  bool upper);
 static int64 timestamp_literal(char *s, const char *type);
+static bool bucket_may_match(const SkadeFilter *f, const SkadeColumn *c,
+							 const SkadeColumnStats *st, const FilterValue *v);
 static void malformed(const char *detail) pg_attribute_noreturn();
 
 /*
@@ -600,6 +602,8 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 					continue;
 				if (upper && cmp_bound(f, upper, st->bound_len[1], &f->values[i], true) < 0)
 					continue;
+				if (st->bucket_n > 0 && !bucket_may_match(f, c, st, &f->values[i]))
+					continue;
 				return true;
 			}
 			return false;
@@ -638,6 +642,26 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 		default:
 			return true;
 	}
+}
+
+/*
+ * May the literal v be in the file's (or manifest's) buckets?  Iceberg's
+ * bucket hash: ints, longs, dates, times and microsecond timestamps as a
+ * long, strings as their UTF-8 bytes; anything else is not decided here.
+ */
+static bool
+bucket_may_match(const SkadeFilter *f, const SkadeColumn *c, const SkadeColumnStats *st,
+				 const FilterValue *v)
+{
+	int32		b;
+
+	if ((f->cmp == CMP_INT4 || f->cmp == CMP_INT8) && strstr(c->type, "_ns") == NULL)
+		b = SkadeBucketLong(v->i, st->bucket_n);
+	else if (f->cmp == CMP_STRING)
+		b = SkadeBucketBytes(v->s, v->slen, st->bucket_n);
+	else
+		return true;
+	return b >= st->bucket_lo && b <= st->bucket_hi;
 }
 
 /*
