@@ -46,6 +46,7 @@
 
 #include "api.h"
 #include "avro_reader.h"
+#include "bound_json.h"
 #include "l0_cache.h"
 #include "manifest_cache.h"
 #include "metadata_json.h"
@@ -100,6 +101,7 @@ typedef struct FileContext
 	const ManifestRef *mref;
 	bool		v1;
 	SkadeColumn *cols;			/* the manifest's schema */
+	bool		own_schema;		/* cols are from its "schema" header */
 	int			ncols;
 	ColumnStats *stats;			/* scratch, ncols + 1 */
 	SkadeBoundPartition *parts; /* plan_files(): its partition spec, if known */
@@ -118,7 +120,6 @@ static Datum partition_summaries(const ManifestRef *mref, const SkadeMeta *m,
 static void append_transform_result(StringInfo out, const SkadeBoundPartition *part,
 									const SkadeColumn *cols, SkadePartitionDatum d,
 									const char *file);
-static void append_hex(StringInfo out, const char *p, size_t len);
 static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap,
 							   const char *list, ManifestRef *m);
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
@@ -127,11 +128,6 @@ static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const Skad
 					  bool v1, ScanPlan *plan);
 static void put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *fc,
 					 ScanPlan *plan);
-static void read_stats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols,
-					   ColumnStats *stats);
-static void append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
-						 const char *which, const char *file);
-static int	column_index(const SkadeColumn *cols, int ncols, int64 id);
 static int64 long_either(const SkadeAvroValue *rec, const char *v2, const char *v1,
 						 bool *isnull);
 
@@ -377,6 +373,7 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 		schema = SkadeMetaStr(m, m->current_schema);
 	fc.mref = mref;
 	fc.v1 = v1;
+	fc.own_schema = man->schema != 0;
 	fc.cols = schema ? SkadeParseSchemaColumns(schema, mref->path, &fc.ncols) : NULL;
 	if (fc.cols == NULL)
 		fc.ncols = 0;
@@ -422,12 +419,10 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 	Datum		values[FILES_COLS];
 	bool		nulls[FILES_COLS] = {0};
 	const char *format = SkadeManifestStr(e, e->format);
-	StringInfoData json;
 	int			i;
-	bool		first;
 
 	/* per-column statistics, by position in cols; a pruned file ends here */
-	read_stats(e, cols, ncols, stats);
+	ManifestEntryStats(e, cols, ncols, stats);
 	if (plan && e->content == 0)
 	{
 		if (!SkadeFilterMayMatch(plan->filter, cols, ncols, stats, mref->path))
@@ -461,45 +456,22 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 	values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(format);
 	nulls[3] = mref->spec_id < 0;
 	values[3] = Int32GetDatum(mref->spec_id);
-	values[4] = DirectFunctionCall1(jsonb_in, CStringGetDatum(SkadeManifestStr(e, e->partition_json)));
+	values[4] = PointerGetDatum(((const char *) e) + e->partition_jsonb);
 	nulls[5] = !(e->flags & SKADE_ME_RECORD_COUNT);
 	values[5] = Int64GetDatum(e->record_count);
 	nulls[6] = !(e->flags & SKADE_ME_FILE_SIZE);
 	values[6] = Int64GetDatum(e->file_size);
-
-	/* the statistics as jsonb, by column name */
-	initStringInfo(&json);
-	appendStringInfoChar(&json, '{');
-	first = true;
-	for (i = 0; i < ncols; i++)
+	/* the statistics as jsonb, by column name: precomputed when the cache could */
+	if (e->columns_jsonb && fc->own_schema)
+		values[7] = PointerGetDatum(((const char *) e) + e->columns_jsonb);
+	else
 	{
-		static const char *const count_keys[] = {"size", "value_count", "null_count", "nan_count"};
-		static const char *const bound_keys[] = {"lower", "upper"};
-		ColumnStats *c = &stats[i];
-		int			k;
+		StringInfoData json;
 
-		if (!c->has_count[0] && !c->has_count[1] && !c->has_count[2] && !c->has_count[3] &&
-			c->bound[0] == NULL && c->bound[1] == NULL)
-			continue;
-		if (!first)
-			appendStringInfoString(&json, ", ");
-		first = false;
-		escape_json(&json, cols[i].name);
-		appendStringInfo(&json, ": {\"id\": %d", cols[i].id);
-		for (k = 0; k < 4; k++)
-			if (c->has_count[k])
-				appendStringInfo(&json, ", \"%s\": " INT64_FORMAT, count_keys[k], c->count[k]);
-		for (k = 0; k < 2; k++)
-			if (c->bound[k])
-			{
-				appendStringInfo(&json, ", \"%s\": ", bound_keys[k]);
-				append_bound(&json, &cols[i], c->bound[k], c->bound_len[k], bound_keys[k],
-							 mref->path);
-			}
-		appendStringInfoChar(&json, '}');
+		initStringInfo(&json);
+		SkadeAppendColumnsJson(&json, cols, ncols, stats, mref->path);
+		values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
 	}
-	appendStringInfoChar(&json, '}');
-	values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
 
 	values[8] = CStringGetTextDatum(e->status == 1 ? "added" : "existing");
 	values[9] = Int64GetDatum((e->flags & SKADE_ME_SNAPSHOT_ID) ? e->snapshot_id
@@ -536,162 +508,6 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 	else if (plan && !nulls[10] && DatumGetInt64(values[10]) < plan->min_data_seq)
 		return;					/* a delete older than every chosen data file */
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-}
-
-/* The entry's statistics into stats, by position in cols. */
-static void
-read_stats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols, ColumnStats *stats)
-{
-	const SkadeManifestStat *ms = SkadeManifestStats(e);
-	int			i,
-				k;
-
-	memset(stats, 0, sizeof(ColumnStats) * (ncols + 1));
-	for (i = 0; i < e->nstats; i++)
-	{
-		int			c = column_index(cols, ncols, ms[i].field_id);
-		ColumnStats *st;
-
-		if (c < 0)
-			continue;			/* a column the schema no longer has */
-		st = &stats[c];
-		for (k = 0; k < 4; k++)
-			if (ms[i].has_count & (1 << k))
-			{
-				st->count[k] = ms[i].count[k];
-				st->has_count[k] = true;
-			}
-		for (k = 0; k < 2; k++)
-			if (ms[i].bound[k].len >= 0)
-			{
-				st->bound[k] = ((const char *) e) + ms[i].bound[k].off;
-				st->bound_len[k] = ms[i].bound[k].len;
-			}
-	}
-}
-
-static int
-column_index(const SkadeColumn *cols, int ncols, int64 id)
-{
-	int			i;
-
-	for (i = 0; i < ncols; i++)
-		if (cols[i].id == id)
-			return i;
-	return -1;
-}
-
-/*
- * A bound in Iceberg's single-value serialisation, as a JSON value of the
- * column's type: numbers, ISO dates and times, text, and "\\x" hex for
- * binary, fixed and types without a readable form.
- */
-static void
-append_bound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
-			 const char *which, const char *file)
-{
-	const char *t = c->type;
-
-	SkadeCheckBoundLength(c, len, which, file);
-	if (strcmp(t, "boolean") == 0)
-		appendStringInfoString(out, p[0] ? "true" : "false");
-	else if (strcmp(t, "int") == 0 || strcmp(t, "long") == 0)
-		appendStringInfo(out, INT64_FORMAT, SkadeLeInt(p, len));
-	else if (strcmp(t, "float") == 0 || strcmp(t, "double") == 0)
-	{
-		double		d = SkadeBoundFloat(p, len);
-
-		if (isnan(d) || isinf(d))
-			appendStringInfo(out, "\"%s\"", isnan(d) ? "NaN" : (d > 0 ? "Infinity" : "-Infinity"));
-		else
-			appendStringInfo(out, len == 4 ? "%.9g" : "%.17g", d);
-	}
-	else if (strcmp(t, "date") == 0)
-	{
-		struct pg_tm tm;
-		char		buf[MAXDATELEN + 1];
-
-		j2date((int) SkadeLeInt(p, 4) + UNIX_EPOCH_JDATE, &tm.tm_year, &tm.tm_mon, &tm.tm_mday);
-		EncodeDateOnly(&tm, USE_ISO_DATES, buf);
-		escape_json(out, buf);
-	}
-	else if (strcmp(t, "time") == 0)
-		escape_json(out, DatumGetCString(DirectFunctionCall1(time_out,
-															 TimeADTGetDatum(SkadeLeInt(p, 8)))));
-	else if (strncmp(t, "timestamp", 9) == 0)
-	{
-		int64		v = SkadeLeInt(p, 8);
-		bool		ns = strstr(t, "_ns") != NULL;
-		int			nanos = ns ? (int) (((v % 1000) + 1000) % 1000) : 0;
-		Timestamp	ts = (ns ? (v - nanos) / 1000 : v) -
-			(Timestamp) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
-		struct pg_tm tm;
-		fsec_t		fsec;
-		char		buf[MAXDATELEN + 16];
-
-		/* ISO 8601 whatever the DateStyle; timestamptz in UTC */
-		if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("the %s bound of column \"%s\" in manifest \"%s\" is out of range",
-							which, c->name, file)));
-		if (nanos == 0)
-			EncodeDateTime(&tm, fsec, false, 0, NULL, USE_ISO_DATES, buf);
-		else
-		{
-			/* nine fractional digits: PostgreSQL's own stop at six */
-			EncodeDateTime(&tm, 0, false, 0, NULL, USE_ISO_DATES, buf);
-			snprintf(buf + strlen(buf), 16, ".%06d%03d", (int) fsec, nanos);
-			while (buf[strlen(buf) - 1] == '0')
-				buf[strlen(buf) - 1] = '\0';
-		}
-		escape_json(out, strncmp(t, "timestamptz", 11) == 0 ? psprintf("%s+00", buf) : buf);
-	}
-	else if (strcmp(t, "string") == 0)
-		escape_json(out, pnstrdup(p, len));
-	else if (strcmp(t, "uuid") == 0)
-	{
-		pg_uuid_t	u;
-
-		memcpy(u.data, p, 16);
-		escape_json(out, DatumGetCString(DirectFunctionCall1(uuid_out, UUIDPGetDatum(&u))));
-	}
-	else if (strncmp(t, "decimal", 7) == 0)
-	{
-		int			scale = 0;
-		int128		v = (signed char) p[0];
-		size_t		i;
-		char		digits[64];
-		int			nd = 0;
-		bool		neg;
-		uint128		u;
-
-		{
-			const char *comma = strchr(t, ',');
-
-			if (comma)
-				scale = atoi(comma + 1);
-		}
-		for (i = 1; i < len; i++)
-			v = v * 256 + (unsigned char) p[i];
-		neg = v < 0;
-		u = neg ? (uint128) (-(v + 1)) + 1 : (uint128) v;
-		do
-		{
-			digits[nd++] = '0' + (int) (u % 10);
-			u /= 10;
-		} while (u > 0 || nd <= scale);
-		if (neg)
-			appendStringInfoChar(out, '-');
-		while (nd > 0)
-		{
-			if (nd == scale)
-				appendStringInfoChar(out, '.');
-			appendStringInfoChar(out, digits[--nd]);
-		}
-	}
-	else
-		append_hex(out, p, len);
 }
 
 /*
@@ -844,7 +660,7 @@ partition_summaries(const ManifestRef *mref, const SkadeMeta *m, const SkadeColu
 			else if (parts)
 				append_transform_result(&out, &parts[i], cols, d, mref->path);
 			else
-				append_hex(&out, d.p, d.len);
+				SkadeAppendHex(&out, d.p, d.len);
 		}
 		appendStringInfoChar(&out, '}');
 	}
@@ -862,13 +678,13 @@ append_transform_result(StringInfo out, const SkadeBoundPartition *part, const S
 
 	if ((tr == SKADE_TR_IDENTITY || tr == SKADE_TR_TRUNCATE) && part->source >= 0)
 	{
-		append_bound(out, &cols[part->source], d.p, d.len, "partition", file);
+		SkadeAppendBound(out, &cols[part->source], d.p, d.len, "partition", file);
 		return;
 	}
 	if (d.len != 4 || tr == SKADE_TR_IDENTITY || tr == SKADE_TR_TRUNCATE ||
 		tr == SKADE_TR_OTHER || tr == SKADE_TR_VOID)
 	{
-		append_hex(out, d.p, d.len);
+		SkadeAppendHex(out, d.p, d.len);
 		return;
 	}
 	t = (int32) SkadeLeInt(d.p, 4);
@@ -906,17 +722,3 @@ append_transform_result(StringInfo out, const SkadeBoundPartition *part, const S
 	}
 }
 
-static void
-append_hex(StringInfo out, const char *p, size_t len)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t		i;
-
-	appendStringInfoString(out, "\"\\\\x");
-	for (i = 0; i < len; i++)
-	{
-		appendStringInfoChar(out, digits[((unsigned char) p[i]) >> 4]);
-		appendStringInfoChar(out, digits[((unsigned char) p[i]) & 0xf]);
-	}
-	appendStringInfoChar(out, '"');
-}

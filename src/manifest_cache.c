@@ -27,11 +27,15 @@
  */
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
 #include "utils/memutils.h"
 
 #include "avro_reader.h"
+#include "bound_json.h"
 #include "guc.h"
 #include "manifest_cache.h"
 
@@ -48,9 +52,15 @@ static SkadeBlobCache *manifest_cache = NULL;
 static long max_entries(void);
 static void *load_manifest(const char *path, void *arg, Size *size);
 static void check_length(const char *path, uint64 actual, int64 expected);
-static void decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob);
+static void decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
+						 const SkadeColumn *cols, int ncols);
 static SkadeManifestStat *stat_for(SkadeManifestStat *stats, int *nstats, int32 field_id);
 static uint32 put_bytes(StringInfo var, const char *p, size_t len, bool nul);
+static uint32 put_varlena(StringInfo var, Datum d);
+static void append_zeros(StringInfo buf, int n);
+static void add_columns_jsonb(StringInfo blob, int entry_start, const SkadeColumn *cols,
+							  int ncols, const char *path);
+static int	column_index(const SkadeColumn *cols, int ncols, int64 id);
 
 /* ---------------------------------------------------------------- shmem */
 
@@ -134,11 +144,13 @@ load_manifest(const char *path, void *arg, Size *size)
 	const SkadeAvroValue *entry;
 	const char *s;
 	void	   *result;
+	SkadeColumn *cols = NULL;
+	int			ncols = 0;
 
 	MemoryContextSwitchTo(cxt);
 	f = SkadeAvroOpen(path);
 	initStringInfo(&blob);
-	appendStringInfoSpaces(&blob, MAXALIGN(sizeof(SkadeManifest)));
+	append_zeros(&blob, MAXALIGN(sizeof(SkadeManifest)));
 
 	hdr.file_size = SkadeAvroFileSize(f);
 	check_length(path, hdr.file_size, *(int64 *) arg);
@@ -150,13 +162,16 @@ load_manifest(const char *path, void *arg, Size *size)
 	while (blob.len % MAXIMUM_ALIGNOF)
 		appendStringInfoChar(&blob, '\0');
 	hdr.entries = blob.len;
+	/* the schema the manifest was written with decodes its bounds */
+	if (hdr.schema)
+		cols = SkadeParseSchemaColumns(blob.data + hdr.schema, path, &ncols);
 	while ((entry = SkadeAvroNext(f)) != NULL)
 	{
 		int			before = blob.len;
 
 		/* the libavro value is reused; only the blob grows */
 		MemoryContextSwitchTo(entry_cxt);
-		decode_entry(entry, path, &blob);
+		decode_entry(entry, path, &blob, cols, ncols);
 		MemoryContextSwitchTo(cxt);
 		MemoryContextReset(entry_cxt);
 		if (blob.len > before)
@@ -181,7 +196,8 @@ load_manifest(const char *path, void *arg, Size *size)
  * they point to.
  */
 static void
-decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob)
+decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
+			 const SkadeColumn *cols, int ncols)
 {
 	SkadeManifestEntry e = {0};
 	SkadeAvroValue *df;
@@ -256,7 +272,8 @@ decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob)
 		SkadeAvroToJson(part, &tmp);
 	else
 		appendStringInfoString(&tmp, "{}");
-	e.partition_json = var_base + put_bytes(&var, tmp.data, tmp.len, true);
+	e.partition_jsonb = var_base +
+		put_varlena(&var, DirectFunctionCall1(jsonb_in, CStringGetDatum(tmp.data)));
 	for (i = 0; i < e.npartition; i++)
 	{
 		resetStringInfo(&tmp);
@@ -316,15 +333,94 @@ decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob)
 	{
 		int			start = blob->len;
 
-		appendStringInfoSpaces(blob, e.size);
-		memset(blob->data + start, 0, e.size);
+		append_zeros(blob, e.size);
 		memcpy(blob->data + start, &e, sizeof(e));
 		memcpy(blob->data + start + e.partition, pvals,
 			   sizeof(SkadeManifestValue) * e.npartition);
 		memcpy(blob->data + start + e.stats, stats, sizeof(SkadeManifestStat) * nstats);
 		memcpy(blob->data + start + var_base, var.data, var.len);
+		if (cols)
+			add_columns_jsonb(blob, start, cols, ncols, path);
 	}
 }
+
+/*
+ * Precompute the entry's statistics as skade.files() returns them (jsonb,
+ * after the entry, which grows by it), unless a bound would be an error:
+ * that is raised when the file is returned, not for the whole manifest.
+ */
+static void
+add_columns_jsonb(StringInfo blob, int entry_start, const SkadeColumn *cols, int ncols,
+				  const char *path)
+{
+	SkadeColumnStats *stats = palloc(sizeof(SkadeColumnStats) * (ncols + 1));
+	SkadeManifestEntry *e = (SkadeManifestEntry *) (blob->data + entry_start);
+	StringInfoData json;
+	Datum		d;
+	uint32		off;
+
+	ManifestEntryStats(e, cols, ncols, stats);
+	if (!SkadeStatsReadable(cols, ncols, stats))
+		return;
+	initStringInfo(&json);
+	SkadeAppendColumnsJson(&json, cols, ncols, stats, path);
+	d = DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
+	off = e->size;
+	append_zeros(blob, MAXALIGN(VARSIZE(DatumGetPointer(d))));
+	e = (SkadeManifestEntry *) (blob->data + entry_start);	/* the blob may have moved */
+	memcpy(blob->data + entry_start + off, DatumGetPointer(d), VARSIZE(DatumGetPointer(d)));
+	e->columns_jsonb = off;
+	e->size = off + MAXALIGN(VARSIZE(DatumGetPointer(d)));
+}
+
+/*
+ * ManifestEntryStats
+ *		The entry's statistics into stats (ncols + 1 of them), by position in
+ *		cols; columns cols does not have are left out.
+ */
+void
+ManifestEntryStats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols,
+				   SkadeColumnStats *stats)
+{
+	const SkadeManifestStat *ms = SkadeManifestStats(e);
+	int			i,
+				k;
+
+	memset(stats, 0, sizeof(SkadeColumnStats) * (ncols + 1));
+	for (i = 0; i < e->nstats; i++)
+	{
+		int			c = column_index(cols, ncols, ms[i].field_id);
+		SkadeColumnStats *st;
+
+		if (c < 0)
+			continue;			/* a column the schema no longer has */
+		st = &stats[c];
+		for (k = 0; k < 4; k++)
+			if (ms[i].has_count & (1 << k))
+			{
+				st->count[k] = ms[i].count[k];
+				st->has_count[k] = true;
+			}
+		for (k = 0; k < 2; k++)
+			if (ms[i].bound[k].len >= 0)
+			{
+				st->bound[k] = ((const char *) e) + ms[i].bound[k].off;
+				st->bound_len[k] = ms[i].bound[k].len;
+			}
+	}
+}
+
+static int
+column_index(const SkadeColumn *cols, int ncols, int64 id)
+{
+	int			i;
+
+	for (i = 0; i < ncols; i++)
+		if (cols[i].id == id)
+			return i;
+	return -1;
+}
+
 
 /* the statistics record of field_id, added (all unknown) if new */
 static SkadeManifestStat *
@@ -340,6 +436,29 @@ stat_for(SkadeManifestStat *stats, int *nstats, int32 field_id)
 	stats[i].bound[1].len = -1;
 	(*nstats)++;
 	return &stats[i];
+}
+
+/* append n zero bytes (appendStringInfoSpaces writes byte by byte) */
+static void
+append_zeros(StringInfo buf, int n)
+{
+	enlargeStringInfo(buf, n);
+	memset(buf->data + buf->len, 0, n);
+	buf->len += n;
+	buf->data[buf->len] = '\0';
+}
+
+/* append a varlena to var, aligned; its offset in var */
+static uint32
+put_varlena(StringInfo var, Datum d)
+{
+	uint32		off;
+
+	while (var->len % MAXIMUM_ALIGNOF)
+		appendStringInfoChar(var, '\0');
+	off = var->len;
+	appendBinaryStringInfo(var, DatumGetPointer(d), VARSIZE(DatumGetPointer(d)));
+	return off;
 }
 
 /* append bytes (NUL-terminated if nul) to var; their offset in var */

@@ -14,6 +14,8 @@
 #define SKADE_MANIFEST_CACHE_H
 
 #include "blob_cache.h"
+#include "metadata_json.h"
+#include "scan_filter.h"
 
 /* SkadeManifestEntry.flags: which optional fields the entry recorded */
 #define SKADE_ME_SNAPSHOT_ID	0x01
@@ -56,7 +58,10 @@ typedef struct SkadeManifestEntry
 	int64		file_size;
 	uint32		path;			/* NUL-terminated strings */
 	uint32		format;			/* 0: not recorded */
-	uint32		partition_json; /* the partition record as JSON text */
+	uint32		partition_jsonb;	/* the partition record: a jsonb varlena */
+	uint32		columns_jsonb;	/* the statistics as skade.files() shows them, decoded
+								 * by the manifest's schema: a jsonb varlena; 0 if
+								 * the manifest has no schema or a bound is bad */
 	uint16		npartition;
 	uint16		nstats;
 	uint32		partition;		/* SkadeManifestValue[npartition], in spec order */
@@ -87,5 +92,7 @@ extern Size ManifestCacheShmemSize(void);
 extern void ManifestCacheShmemInit(void);
 extern SkadeBlobCache *ManifestCache(void);
 extern const SkadeManifest *ManifestGet(const char *path, int64 expected_length);
+extern void ManifestEntryStats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols,
+							   SkadeColumnStats *stats);
 
 #endif							/* SKADE_MANIFEST_CACHE_H */

@@ -101,6 +101,7 @@ static bool pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn 
 static int	cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v,
 					  bool upper);
 static int64 timestamp_literal(char *s, const char *type);
+static int	bound_width(const char *t);
 static bool bucket_may_match(const SkadeFilter *f, const SkadeColumn *c,
 							 const SkadeColumnStats *st, const FilterValue *v);
 static void malformed(const char *detail) pg_attribute_noreturn();
@@ -170,31 +171,49 @@ SkadeBoundFloat(const char *p, size_t len)
 	}
 }
 
+/* the width a bound of the column's type must have; -1: any (1..16 for decimals) */
+static int
+bound_width(const char *t)
+{
+	if (strcmp(t, "boolean") == 0)
+		return 1;
+	if (strcmp(t, "int") == 0 || strcmp(t, "date") == 0 || strcmp(t, "float") == 0)
+		return 4;
+	if (strcmp(t, "long") == 0 || strcmp(t, "double") == 0 || strcmp(t, "time") == 0 ||
+		strncmp(t, "timestamp", 9) == 0)
+		return 8;
+	if (strcmp(t, "uuid") == 0)
+		return 16;
+	if (strncmp(t, "fixed[", 6) == 0)
+		return atoi(t + 6);
+	return -1;
+}
+
+/* Has a bound of the column's type this many bytes? */
+bool
+SkadeBoundLengthOk(const SkadeColumn *c, size_t len)
+{
+	int			need = bound_width(c->type);
+
+	if (need >= 0)
+		return (int) len == need;
+	if (strncmp(c->type, "decimal", 7) == 0)
+		return len > 0 && len <= 16;
+	return true;
+}
+
 /* A bound of a fixed-width type must have that width. */
 void
 SkadeCheckBoundLength(const SkadeColumn *c, size_t len, const char *which, const char *file)
 {
-	const char *t = c->type;
-	int			need = -1;
+	int			need = bound_width(c->type);
 
-	if (strcmp(t, "boolean") == 0)
-		need = 1;
-	else if (strcmp(t, "int") == 0 || strcmp(t, "date") == 0 || strcmp(t, "float") == 0)
-		need = 4;
-	else if (strcmp(t, "long") == 0 || strcmp(t, "double") == 0 || strcmp(t, "time") == 0 ||
-			 strncmp(t, "timestamp", 9) == 0)
-		need = 8;
-	else if (strcmp(t, "uuid") == 0)
-		need = 16;
-	else if (strncmp(t, "fixed[", 6) == 0)
-		need = atoi(t + 6);
-	if ((need >= 0 && (int) len != need) ||
-		(strncmp(t, "decimal", 7) == 0 && (len == 0 || len > 16)))
+	if (!SkadeBoundLengthOk(c, len))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("the %s bound of column \"%s\" in manifest \"%s\" has %zu bytes",
 						which, c->name, file, len),
-				 need >= 0 ? errdetail("A bound of type %s has %d bytes.", t, need)
+				 need >= 0 ? errdetail("A bound of type %s has %d bytes.", c->type, need)
 				 : errdetail("A decimal bound has 1 to 16 bytes.")));
 }
 

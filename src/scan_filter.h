@@ -38,6 +38,7 @@ typedef struct SkadeFilter SkadeFilter;
 extern SkadeFilter *SkadeFilterBuild(Jsonb *filter, const SkadeColumn *cols, int ncols);
 extern bool SkadeFilterMayMatch(const SkadeFilter *f, const SkadeColumn *cols, int ncols,
 								const SkadeColumnStats *stats, const char *file);
+extern bool SkadeBoundLengthOk(const SkadeColumn *c, size_t len);
 extern void SkadeCheckBoundLength(const SkadeColumn *c, size_t len, const char *which,
 								  const char *file);
 extern int64 SkadeLeInt(const char *p, size_t len);
