@@ -11,8 +11,8 @@
  * clients' commits keep being logged even in a misconfigured server.
  *
  * The subsystems that live in shared memory (L0 metadata cache, L0.5
- * manifest cache, L1 pointer mirror) size and initialise their parts from here; their locking is
- * described in their own files.  The counters here are atomics and need no
+ * manifest cache, L1 pointer mirror, time-travel index) size and initialise
+ * their parts from here; their locking is described in their own files.  The counters here are atomics and need no
  * lock.
  *
  * IDENTIFICATION

@@ -5,6 +5,7 @@ holding a matching row is never missing from skade's plan."""
 import json
 import os
 import random
+from datetime import datetime
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -26,7 +27,12 @@ PYICE = {"eq": E.EqualTo, "not-eq": E.NotEqualTo, "lt": E.LessThan, "lt-eq": E.L
          "gt": E.GreaterThan, "gt-eq": E.GreaterThanOrEqual, "in": E.In, "not-in": E.NotIn,
          "starts-with": E.StartsWith, "not-starts-with": E.NotStartsWith}
 VALUES = {"id": list(range(0, 12)), "category": ["", "a", "b", "c", "d", "ab"],
-          "amount": [0.0, 2.5, 5.0, 6.0, 7.5, 10.0, 12.5], "name": ["p1", "p2", "p9", "q"]}
+          "amount": [0.0, 2.5, 5.0, 6.0, 7.5, 10.0, 12.5], "name": ["p1", "p2", "p9", "q"],
+          # day(ts) partitions: both ends of a day, inside and outside the data
+          "ts": ["2024-03-01T00:00:00", "2024-03-01T08:01:00", "2024-03-01T23:59:59.999999",
+                 "2024-03-02T00:00:00", "2024-03-02T08:03:00", "2024-02-29T12:00:00",
+                 "2024-03-03T00:00:00"]}
+TEXT = ("category", "name")
 
 
 def leaf(rng, columns):
@@ -37,7 +43,7 @@ def leaf(rng, columns):
     if kind < 0.25:
         return {"type": rng.choice(["in", "not-in"]), "term": col,
                 "values": rng.sample(VALUES[col], 2)}
-    if kind < 0.35 and isinstance(VALUES[col][0], str):
+    if kind < 0.35 and col in TEXT:
         return {"type": rng.choice(["starts-with", "not-starts-with"]), "term": col,
                 "value": rng.choice(VALUES[col])[:1]}
     return {"type": rng.choice(CMP), "term": col, "value": rng.choice(VALUES[col])}
@@ -53,8 +59,14 @@ def random_filter(rng, columns, depth=0):
             "right": random_filter(rng, columns, depth + 1)}
 
 
+def literal(term, x):
+    return datetime.fromisoformat(x) if term == "ts" else x
+
+
 def matches(f, row, negated=False):
-    """Iceberg's semantics: not is pushed down, a null matches no comparison."""
+    """Iceberg's semantics: not is pushed down; a null matches is-null, not-eq,
+    not-in and not-starts-with (as Java's and pyiceberg's evaluators have it)
+    and no other predicate."""
     t = f["type"]
     if t == "not":
         return matches(f["child"], row, not negated)
@@ -69,12 +81,12 @@ def matches(f, row, negated=False):
     if t == "not-null":
         return v is not None
     if v is None:
-        return False
+        return t in ("not-eq", "not-in", "not-starts-with")
     if t in ("in", "not-in"):
-        return (v in f["values"]) == (t == "in")
+        return (v in [literal(f["term"], x) for x in f["values"]]) == (t == "in")
     if t in ("starts-with", "not-starts-with"):
         return v.startswith(f["value"]) == (t == "starts-with")
-    x = f["value"]
+    x = literal(f["term"], f["value"])
     return {"eq": v == x, "not-eq": v != x, "lt": v < x, "lt-eq": v <= x, "gt": v > x,
             "gt-eq": v >= x}[t]
 
@@ -107,7 +119,7 @@ def test_plan_files_never_misses_a_file(index, catalog, skade):  # noqa: F811
         skade.query("SELECT skade.register_table('fxp', %s, %s, 'py_cat')",
                     (name, info["current_metadata_location"]))
         table = catalog.load_table(f"fxp.{name}")
-        columns = [c for c in ("id", "category", "amount", "name")
+        columns = [c for c in ("id", "category", "amount", "name", "ts")
                    if c in table.schema().column_names]
         for snap in info["snapshots"]:
             sid = snap["snapshot_id"]
