@@ -176,6 +176,18 @@ SELECT pg_temp.err($$SELECT count(*) FROM skade.files('fixtures', 'events')$$);
 SELECT pg_temp.sh('cp /tmp/skade-fixtures/java/manifest.orig ' || m)
 FROM (SELECT path AS m FROM skade.manifests('fixtures', 'events') WHERE sequence_number = 2) x;
 SELECT count(*) FROM skade.files('fixtures', 'events');
+-- a manifest that is gone: files() and plan_files() fail (read afresh), a
+-- plan whose summaries rule that manifest out does not need it
+SELECT pg_temp.sh('mv ' || m || ' /tmp/skade-fixtures/java/manifest.orig')
+FROM (SELECT path AS m FROM skade.manifests('fixtures', 'events') WHERE sequence_number = 2) x;
+SELECT skade.cache_reset();
+SELECT pg_temp.err($$SELECT count(*) FROM skade.files('fixtures', 'events')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('fixtures', 'events', '{"type": "not-null", "term": "id"}')$$);
+SELECT count(*) AS files_in_c
+FROM skade.plan_files('fixtures', 'events', '{"type": "eq", "term": "category", "value": "c"}');
+SELECT pg_temp.sh('mv /tmp/skade-fixtures/java/manifest.orig ' || m)
+FROM (SELECT path AS m FROM skade.manifests('fixtures', 'events') WHERE sequence_number = 2) x;
+SELECT count(*) FROM skade.files('fixtures', 'events');
 -- outside the allowed roots
 SET skade.allowed_roots = '/tmp/skade-fixtures/java/fixtures/events_gz';
 SELECT pg_temp.err($$SELECT count(*) FROM skade.manifests('fixtures', 'events')$$);

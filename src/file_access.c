@@ -70,11 +70,11 @@ SkadeReadLocation(const char *location)
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("could not open metadata file \"%s\": %m", location)));
+				 errmsg("could not open file \"%s\": %m", location)));
 	if (fstat(fd, &st) < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("could not stat metadata file \"%s\": %m", location)));
+				 errmsg("could not stat file \"%s\": %m", location)));
 	if (!S_ISREG(st.st_mode))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -82,7 +82,7 @@ SkadeReadLocation(const char *location)
 	if ((size_t) st.st_size > cap)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("metadata file \"%s\" is too large", location),
+				 errmsg("file \"%s\" is too large", location),
 				 errdetail("It has %lld bytes; skade.max_metadata_size is %zu.",
 						   (long long) st.st_size, cap),
 				 errhint("Raise skade.max_metadata_size if the file is legitimate.")));
@@ -98,14 +98,14 @@ SkadeReadLocation(const char *location)
 		if (n < 0)
 			ereport(ERROR,
 					(errcode_for_file_access(),
-					 errmsg("could not read metadata file \"%s\": %m", location)));
+					 errmsg("could not read file \"%s\": %m", location)));
 		if (n == 0)
 			break;
 		buf->len += n;
 		if ((size_t) buf->len > cap)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("metadata file \"%s\" is too large", location),
+					 errmsg("file \"%s\" is too large", location),
 					 errdetail("It grew past skade.max_metadata_size (%zu bytes) while being read.", cap)));
 	}
 	buf->data[buf->len] = '\0';
@@ -187,7 +187,7 @@ resolve_location(const char *location, char **path, bool report)
 			return SKADE_READ_DENIED;
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("cannot read metadata file \"%s\": file access is disabled", location),
+				 errmsg("cannot read file \"%s\": file access is disabled", location),
 				 errhint("A superuser can allow directories with skade.allowed_roots.")));
 	}
 
@@ -201,7 +201,7 @@ resolve_location(const char *location, char **path, bool report)
 		errno = save_errno;
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("could not open metadata file \"%s\": %m", location)));
+				 errmsg("could not open file \"%s\": %m", location)));
 	}
 	*path = pstrdup(resolved);
 	free(resolved);
@@ -212,7 +212,7 @@ resolve_location(const char *location, char **path, bool report)
 			return SKADE_READ_DENIED;
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("metadata file \"%s\" is outside skade.allowed_roots", location),
+				 errmsg("file \"%s\" is outside skade.allowed_roots", location),
 				 errdetail("It resolves to \"%s\".", *path)));
 	}
 	return SKADE_READ_OK;
