@@ -57,10 +57,10 @@ run "SELECT r.snapshot_id, r.name, regexp_replace(r.metadata_location, '^.*/', '
 run "SELECT a.snapshot_id, regexp_replace(a.metadata_location, '^.*/', '') AS file, a.metadata->>'current-snapshot-id' AS current_there FROM skade.snapshots('fixtures', 'events') s, skade.load_table_at('fixtures', 'events', s.snapshot_id) a ORDER BY s.sequence_number LIMIT 1"
 run "SELECT h.made_current_at AS asked_at, a.snapshot_id, regexp_replace(a.metadata_location, '^.*/', '') AS file FROM skade.history('fixtures', 'events') h, skade.load_table_as_of('fixtures', 'events', h.made_current_at + interval '1 millisecond', snapshots => 'none') a"
 log "scan planning in SQL: manifests (Avro, libavro-c), files with decoded statistics, plan_files with a filter"
-run "SELECT regexp_replace(path, '^.*/', '') AS manifest, sequence_number, added_files_count, added_rows_count FROM skade.manifests('fixtures', 'events')"
+run "SELECT regexp_replace(path, '^.*/', '') AS manifest, sequence_number, added_files_count, added_rows_count, partitions FROM skade.manifests('fixtures', 'events')"
 run "SELECT regexp_replace(file_path, '^.*/', '') AS file, partition, record_count, columns->'id'->'lower' AS id_min, columns->'id'->'upper' AS id_max FROM skade.files('fixtures', 'events')"
 run "SELECT regexp_replace(file_path, '^.*/', '') AS file, partition FROM skade.plan_files('fixtures', 'events', '{\"type\": \"and\", \"left\": {\"type\": \"gt\", \"term\": \"id\", \"value\": 4}, \"right\": {\"type\": \"eq\", \"term\": \"category\", \"value\": \"a\"}}')"
-run "SELECT hits, misses, entries, bytes, pointer_hits FROM skade.cache_stats()"
+run "SELECT hits, misses, entries, bytes, pointer_hits, manifest_hits, manifest_misses, manifest_entries, manifest_bytes FROM skade.cache_stats()"
 
 cat <<TXT
 
