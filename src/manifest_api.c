@@ -32,12 +32,14 @@
 
 #include <math.h>
 
+#include "common/hashfn.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "miscadmin.h"
 #include "utils/datetime.h"
+#include "utils/hsearch.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
@@ -93,7 +95,16 @@ typedef struct ScanPlan
 	const SkadeMeta *meta;		/* the table's metadata (partition specs) */
 	bool		any_data;		/* a data file was chosen */
 	int64		min_data_seq;	/* the least data sequence number chosen */
+	HTAB	   *partitions;		/* ChosenPartition by partition_key() */
+	MemoryContext cxt;			/* the call's context, for partitions */
 } ScanPlan;
+
+/* the partition of chosen data files, and their least data sequence number */
+typedef struct ChosenPartition
+{
+	uint64		key;
+	int64		min_seq;
+} ChosenPartition;
 
 /* what put_file() needs of the manifest it reads */
 typedef struct FileContext
@@ -124,6 +135,10 @@ static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapsho
 							   const char *list, ManifestRef *m);
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
 static bool manifest_may_match(const ManifestRef *mref, const ScanPlan *plan);
+static uint64 partition_key(int32 spec_id, const SkadeManifestEntry *e);
+static void note_data_file(ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *e, int64 seq);
+static bool delete_may_apply(const ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *e,
+							 int64 seq);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
 					  bool v1, ScanPlan *plan);
 static void put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *fc,
@@ -194,9 +209,12 @@ skade_files(PG_FUNCTION_ARGS)
  *		matching filter, then the delete files that may apply to them.
  *
  * The filter is bound to the table's current schema before any manifest is
- * read.  Data files are pruned by their column statistics; delete files are
- * kept when their sequence number is at least the least data sequence
- * number of a chosen data file (a superset of the deletes that apply).
+ * read.  Data manifests are pruned by their partition summaries, data files
+ * by their partition values and column statistics; a delete file is kept
+ * when it may apply to a chosen data file: same partition (or an
+ * unpartitioned delete) and a data sequence number the spec lets it apply
+ * to (a superset of the deletes that apply: a collision of partition keys
+ * or an unknown sequence number keeps it).
  */
 Datum
 skade_plan_files(PG_FUNCTION_ARGS)
@@ -223,6 +241,7 @@ skade_plan_files(PG_FUNCTION_ARGS)
 											  "the table", &plan.ntable_cols);
 	plan.filter = SkadeFilterBuild(PG_GETARG_JSONB_P(2), plan.table_cols, plan.ntable_cols);
 	plan.meta = m;
+	plan.cxt = CurrentMemoryContext;
 	if (snap == NULL)
 		return (Datum) 0;
 	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
@@ -496,18 +515,81 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 		values[11] = Int64GetDatum(mref->sequence_number);
 	}
 	values[12] = CStringGetTextDatum(mref->path);
-	if (plan && e->content == 0)
+	if (plan)
 	{
 		/* an unknown data sequence number could be any */
 		int64		seq = nulls[10] ? PG_INT64_MIN : DatumGetInt64(values[10]);
 
-		if (!plan->any_data || seq < plan->min_data_seq)
-			plan->min_data_seq = seq;
-		plan->any_data = true;
+		if (e->content == 0)
+			note_data_file(plan, mref->spec_id, e, seq);
+		else if (!nulls[10] && !delete_may_apply(plan, mref->spec_id, e, seq))
+			return;
 	}
-	else if (plan && !nulls[10] && DatumGetInt64(values[10]) < plan->min_data_seq)
-		return;					/* a delete older than every chosen data file */
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * The key of a partition (spec id and values) among the chosen data files;
+ * a collision of two partitions only keeps a delete file that need not be.
+ */
+static uint64
+partition_key(int32 spec_id, const SkadeManifestEntry *e)
+{
+	const struct varlena *p = (const struct varlena *) (((const char *) e) + e->partition_jsonb);
+
+	return hash_bytes_extended((const unsigned char *) p, VARSIZE(p), (uint64) (uint32) spec_id);
+}
+
+/* A data file was chosen: remember its partition's least data sequence number. */
+static void
+note_data_file(ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *e, int64 seq)
+{
+	uint64		key = partition_key(spec_id, e);
+	ChosenPartition *cp;
+	bool		found;
+
+	if (plan->partitions == NULL)
+	{
+		HASHCTL		ctl = {0};
+
+		ctl.keysize = sizeof(uint64);
+		ctl.entrysize = sizeof(ChosenPartition);
+		ctl.hcxt = plan->cxt;	/* not the per-entry context we run in */
+		plan->partitions = hash_create("skade plan partitions", 64, &ctl,
+									   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	cp = hash_search(plan->partitions, &key, HASH_ENTER, &found);
+	if (!found || seq < cp->min_seq)
+		cp->min_seq = seq;
+	if (!plan->any_data || seq < plan->min_data_seq)
+		plan->min_data_seq = seq;
+	plan->any_data = true;
+}
+
+/*
+ * May a delete file with data sequence number seq apply to a chosen data
+ * file?  As the spec has it: one of the same partition (spec id and values),
+ * or any if the delete's spec is unpartitioned, whose data sequence number
+ * is at most seq (position deletes) or below it (equality deletes).
+ */
+static bool
+delete_may_apply(const ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *e, int64 seq)
+{
+	int64		least;
+
+	if (e->npartition == 0 || spec_id < 0)
+		least = plan->min_data_seq;
+	else
+	{
+		uint64		key = partition_key(spec_id, e);
+		ChosenPartition *cp = plan->partitions ?
+			hash_search(plan->partitions, &key, HASH_FIND, NULL) : NULL;
+
+		if (cp == NULL)
+			return false;		/* no chosen data file in its partition */
+		least = cp->min_seq;
+	}
+	return e->content == 1 ? least <= seq : least < seq;
 }
 
 /*
