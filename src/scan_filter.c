@@ -102,6 +102,8 @@ static int	cmp_bound(const SkadeFilter *f, const char *p, size_t len, const Filt
 					  bool upper);
 static int64 timestamp_literal(char *s, const char *type);
 static int	bound_width(const char *t);
+static bool single_value_excluded(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
+								  const SkadeColumnStats *st);
 static bool bucket_may_match(const SkadeFilter *f, const SkadeColumn *c,
 							 const SkadeColumnStats *st, const FilterValue *v);
 static void malformed(const char *detail) pg_attribute_noreturn();
@@ -598,12 +600,12 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 		case OP_NOT_STARTS_WITH:
 
 			/*
-			 * Bounds cannot show that every value equals the literal, and in
-			 * Iceberg a null row matches these (as Java's and pyiceberg's
-			 * planners and row evaluators have it), so an all-null file may
-			 * match too.
+			 * In Iceberg a null row matches these (as Java's and pyiceberg's
+			 * planners and row evaluators have it), so only a file with no
+			 * nulls whose every value is the same (equal bounds: an identity
+			 * partition, or exact column bounds) can be ruled out.
 			 */
-			return true;
+			return !single_value_excluded(f, op, c, st);
 		default:
 			break;
 	}
@@ -661,6 +663,34 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 		default:
 			return true;
 	}
+}
+
+/*
+ * Does every row of the file hold one and the same non-null value (equal
+ * lower and upper bounds, no nulls) that op rejects?  Floats are left out:
+ * bounds say nothing of NaN rows, and a zero literal has no sign.  Equal
+ * string bounds are exact (a truncated upper bound is never a prefix-length
+ * copy of the lower one).
+ */
+static bool
+single_value_excluded(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
+					  const SkadeColumnStats *st)
+{
+	const char *lower = st->bound[0];
+	int			i;
+
+	if (f->cmp == CMP_NONE || f->cmp == CMP_FLOAT4 || f->cmp == CMP_FLOAT8 ||
+		!st->has_count[SKADE_STAT_NULLS] || st->count[SKADE_STAT_NULLS] != 0 ||
+		lower == NULL || st->bound[1] == NULL || st->bound_len[0] != st->bound_len[1] ||
+		memcmp(lower, st->bound[1], st->bound_len[0]) != 0)
+		return false;
+	if (op == OP_NOT_STARTS_WITH)
+		return f->cmp == CMP_STRING && st->bound_len[0] >= f->values[0].slen &&
+			memcmp(lower, f->values[0].s, f->values[0].slen) == 0;
+	for (i = 0; i < f->nvalues; i++)
+		if (cmp_bound(f, lower, st->bound_len[0], &f->values[i], false) == 0)
+			return true;		/* not-eq: one value; not-in: any of them */
+	return false;
 }
 
 /*
