@@ -150,6 +150,10 @@ SELECT pg_temp.plan('v3', '{"type": "lt", "term": "ts_ns", "value": 170928000000
 SELECT pg_temp.plan('v3', '{"type": "eq", "term": "ts_ns", "value": "2024-03-01T08:00:00.000000123"}');
 SELECT pg_temp.plan('v3', '{"type": "lt", "term": "ts_ns", "value": "2024-03-01T08:00:00.000000124"}');
 SELECT pg_temp.plan('v3', '{"type": "lt", "term": "ts_ns", "value": "2024-03-01T08:00:00.000000123"}');
+-- a literal a nanosecond timestamp cannot hold (after 2262), or an infinite
+-- one: datetime_field_overflow, not a plan that wraps around
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('avro', 'v3', '{"type": "lt", "term": "ts_ns", "value": "2300-01-01T00:00:00"}')$$);
+SELECT pg_temp.err($$SELECT count(*) FROM skade.plan_files('avro', 'v3', '{"type": "lt", "term": "ts", "value": "infinity"}')$$);
 
 -- bad input: every failure is an error with its SQLSTATE, never a crash
 

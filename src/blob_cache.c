@@ -17,8 +17,8 @@
  * cache never grows past its setting and needs no DSM segments; its index
  * is a fixed-size shared HTAB.  When an allocation or an index slot is
  * missing, the least recently used unpinned ready entry is evicted, until
- * it fits; a blob larger than the whole area is served without being
- * cached.
+ * it fits; a blob over three quarters of the area is served without being
+ * cached.  The index never grows past its size (HASH_FIXED_SIZE).
  *
  * Locking: one LWLock per instance.  Readers take it shared for the lookup
  * and either run a short visitor in place (which must copy what it keeps)
@@ -204,8 +204,9 @@ SkadeBlobCacheShmemInit(const char *name, Size capacity, long max_entries)
 	memset(&info, 0, sizeof(info));
 	info.keysize = sizeof(uint64);
 	info.entrysize = sizeof(BlobEntry);
+	/* fixed size: a full index evicts, it never takes shared memory others need */
 	c->index = ShmemInitHash(psprintf("%s index", name), max_entries, max_entries,
-							 &info, HASH_ELEM | HASH_BLOBS);
+							 &info, HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 	return c;
 }
 
@@ -495,7 +496,12 @@ finish_fill(SkadeBlobCache *c, uint64 key, const char *location, const void *blo
 	BlobEntry  *entry;
 
 	LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-	if (total < s->capacity && size <= PG_UINT32_MAX)
+	/*
+	 * A blob over three quarters of the area is served uncached: it would
+	 * evict nearly everything (one LRU scan per victim, under the lock) and
+	 * might still not fit the area's free space, on every request.
+	 */
+	if (total <= s->capacity / 4 * 3 && size <= PG_UINT32_MAX)
 	{
 		for (;;)
 		{

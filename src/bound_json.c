@@ -31,6 +31,8 @@
 
 #include "bound_json.h"
 
+#define MAX_DECIMAL_SCALE	38		/* Iceberg's decimals have precision <= 38 */
+
 /*
  * SkadeAppendColumnsJson
  *		{"name": {"id": .., "size": .., "value_count": .., "null_count": ..,
@@ -186,7 +188,7 @@ SkadeAppendBound(StringInfo out, const SkadeColumn *c, const char *p, size_t len
 		int			scale = 0;
 		int128		v = (signed char) p[0];
 		size_t		i;
-		char		digits[64];
+		char		digits[MAX_DECIMAL_SCALE + 48];
 		int			nd = 0;
 		bool		neg;
 		uint128		u;
@@ -196,6 +198,11 @@ SkadeAppendBound(StringInfo out, const SkadeColumn *c, const char *p, size_t len
 
 			if (comma)
 				scale = atoi(comma + 1);
+		}
+		if (scale < 0 || scale > MAX_DECIMAL_SCALE)
+		{
+			SkadeAppendHex(out, p, len);	/* not a decimal Iceberg allows */
+			return;
 		}
 		for (i = 1; i < len; i++)
 			v = v * 256 + (unsigned char) p[i];

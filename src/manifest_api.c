@@ -137,8 +137,9 @@ static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
 static bool manifest_may_match(const ManifestRef *mref, const ScanPlan *plan);
 static uint64 partition_key(int32 spec_id, const SkadeManifestEntry *e);
 static void note_data_file(ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *e, int64 seq);
-static bool delete_may_apply(const ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *e,
-							 int64 seq);
+static bool delete_may_apply(const ScanPlan *plan, const FileContext *fc,
+							 const SkadeManifestEntry *e, int64 seq);
+static bool partition_matchable(const FileContext *fc);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
 					  bool v1, ScanPlan *plan);
 static void put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *fc,
@@ -522,7 +523,7 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 
 		if (e->content == 0)
 			note_data_file(plan, mref->spec_id, e, seq);
-		else if (!nulls[10] && !delete_may_apply(plan, mref->spec_id, e, seq))
+		else if (!nulls[10] && !delete_may_apply(plan, fc, e, seq))
 			return;
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -570,18 +571,20 @@ note_data_file(ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *e, int64
  * May a delete file with data sequence number seq apply to a chosen data
  * file?  As the spec has it: one of the same partition (spec id and values),
  * or any if the delete's spec is unpartitioned, whose data sequence number
- * is at most seq (position deletes) or below it (equality deletes).
+ * is at most seq (position deletes) or below it (equality deletes).  When
+ * partitions cannot be compared reliably, any chosen data file counts.
  */
 static bool
-delete_may_apply(const ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *e, int64 seq)
+delete_may_apply(const ScanPlan *plan, const FileContext *fc, const SkadeManifestEntry *e,
+				 int64 seq)
 {
 	int64		least;
 
-	if (e->npartition == 0 || spec_id < 0)
+	if (!partition_matchable(fc) || e->npartition != fc->nparts)
 		least = plan->min_data_seq;
 	else
 	{
-		uint64		key = partition_key(spec_id, e);
+		uint64		key = partition_key(fc->mref->spec_id, e);
 		ChosenPartition *cp = plan->partitions ?
 			hash_search(plan->partitions, &key, HASH_FIND, NULL) : NULL;
 
@@ -590,6 +593,37 @@ delete_may_apply(const ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *
 		least = cp->min_seq;
 	}
 	return e->content == 1 ? least <= seq : least < seq;
+}
+
+/*
+ * Can the partitions of this manifest's files be matched by their values?
+ * Not if the spec is unknown or unpartitioned (all fields void, as Iceberg
+ * counts it: its deletes are global), nor if an identity or truncate field
+ * has a float, double or decimal source, whose values a type promotion
+ * writes differently for the same partition.
+ */
+static bool
+partition_matchable(const FileContext *fc)
+{
+	bool		any = false;
+	int			i;
+
+	if (fc->parts == NULL || fc->mref->spec_id < 0)
+		return false;
+	for (i = 0; i < fc->nparts; i++)
+	{
+		const SkadeBoundPartition *p = &fc->parts[i];
+
+		if (p->transform == SKADE_TR_VOID)
+			continue;
+		any = true;
+		if ((p->transform == SKADE_TR_IDENTITY || p->transform == SKADE_TR_TRUNCATE) &&
+			(p->source < 0 || strcmp(fc->cols[p->source].type, "float") == 0 ||
+			 strcmp(fc->cols[p->source].type, "double") == 0 ||
+			 strncmp(fc->cols[p->source].type, "decimal", 7) == 0))
+			return false;
+	}
+	return any;
 }
 
 /*

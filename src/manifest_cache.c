@@ -67,7 +67,8 @@ static int	column_index(const SkadeColumn *cols, int ncols, int64 id);
 static long
 max_entries(void)
 {
-	return Max(128, ((long) skade_manifest_cache_size * 1024L) / 8192);
+	/* index slots for manifests of ~2 kB (one small append each) */
+	return Max(128, ((long) skade_manifest_cache_size * 1024L) / 2048);
 }
 
 Size
@@ -304,8 +305,8 @@ decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
 			const char *p;
 			size_t		len;
 
-			if (!SkadeAvroLong(kv, "key", &key))
-				continue;
+			if (!SkadeAvroLong(kv, "key", &key) || key < PG_INT32_MIN || key > PG_INT32_MAX)
+				continue;		/* field ids are ints: not a column's */
 			if (k < 4)
 			{
 				if (!SkadeAvroLong(kv, "value", &count))

@@ -20,7 +20,8 @@
  *	   null; a non-null one, that none is (or, for a summary whose
  *	   contains_null is false, that no row of the manifest's files is);
  *	 - a value of the wrong width for its type, or a time range outside
- *	   what PostgreSQL's calendar handles, gives nothing.
+ *	   what PostgreSQL's calendar or the source's unit (nanoseconds: years
+ *	   1677-2262) can hold, gives nothing.
  * Derived bounds are palloc'd in the current memory context.
  *
  * Locking: none; pure functions over backend-local data.
@@ -32,6 +33,7 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "datatype/timestamp.h"
 #include "utils/datetime.h"
 
@@ -43,7 +45,7 @@ typedef enum TimeUnit
 	UNIT_NONE, UNIT_DAYS, UNIT_MICROS, UNIT_NANOS
 } TimeUnit;
 
-#define MAX_YEARS	100000		/* farther from 1970 is not a real partition */
+#define MAX_YEARS	5000		/* farther from 1970 is not a real partition */
 
 static TimeUnit time_unit(const char *type);
 static bool temporal_range(SkadeTransform tr, TimeUnit unit, int64 lo, int64 hi,
@@ -354,18 +356,19 @@ temporal_range(SkadeTransform tr, TimeUnit unit, int64 lo, int64 hi, int64 *firs
 
 	if (tr == SKADE_TR_HOUR)
 	{
-		int64		per_hour = per_day / 24;
-
-		if (unit == UNIT_DAYS || Abs(lo) > MAX_YEARS * 366 * 24 || Abs(hi) > MAX_YEARS * 366 * 24)
+		if (unit == UNIT_DAYS)
 			return false;
-		*first = lo * per_hour;
-		*last = (hi + 1) * per_hour - 1;
-		return true;
+		start = lo;
+		end = hi + 1;
+		per_day /= 24;			/* per hour */
 	}
-	if (!transform_start(tr, lo, &start) || !transform_start(tr, hi + 1, &end))
+	else if (!transform_start(tr, lo, &start) || !transform_start(tr, hi + 1, &end))
 		return false;
-	*first = start * per_day;
-	*last = end * per_day - 1;
+	/* nanoseconds cover only 1677-2262: a range beyond gives nothing */
+	if (pg_mul_s64_overflow(start, per_day, first) ||
+		pg_mul_s64_overflow(end, per_day, last) ||
+		pg_sub_s64_overflow(*last, 1, last))
+		return false;
 	return true;
 }
 

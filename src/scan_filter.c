@@ -31,10 +31,13 @@
 #include "postgres.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 
+#include "common/int.h"
 #include "datatype/timestamp.h"
 #include "fmgr.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
@@ -82,6 +85,7 @@ struct SkadeFilter
 	SkadeFilter *right;
 	FilterOp	op;
 	int32		column_id;
+	const char *column_type;	/* in the schema the filter is bound to */
 	CmpKind		cmp;
 	int			nvalues;
 	FilterValue *values;
@@ -102,6 +106,7 @@ static int	cmp_bound(const SkadeFilter *f, const char *p, size_t len, const Filt
 					  bool upper);
 static int64 timestamp_literal(char *s, const char *type);
 static int	bound_width(const char *t);
+static bool same_representation(const char *written, const char *bound);
 static bool single_value_excluded(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 								  const SkadeColumnStats *st);
 static bool bucket_may_match(const SkadeFilter *f, const SkadeColumn *c,
@@ -282,6 +287,7 @@ build(JsonbValue *v, const SkadeColumn *cols, int ncols)
 	f->op = (FilterOp) op;
 	c = bind_term(get_key(v, "term"), cols, ncols);
 	f->column_id = c->id;
+	f->column_type = c->type;
 	f->cmp = cmp_kind(c->type);
 
 	switch (f->op)
@@ -445,8 +451,13 @@ bind_value(JsonbValue *v, const SkadeColumn *c, CmpKind cmp, const char *op, Fil
 		case CMP_FLOAT4:
 		case CMP_FLOAT8:
 			if (v->type == jbvNumeric)
+			{
 				out->d = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
 															NumericGetDatum(v->val.numeric)));
+				/* a float column compares with the literal as a float, as Iceberg does */
+				if (cmp == CMP_FLOAT4 && fabs(out->d) <= FLT_MAX)
+					out->d = (double) (float) out->d;
+			}
 			else if (v->type == jbvString && strcmp(jstring(v), "NaN") == 0)
 				out->d = get_float8_nan();
 			else
@@ -455,8 +466,11 @@ bind_value(JsonbValue *v, const SkadeColumn *c, CmpKind cmp, const char *op, Fil
 		case CMP_STRING:
 			if (v->type == jbvString)
 			{
-				out->s = v->val.string.val;
-				out->slen = v->val.string.len;
+				/* bounds and the bucket hash are UTF-8, whatever the server's encoding */
+				char	   *utf8 = pg_server_to_any(v->val.string.val, v->val.string.len, PG_UTF8);
+
+				out->s = utf8;
+				out->slen = utf8 == v->val.string.val ? v->val.string.len : strlen(utf8);
 			}
 			else
 				ok = false;
@@ -521,8 +535,15 @@ timestamp_literal(char *s, const char *type)
 		DatumGetTimestamp(DirectFunctionCall3(timestamp_in, CStringGetDatum(s),
 											  ObjectIdGetDatum(InvalidOid),
 											  Int32GetDatum(-1)));
-	ts += (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
-	return ns ? ts * 1000 + nanos : ts;
+	if (TIMESTAMP_NOT_FINITE(ts) ||
+		pg_add_s64_overflow(ts, (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY,
+							&ts) ||
+		(ns && (pg_mul_s64_overflow(ts, 1000, &ts) || pg_add_s64_overflow(ts, nanos, &ts))))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_FIELD_OVERFLOW),
+				 errmsg("timestamp literal \"%s\" is out of range for a %s column", s, type),
+				 ns ? errhint("Nanosecond timestamps cover the years 1677 to 2262.") : 0));
+	return ts;
 }
 
 static void
@@ -563,8 +584,13 @@ may_match(const SkadeFilter *f, bool negated, const SkadeColumn *cols, int ncols
 		case F_PRED:
 			for (i = 0; i < ncols; i++)
 				if (cols[i].id == f->column_id)
+				{
+					/* bounds in another unit (a promoted type): not compared */
+					if (!same_representation(cols[i].type, f->column_type))
+						return true;
 					return pred_may_match(f, negated ? (FilterOp) (f->op ^ 1) : f->op,
 										  &cols[i], &stats[i], file);
+				}
 			return true;		/* a column this file's schema does not have */
 	}
 	return true;
@@ -613,6 +639,14 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 		return false;			/* no comparison is true of a null */
 	if (f->cmp == CMP_NONE)
 		return true;
+	/* a NaN bound (old writers) says nothing, as in Iceberg's evaluator */
+	if ((f->cmp == CMP_FLOAT4 || f->cmp == CMP_FLOAT8))
+	{
+		if (lower && isnan(SkadeBoundFloat(lower, st->bound_len[0])))
+			lower = NULL;
+		if (upper && isnan(SkadeBoundFloat(upper, st->bound_len[1])))
+			upper = NULL;
+	}
 	switch (op)
 	{
 		case OP_EQ:
@@ -663,6 +697,24 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 		default:
 			return true;
 	}
+}
+
+/*
+ * Are bounds written for a column of type "written" comparable with a filter
+ * bound to type "bound"?  The same type, or the promotions that keep the
+ * unit (int to long, float to double, a wider decimal); not date to
+ * timestamp or timestamp to timestamp_ns (days vs micro- vs nanoseconds).
+ */
+static bool
+same_representation(const char *written, const char *bound)
+{
+	if (strcmp(written, bound) == 0)
+		return true;
+	if (strcmp(written, "int") == 0 && strcmp(bound, "long") == 0)
+		return true;
+	if (strcmp(written, "float") == 0 && strcmp(bound, "double") == 0)
+		return true;
+	return strncmp(written, "decimal", 7) == 0 && strncmp(bound, "decimal", 7) == 0;
 }
 
 /*
