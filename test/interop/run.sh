@@ -28,6 +28,8 @@ ROOTS="$WAREHOUSE,/tmp/skade-fixtures,$FIXDIR"
 
 start_server "$DATA" "$PORT"
 echo "skade.allowed_roots = '$ROOTS'" >>"$DATA/postgresql.conf"
+# the smallest L0.5 manifest cache: python/test_manifest_cache.py overflows it
+echo "skade.manifest_cache_size = '1MB'" >>"$DATA/postgresql.conf"
 as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null
 pg "$PORT" -q -c 'CREATE EXTENSION skade' postgres
 
