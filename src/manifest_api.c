@@ -96,6 +96,7 @@ typedef struct ScanPlan
 	bool		any_data;		/* a data file was chosen */
 	int64		min_data_seq;	/* the least data sequence number chosen */
 	HTAB	   *partitions;		/* ChosenPartition by partition_key() */
+	List	   *files;			/* every chosen data file (ChosenFile) */
 	MemoryContext cxt;			/* the call's context, for partitions */
 } ScanPlan;
 
@@ -104,7 +105,18 @@ typedef struct ChosenPartition
 {
 	uint64		key;
 	int64		min_seq;
+	List	   *files;			/* ChosenFile */
 } ChosenPartition;
+
+/* a chosen data file, for matching position deletes */
+typedef struct ChosenFile
+{
+	char	   *path;
+	int64		seq;			/* data sequence number; PG_INT64_MIN: unknown */
+} ChosenFile;
+
+/* the position delete field holding the data file path (Iceberg's reserved id) */
+#define DELETE_FILE_PATH_ID	2147483546
 
 /* what put_file() needs of the manifest it reads */
 typedef struct FileContext
@@ -140,6 +152,7 @@ static void note_data_file(ScanPlan *plan, int32 spec_id, const SkadeManifestEnt
 static bool delete_may_apply(const ScanPlan *plan, const FileContext *fc,
 							 const SkadeManifestEntry *e, int64 seq);
 static bool partition_matchable(const FileContext *fc);
+static bool position_delete_applies(const SkadeManifestEntry *e, int64 seq, List *files);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
 					  bool v1, ScanPlan *plan);
 static void put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *fc,
@@ -213,9 +226,10 @@ skade_files(PG_FUNCTION_ARGS)
  * read.  Data manifests are pruned by their partition summaries, data files
  * by their partition values and column statistics; a delete file is kept
  * when it may apply to a chosen data file: same partition (or an
- * unpartitioned delete) and a data sequence number the spec lets it apply
- * to (a superset of the deletes that apply: a collision of partition keys
- * or an unknown sequence number keeps it).
+ * unpartitioned delete), a data sequence number the spec lets it apply to,
+ * and for position deletes a path within the delete file's file_path bounds
+ * (a superset of the deletes that apply: a collision of partition keys or
+ * an unknown sequence number keeps it).
  */
 Datum
 skade_plan_files(PG_FUNCTION_ARGS)
@@ -560,11 +574,77 @@ note_data_file(ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *e, int64
 									   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
 	cp = hash_search(plan->partitions, &key, HASH_ENTER, &found);
+	if (!found)
+		cp->files = NIL;
 	if (!found || seq < cp->min_seq)
 		cp->min_seq = seq;
 	if (!plan->any_data || seq < plan->min_data_seq)
 		plan->min_data_seq = seq;
 	plan->any_data = true;
+
+	/* the file itself, for position deletes (copied: the blob may not outlive its manifest) */
+	{
+		MemoryContext old = MemoryContextSwitchTo(plan->cxt);
+		ChosenFile *cf = palloc(sizeof(ChosenFile));
+
+		cf->path = pstrdup(SkadeManifestStr(e, e->path));
+		cf->seq = seq;
+		cp->files = lappend(cp->files, cf);
+		plan->files = lappend(plan->files, cf);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
+ * Is one of files a data file the position delete file e may apply to: a
+ * data sequence number at most seq, and a path within the delete file's
+ * file_path bounds (when it records ASCII ones; other bytes might order
+ * differently in Java's comparison, so they are not used)?
+ */
+static bool
+position_delete_applies(const SkadeManifestEntry *e, int64 seq, List *files)
+{
+	const SkadeManifestStat *ms = SkadeManifestStats(e);
+	const char *lo = NULL;
+	const char *hi = NULL;
+	int			lolen = 0,
+				hilen = 0;
+	ListCell   *lc;
+	int			i,
+				k;
+
+	for (i = 0; i < e->nstats; i++)
+		if (ms[i].field_id == DELETE_FILE_PATH_ID && ms[i].bound[0].len >= 0 &&
+			ms[i].bound[1].len >= 0)
+		{
+			lo = ((const char *) e) + ms[i].bound[0].off;
+			lolen = ms[i].bound[0].len;
+			hi = ((const char *) e) + ms[i].bound[1].off;
+			hilen = ms[i].bound[1].len;
+		}
+	for (k = 0; lo && k < lolen + hilen; k++)
+		if ((unsigned char) (k < lolen ? lo[k] : hi[k - lolen]) >= 0x80)
+			lo = NULL;
+	foreach(lc, files)
+	{
+		ChosenFile *cf = lfirst(lc);
+		int			len = strlen(cf->path);
+		int			r;
+
+		if (cf->seq > seq)
+			continue;
+		if (lo)
+		{
+			r = memcmp(cf->path, lo, Min(len, lolen));
+			if (r < 0 || (r == 0 && len < lolen))
+				continue;
+			r = memcmp(cf->path, hi, Min(len, hilen));
+			if (r > 0 || (r == 0 && len > hilen))
+				continue;
+		}
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -579,9 +659,13 @@ delete_may_apply(const ScanPlan *plan, const FileContext *fc, const SkadeManifes
 				 int64 seq)
 {
 	int64		least;
+	List	   *files;
 
 	if (!partition_matchable(fc) || e->npartition != fc->nparts)
+	{
 		least = plan->min_data_seq;
+		files = plan->files;
+	}
 	else
 	{
 		uint64		key = partition_key(fc->mref->spec_id, e);
@@ -591,8 +675,11 @@ delete_may_apply(const ScanPlan *plan, const FileContext *fc, const SkadeManifes
 		if (cp == NULL)
 			return false;		/* no chosen data file in its partition */
 		least = cp->min_seq;
+		files = cp->files;
 	}
-	return e->content == 1 ? least <= seq : least < seq;
+	if (e->content == 1)
+		return least <= seq && position_delete_applies(e, seq, files);
+	return least < seq;
 }
 
 /*
