@@ -362,7 +362,9 @@ CREATE FUNCTION skade.files(namespace text, name text, snapshot_id bigint DEFAUL
 	RETURNS TABLE (content text, file_path text, file_format text, partition_spec_id integer,
 				   partition jsonb, record_count bigint, file_size_in_bytes bigint,
 				   columns jsonb, status text, snapshot_id bigint, sequence_number bigint,
-				   file_sequence_number bigint, manifest text)
+				   file_sequence_number bigint, manifest text, equality_ids integer[],
+				   referenced_data_file text, content_offset bigint,
+				   content_size_in_bytes bigint)
 	AS 'MODULE_PATHNAME', 'skade_files' LANGUAGE C STABLE;
 -- The files of a snapshot that may hold rows matching filter (Iceberg REST
 -- expression JSON), pruned by column statistics, then the delete files that
@@ -372,7 +374,9 @@ CREATE FUNCTION skade.plan_files(namespace text, name text, filter jsonb DEFAULT
 	RETURNS TABLE (content text, file_path text, file_format text, partition_spec_id integer,
 				   partition jsonb, record_count bigint, file_size_in_bytes bigint,
 				   columns jsonb, status text, snapshot_id bigint, sequence_number bigint,
-				   file_sequence_number bigint, manifest text)
+				   file_sequence_number bigint, manifest text, equality_ids integer[],
+				   referenced_data_file text, content_offset bigint,
+				   content_size_in_bytes bigint)
 	AS 'MODULE_PATHNAME', 'skade_plan_files' LANGUAGE C STABLE;
 
 /* ------------------------------------------------------------------ privileges */

@@ -424,6 +424,34 @@ SkadeAvroArrayElement(const SkadeAvroValue *array, int i)
 	return e;
 }
 
+/* an int or long value itself (e.g. an array element); false if null */
+bool
+SkadeAvroAsLong(const SkadeAvroValue *value, int64 *out)
+{
+	int32_t		i32;
+	int64_t		i64;
+
+	switch (avro_value_get_type(&value->v))
+	{
+		case AVRO_NULL:
+			return false;
+		case AVRO_INT32:
+			avro_value_get_int(&value->v, &i32);
+			*out = i32;
+			return true;
+		case AVRO_INT64:
+			avro_value_get_long(&value->v, &i64);
+			*out = i64;
+			return true;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("Avro file \"%s\" has a value of type %d where an int or long belongs",
+							value->file->location, (int) avro_value_get_type(&value->v))));
+	}
+	pg_unreachable();
+}
+
 /* the number of fields of a record (0 for anything else) */
 int
 SkadeAvroRecordSize(const SkadeAvroValue *rec)

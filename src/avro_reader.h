@@ -36,6 +36,7 @@ extern bool SkadeAvroBytes(const SkadeAvroValue *rec, const char *name,
 						   const char **out, size_t *len);
 extern int	SkadeAvroArrayLength(const SkadeAvroValue *array);
 extern SkadeAvroValue *SkadeAvroArrayElement(const SkadeAvroValue *array, int i);
+extern bool SkadeAvroAsLong(const SkadeAvroValue *value, int64 *out);
 extern int	SkadeAvroRecordSize(const SkadeAvroValue *rec);
 extern bool SkadeAvroBinaryAt(const SkadeAvroValue *rec, int i, StringInfo out);
 

@@ -30,21 +30,18 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
+#include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "funcapi.h"
-#include "utils/builtins.h"
-#include "utils/date.h"
 #include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/hsearch.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
-#include "utils/timestamp.h"
-#include "utils/uuid.h"
 
 #include "api.h"
 #include "avro_reader.h"
@@ -60,7 +57,7 @@ PG_FUNCTION_INFO_V1(skade_files);
 PG_FUNCTION_INFO_V1(skade_plan_files);
 
 #define MANIFESTS_COLS 14
-#define FILES_COLS 13
+#define FILES_COLS 17
 
 /* what files() needs of a manifest list entry */
 typedef struct ManifestRef
@@ -196,7 +193,8 @@ skade_manifests(PG_FUNCTION_ARGS)
  * skade.files(namespace, name, snapshot_id, catalog) -> setof (content,
  *		file_path, file_format, partition_spec_id, partition, record_count,
  *		file_size_in_bytes, columns, status, snapshot_id, sequence_number,
- *		file_sequence_number, manifest)
+ *		file_sequence_number, manifest, equality_ids, referenced_data_file,
+ *		content_offset, content_size_in_bytes)
  *
  * The live (ADDED or EXISTING) files of every manifest of the snapshot.
  */
@@ -530,6 +528,26 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 		values[11] = Int64GetDatum(mref->sequence_number);
 	}
 	values[12] = CStringGetTextDatum(mref->path);
+	/* what a reader needs to apply a delete file */
+	nulls[13] = e->nequality < 0;
+	if (!nulls[13])
+	{
+		const int32 *ids = (const int32 *) (((const char *) e) + e->equality_ids);
+		Datum	   *d = palloc(sizeof(Datum) * (e->nequality + 1));
+		int			k;
+
+		for (k = 0; k < e->nequality; k++)
+			d[k] = Int32GetDatum(ids[k]);
+		values[13] = PointerGetDatum(construct_array(d, e->nequality, INT4OID, 4, true,
+													 TYPALIGN_INT));
+	}
+	nulls[14] = e->referenced_data_file == 0;
+	values[14] = nulls[14] ? (Datum) 0 :
+		CStringGetTextDatum(SkadeManifestStr(e, e->referenced_data_file));
+	nulls[15] = !(e->flags & SKADE_ME_CONTENT_OFFSET);
+	values[15] = Int64GetDatum(e->content_offset);
+	nulls[16] = !(e->flags & SKADE_ME_CONTENT_SIZE);
+	values[16] = Int64GetDatum(e->content_size);
 	if (plan)
 	{
 		/* an unknown data sequence number could be any */

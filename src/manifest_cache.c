@@ -248,6 +248,10 @@ decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
 		e.flags |= SKADE_ME_RECORD_COUNT;
 	if (SkadeAvroLong(df, "file_size_in_bytes", &e.file_size))
 		e.flags |= SKADE_ME_FILE_SIZE;
+	if (SkadeAvroLong(df, "content_offset", &e.content_offset))
+		e.flags |= SKADE_ME_CONTENT_OFFSET;
+	if (SkadeAvroLong(df, "content_size_in_bytes", &e.content_size))
+		e.flags |= SKADE_ME_CONTENT_SIZE;
 
 	/* the arrays' sizes first: every offset is from the start of the entry */
 	if (SkadeAvroField(df, "partition", &part))
@@ -266,6 +270,35 @@ decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
 		MAXALIGN(sizeof(SkadeManifestStat) * maxstats);
 
 	e.path = var_base + put_bytes(&var, s, strlen(s), true);
+	if (SkadeAvroText(df, "referenced_data_file", &s))
+		e.referenced_data_file = var_base + put_bytes(&var, s, strlen(s), true);
+	e.nequality = -1;
+	{
+		SkadeAvroValue *ids;
+
+		if (SkadeAvroField(df, "equality_ids", &ids))
+		{
+			int32	   *arr;
+
+			e.nequality = SkadeAvroArrayLength(ids);
+			arr = palloc(sizeof(int32) * (e.nequality + 1));
+			for (i = 0; i < e.nequality; i++)
+			{
+				int64		id;
+
+				if (!SkadeAvroAsLong(SkadeAvroArrayElement(ids, i), &id) ||
+					id < PG_INT32_MIN || id > PG_INT32_MAX)
+					ereport(ERROR,
+							(errcode(ERRCODE_DATA_CORRUPTED),
+							 errmsg("manifest \"%s\" has an invalid equality field id", path)));
+				arr[i] = (int32) id;
+			}
+			while (var.len % sizeof(int32))
+				appendStringInfoChar(&var, '\0');
+			e.equality_ids = var_base + put_bytes(&var, (const char *) arr,
+												  sizeof(int32) * e.nequality, false);
+		}
+	}
 	if (SkadeAvroText(df, "file_format", &s))
 		e.format = var_base + put_bytes(&var, s, strlen(s), true);
 	initStringInfo(&tmp);

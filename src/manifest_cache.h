@@ -23,6 +23,8 @@
 #define SKADE_ME_FILE_SEQ		0x04
 #define SKADE_ME_RECORD_COUNT	0x08
 #define SKADE_ME_FILE_SIZE		0x10
+#define SKADE_ME_CONTENT_OFFSET	0x20	/* v3 deletion vectors */
+#define SKADE_ME_CONTENT_SIZE	0x40
 
 /* one value in single-value binary form: bytes at off, or null (len -1) */
 typedef struct SkadeManifestValue
@@ -56,7 +58,12 @@ typedef struct SkadeManifestEntry
 	int64		file_sequence_number;
 	int64		record_count;
 	int64		file_size;
+	int64		content_offset; /* v3: a deletion vector's place in its file */
+	int64		content_size;
 	uint32		path;			/* NUL-terminated strings */
+	uint32		referenced_data_file;	/* 0: not recorded */
+	int32		nequality;		/* equality_ids: -1 not recorded */
+	uint32		equality_ids;	/* int32[nequality] */
 	uint32		format;			/* 0: not recorded */
 	uint32		partition_jsonb;	/* the partition record: a jsonb varlena */
 	uint32		columns_jsonb;	/* the statistics as skade.files() shows them, decoded

@@ -315,19 +315,24 @@ class DeleteFilesTest extends CatalogTestBase {
   // -------------------------------------------------------------- planning
 
   /** One delete or data file as planned: path, content, spec, data sequence number. */
-  record PFile(String path, String content, int specId, Long seq) {}
+  /** A planned or listed file; eqIds: its equality field ids as "[1, 2]", null if none. */
+  record PFile(String path, String content, int specId, Long seq, String eqIds) {}
+
+  private static String eqIds(DeleteFile d) {
+    return d.equalityFieldIds() == null ? null : d.equalityFieldIds().toString();
+  }
 
   /** skade.plan_files() rows, or null (and a recorded failure) when skade errs. */
   private List<PFile> skadePlan(String json, long snapshotId, List<String> failures) {
     return skadeRows(
-        "SELECT content, file_path, partition_spec_id, sequence_number"
+        "SELECT content, file_path, partition_spec_id, sequence_number, equality_ids"
             + " FROM skade.plan_files(?, ?, ?::jsonb, ?, ?)",
         json, snapshotId, failures);
   }
 
   private List<PFile> skadeFiles(long snapshotId, List<String> failures) {
     return skadeRows(
-        "SELECT content, file_path, partition_spec_id, sequence_number"
+        "SELECT content, file_path, partition_spec_id, sequence_number, equality_ids"
             + " FROM skade.files(?, ?, ?, ?)",
         null, snapshotId, failures);
   }
@@ -346,8 +351,11 @@ class DeleteFilesTest extends CatalogTestBase {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           long seq = rs.getLong(4);
-          out.add(new PFile(rs.getString(2), rs.getString(1), rs.getInt(3),
-              rs.wasNull() ? null : seq));
+          Long seqOrNull = rs.wasNull() ? null : seq;
+          java.sql.Array ids = rs.getArray(5);
+          String eq = ids == null ? null
+              : java.util.Arrays.asList((Integer[]) ids.getArray()).toString();
+          out.add(new PFile(rs.getString(2), rs.getString(1), rs.getInt(3), seqOrNull, eq));
         }
       }
       return out;
@@ -394,7 +402,8 @@ class DeleteFilesTest extends CatalogTestBase {
         for (DeleteFile d : t.deletes()) {
           ds.add(d.location());
           p.deletes.put(d.location(),
-              new PFile(d.location(), content(d.content()), d.specId(), d.dataSequenceNumber()));
+              new PFile(d.location(), content(d.content()), d.specId(), d.dataSequenceNumber(),
+                  eqIds(d)));
         }
       }
     }
@@ -410,7 +419,8 @@ class DeleteFilesTest extends CatalogTestBase {
           ManifestFiles.readDeleteManifest(m, table.io(), table.specs())) {
         for (DeleteFile d : r) {
           out.put(d.location(),
-              new PFile(d.location(), content(d.content()), d.specId(), d.dataSequenceNumber()));
+              new PFile(d.location(), content(d.content()), d.specId(), d.dataSequenceNumber(),
+                  eqIds(d)));
         }
       }
     }
@@ -520,7 +530,7 @@ class DeleteFilesTest extends CatalogTestBase {
             + (j == null ? " (not in Java's delete manifests)" : " (not in skade.files)"));
         ok = false;
       } else if (!j.content().equals(f.content()) || j.specId() != f.specId()
-          || !Objects.equals(j.seq(), f.seq())) {
+          || !Objects.equals(j.seq(), f.seq()) || !Objects.equals(j.eqIds(), f.eqIds())) {
         failures.add(where + ": skade's delete row " + f + " differs from Java's " + j);
         ok = false;
       }
