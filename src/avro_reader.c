@@ -30,11 +30,13 @@
 
 #include <avro.h>
 
+#include "miscadmin.h"
 #include "nodes/pg_list.h"
-#include "utils/json.h"
+#include "utils/jsonb.h"
 #include "utils/memutils.h"
 
 #include "avro_reader.h"
+#include "bound_json.h"
 #include "file_access.h"
 
 struct SkadeAvroFile
@@ -64,6 +66,8 @@ static bool header_long(const char **p, const char *end, int64 *out);
 static void release(void *arg);
 static void report_avro(const SkadeAvroFile *f, const char *what) pg_attribute_noreturn();
 static bool field_value(const SkadeAvroValue *rec, const char *name, avro_value_t *out);
+static JsonbValue *push_jsonb(JsonbParseState **state, const avro_value_t *value,
+							  const SkadeAvroFile *f, JsonbIteratorToken tok);
 static void type_mismatch(const SkadeAvroValue *rec, const char *name,
 						  const char *expected) pg_attribute_noreturn();
 
@@ -165,143 +169,146 @@ SkadeAvroFileSize(const SkadeAvroFile *f)
 }
 
 /*
- * SkadeAvroToJson
- *		Append value as JSON: records as objects, arrays as arrays, bytes and
- *		fixed as "\\x<hex>" strings, null branches as null.
+ * SkadeAvroToJsonb
+ *		A record (e.g. a data file's partition) as a jsonb object: null,
+ *		booleans, numbers (NaN and infinities as strings), strings, "\\x"
+ *		hex for bytes and fixed, nested records and arrays.
  */
-void
-SkadeAvroToJson(const SkadeAvroValue *value, StringInfo out)
+Datum
+SkadeAvroToJsonb(const SkadeAvroValue *value)
 {
-	avro_value_t v = value->v;
-	SkadeAvroValue child;
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+
+	if (avro_value_get_type(&value->v) != AVRO_RECORD)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("Avro file \"%s\" has a value of type %d where a record belongs",
+						value->file->location, (int) avro_value_get_type(&value->v))));
+	res = push_jsonb(&state, &value->v, value->file, WJB_VALUE);
+	return JsonbPGetDatum(JsonbValueToJsonb(res));
+}
+
+/* push one Avro value as jsonb; tok says where (WJB_VALUE or WJB_ELEM) */
+static JsonbValue *
+push_jsonb(JsonbParseState **state, const avro_value_t *value, const SkadeAvroFile *f,
+		   JsonbIteratorToken tok)
+{
+	avro_value_t v = *value;
+	JsonbValue	jv;
+	JsonbValue *res = NULL;
 	size_t		n,
 				i;
 
-	child.file = value->file;
+	check_stack_depth();
 	if (avro_value_get_type(&v) == AVRO_UNION)
 	{
 		avro_value_t b;
 
 		if (avro_value_get_current_branch(&v, &b) != 0)
-		{
-			appendStringInfoString(out, "null");
-			return;
-		}
+			return pushJsonbValue(state, tok, SkadeJbNull(&jv));
 		v = b;
 	}
 	switch (avro_value_get_type(&v))
 	{
 		case AVRO_NULL:
-			appendStringInfoString(out, "null");
-			break;
+			return pushJsonbValue(state, tok, SkadeJbNull(&jv));
 		case AVRO_BOOLEAN:
 			{
 				int			b;
 
 				avro_value_get_boolean(&v, &b);
-				appendStringInfoString(out, b ? "true" : "false");
-				break;
+				return pushJsonbValue(state, tok, SkadeJbBool(&jv, b != 0));
 			}
 		case AVRO_INT32:
 			{
 				int32_t		x;
 
 				avro_value_get_int(&v, &x);
-				appendStringInfo(out, "%d", (int) x);
-				break;
+				return pushJsonbValue(state, tok, SkadeJbInt(&jv, x));
 			}
 		case AVRO_INT64:
 			{
 				int64_t		x;
 
 				avro_value_get_long(&v, &x);
-				appendStringInfo(out, INT64_FORMAT, (int64) x);
-				break;
+				return pushJsonbValue(state, tok, SkadeJbInt(&jv, x));
 			}
 		case AVRO_FLOAT:
-			{
-				float		x;
-
-				avro_value_get_float(&v, &x);
-				if (isnan(x) || isinf(x))
-					appendStringInfo(out, "\"%s\"", isnan(x) ? "NaN" : (x > 0 ? "Infinity" : "-Infinity"));
-				else
-					appendStringInfo(out, "%.9g", (double) x);
-				break;
-			}
 		case AVRO_DOUBLE:
 			{
 				double		x;
+				float		fx;
+				bool		single = avro_value_get_type(&v) == AVRO_FLOAT;
 
-				avro_value_get_double(&v, &x);
-				if (isnan(x) || isinf(x))
-					appendStringInfo(out, "\"%s\"", isnan(x) ? "NaN" : (x > 0 ? "Infinity" : "-Infinity"));
+				if (single)
+				{
+					avro_value_get_float(&v, &fx);
+					x = fx;
+				}
 				else
-					appendStringInfo(out, "%.17g", x);
-				break;
+					avro_value_get_double(&v, &x);
+				if (isnan(x) || isinf(x))
+					SkadeJbString(&jv, isnan(x) ? "NaN" : (x > 0 ? "Infinity" : "-Infinity"));
+				else
+					SkadeJbNumber(&jv, psprintf(single ? "%.9g" : "%.17g", x));
+				return pushJsonbValue(state, tok, &jv);
 			}
 		case AVRO_STRING:
 			{
-				const char *s;
+				const char *str;
 
-				avro_value_get_string(&v, &s, &n);
-				escape_json(out, pnstrdup(s, n > 0 ? n - 1 : 0));
-				break;
+				avro_value_get_string(&v, &str, &n);
+				n = n > 0 ? n - 1 : 0;
+				return pushJsonbValue(state, tok, SkadeJbText(&jv, pnstrdup(str, n),
+															   strnlen(str, n)));
 			}
 		case AVRO_BYTES:
 		case AVRO_FIXED:
 			{
 				const void *p;
-				static const char digits[] = "0123456789abcdef";
 
 				if (avro_value_get_type(&v) == AVRO_BYTES)
 					avro_value_get_bytes(&v, &p, &n);
 				else
 					avro_value_get_fixed(&v, &p, &n);
-				appendStringInfoString(out, "\"\\\\x");
-				for (i = 0; i < n; i++)
-				{
-					appendStringInfoChar(out, digits[((const unsigned char *) p)[i] >> 4]);
-					appendStringInfoChar(out, digits[((const unsigned char *) p)[i] & 0xf]);
-				}
-				appendStringInfoChar(out, '"');
-				break;
+				SkadeHexJsonb(p, n, &jv);
+				return pushJsonbValue(state, tok, &jv);
 			}
 		case AVRO_RECORD:
 			avro_value_get_size(&v, &n);
-			appendStringInfoChar(out, '{');
+			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 			for (i = 0; i < n; i++)
 			{
+				avro_value_t child;
 				const char *name;
 
-				avro_value_get_by_index(&v, i, &child.v, &name);
-				if (i > 0)
-					appendStringInfoString(out, ", ");
-				escape_json(out, name);
-				appendStringInfoString(out, ": ");
-				SkadeAvroToJson(&child, out);
+				avro_value_get_by_index(&v, i, &child, &name);
+				pushJsonbValue(state, WJB_KEY, SkadeJbString(&jv, pstrdup(name)));
+				push_jsonb(state, &child, f, WJB_VALUE);
 			}
-			appendStringInfoChar(out, '}');
+			res = pushJsonbValue(state, WJB_END_OBJECT, NULL);
 			break;
 		case AVRO_ARRAY:
 			avro_value_get_size(&v, &n);
-			appendStringInfoChar(out, '[');
+			pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
 			for (i = 0; i < n; i++)
 			{
-				avro_value_get_by_index(&v, i, &child.v, NULL);
-				if (i > 0)
-					appendStringInfoString(out, ", ");
-				SkadeAvroToJson(&child, out);
+				avro_value_t child;
+
+				avro_value_get_by_index(&v, i, &child, NULL);
+				push_jsonb(state, &child, f, WJB_ELEM);
 			}
-			appendStringInfoChar(out, ']');
+			res = pushJsonbValue(state, WJB_END_ARRAY, NULL);
 			break;
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("Avro file \"%s\" holds a value of a type skade does not read",
-							value->file->location),
+							f->location),
 					 errdetail("Avro type %d.", (int) avro_value_get_type(&v))));
 	}
+	return res;
 }
 
 /* ---------------------------------------------------------------- fields */

@@ -25,7 +25,7 @@ extern void SkadeAvroClose(SkadeAvroFile *f);
 extern const char *SkadeAvroCodec(const SkadeAvroFile *f);
 extern const char *SkadeAvroMeta(const SkadeAvroFile *f, const char *key);
 extern size_t SkadeAvroFileSize(const SkadeAvroFile *f);
-extern void SkadeAvroToJson(const SkadeAvroValue *value, StringInfo out);
+extern Datum SkadeAvroToJsonb(const SkadeAvroValue *value);
 
 /* field accessors: false when the field is absent or null */
 extern bool SkadeAvroField(const SkadeAvroValue *rec, const char *name, SkadeAvroValue **out);

@@ -5,9 +5,10 @@
  *	  single-value serialisation decoded by the column's type.
  *
  * Invariants: a bound of the wrong width for its type is data_corrupted
- * (SkadeAppendBound) or, asked beforehand, not readable
- * (SkadeBoundReadable), so that a caller can precompute the JSON of good
- * files and leave the error to the moment a bad one is returned.
+ * (SkadeBoundJsonb) or, asked beforehand, not readable (SkadeBoundReadable),
+ * so that a caller can precompute the JSON of good files and leave the
+ * error to the moment a bad one is returned.  Values are built as
+ * JsonbValues (SkadeJb*), never as JSON text to be parsed again.
  *
  * Locking: none; pure functions over backend-local data.
  *
@@ -25,7 +26,7 @@
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/datetime.h"
-#include "utils/json.h"
+#include "utils/numeric.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -33,23 +34,28 @@
 
 #define MAX_DECIMAL_SCALE	38		/* Iceberg's decimals have precision <= 38 */
 
+static void decimal_jsonb(const char *type, const char *p, size_t len, JsonbValue *out);
+
 /*
- * SkadeAppendColumnsJson
+ * SkadeColumnsJsonb
  *		{"name": {"id": .., "size": .., "value_count": .., "null_count": ..,
  *		"nan_count": .., "lower": .., "upper": ..}, ...}: the statistics a
- *		file has, by column name (columns without any are left out).
+ *		file has, by column name (columns without any are left out), built
+ *		as jsonb directly (no JSON text to parse).
  */
-void
-SkadeAppendColumnsJson(StringInfo out, const SkadeColumn *cols, int ncols,
-					   const SkadeColumnStats *stats, const char *file)
+Datum
+SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *stats,
+				  const char *file)
 {
 	static const char *const count_keys[] = {"size", "value_count", "null_count", "nan_count"};
 	static const char *const bound_keys[] = {"lower", "upper"};
-	bool		first = true;
+	JsonbParseState *state = NULL;
+	JsonbValue	v;
+	JsonbValue *res;
 	int			i,
 				k;
 
-	appendStringInfoChar(out, '{');
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (i = 0; i < ncols; i++)
 	{
 		const SkadeColumnStats *c = &stats[i];
@@ -57,26 +63,30 @@ SkadeAppendColumnsJson(StringInfo out, const SkadeColumn *cols, int ncols,
 		if (!c->has_count[0] && !c->has_count[1] && !c->has_count[2] && !c->has_count[3] &&
 			c->bound[0] == NULL && c->bound[1] == NULL)
 			continue;
-		if (!first)
-			appendStringInfoString(out, ", ");
-		first = false;
-		escape_json(out, cols[i].name);
-		appendStringInfo(out, ": {\"id\": %d", cols[i].id);
+		pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, cols[i].name));
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, "id"));
+		pushJsonbValue(&state, WJB_VALUE, SkadeJbInt(&v, cols[i].id));
 		for (k = 0; k < 4; k++)
 			if (c->has_count[k])
-				appendStringInfo(out, ", \"%s\": " INT64_FORMAT, count_keys[k], c->count[k]);
+			{
+				pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, count_keys[k]));
+				pushJsonbValue(&state, WJB_VALUE, SkadeJbInt(&v, c->count[k]));
+			}
 		for (k = 0; k < 2; k++)
 			if (c->bound[k])
 			{
-				appendStringInfo(out, ", \"%s\": ", bound_keys[k]);
-				SkadeAppendBound(out, &cols[i], c->bound[k], c->bound_len[k], bound_keys[k], file);
+				pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, bound_keys[k]));
+				SkadeBoundJsonb(&cols[i], c->bound[k], c->bound_len[k], bound_keys[k], file, &v);
+				pushJsonbValue(&state, WJB_VALUE, &v);
 			}
-		appendStringInfoChar(out, '}');
+		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
-	appendStringInfoChar(out, '}');
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	return JsonbPGetDatum(JsonbValueToJsonb(res));
 }
 
-/* Would SkadeAppendColumnsJson() read every bound of stats without an error? */
+/* Would SkadeColumnsJsonb() read every bound of stats without an error? */
 bool
 SkadeStatsReadable(const SkadeColumn *cols, int ncols, const SkadeColumnStats *stats)
 {
@@ -91,7 +101,7 @@ SkadeStatsReadable(const SkadeColumn *cols, int ncols, const SkadeColumnStats *s
 	return true;
 }
 
-/* Would SkadeAppendBound() read this bound without an error? */
+/* Would SkadeBoundJsonb() read this bound without an error? */
 bool
 SkadeBoundReadable(const SkadeColumn *c, const char *p, size_t len)
 {
@@ -109,29 +119,34 @@ SkadeBoundReadable(const SkadeColumn *c, const char *p, size_t len)
 }
 
 /*
- * A bound in Iceberg's single-value serialisation, as a JSON value of the
- * column's type: numbers, ISO dates and times, text, and "\\x" hex for
- * binary, fixed and types without a readable form.
+ * SkadeBoundJsonb
+ *		A bound in Iceberg's single-value serialisation, as a JSON value of
+ *		the column's type: numbers, ISO dates and times, text, and "\\x" hex
+ *		for binary, fixed and types without a readable form.  Strings point
+ *		into p or into palloc'd memory.
  */
 void
-SkadeAppendBound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
-			 const char *which, const char *file)
+SkadeBoundJsonb(const SkadeColumn *c, const char *p, size_t len, const char *which,
+				const char *file, JsonbValue *out)
 {
 	const char *t = c->type;
 
 	SkadeCheckBoundLength(c, len, which, file);
 	if (strcmp(t, "boolean") == 0)
-		appendStringInfoString(out, p[0] ? "true" : "false");
+	{
+		out->type = jbvBool;
+		out->val.boolean = p[0] != 0;
+	}
 	else if (strcmp(t, "int") == 0 || strcmp(t, "long") == 0)
-		appendStringInfo(out, INT64_FORMAT, SkadeLeInt(p, len));
+		SkadeJbInt(out, SkadeLeInt(p, len));
 	else if (strcmp(t, "float") == 0 || strcmp(t, "double") == 0)
 	{
 		double		d = SkadeBoundFloat(p, len);
 
 		if (isnan(d) || isinf(d))
-			appendStringInfo(out, "\"%s\"", isnan(d) ? "NaN" : (d > 0 ? "Infinity" : "-Infinity"));
+			SkadeJbString(out, isnan(d) ? "NaN" : (d > 0 ? "Infinity" : "-Infinity"));
 		else
-			appendStringInfo(out, len == 4 ? "%.9g" : "%.17g", d);
+			SkadeJbNumber(out, psprintf(len == 4 ? "%.9g" : "%.17g", d));
 	}
 	else if (strcmp(t, "date") == 0)
 	{
@@ -140,11 +155,11 @@ SkadeAppendBound(StringInfo out, const SkadeColumn *c, const char *p, size_t len
 
 		j2date((int) SkadeLeInt(p, 4) + UNIX_EPOCH_JDATE, &tm.tm_year, &tm.tm_mon, &tm.tm_mday);
 		EncodeDateOnly(&tm, USE_ISO_DATES, buf);
-		escape_json(out, buf);
+		SkadeJbString(out, pstrdup(buf));
 	}
 	else if (strcmp(t, "time") == 0)
-		escape_json(out, DatumGetCString(DirectFunctionCall1(time_out,
-															 TimeADTGetDatum(SkadeLeInt(p, 8)))));
+		SkadeJbString(out, DatumGetCString(DirectFunctionCall1(time_out,
+															   TimeADTGetDatum(SkadeLeInt(p, 8)))));
 	else if (strncmp(t, "timestamp", 9) == 0)
 	{
 		int64		v = SkadeLeInt(p, 8);
@@ -172,73 +187,133 @@ SkadeAppendBound(StringInfo out, const SkadeColumn *c, const char *p, size_t len
 			while (buf[strlen(buf) - 1] == '0')
 				buf[strlen(buf) - 1] = '\0';
 		}
-		escape_json(out, strncmp(t, "timestamptz", 11) == 0 ? psprintf("%s+00", buf) : buf);
+		SkadeJbString(out, strncmp(t, "timestamptz", 11) == 0 ? psprintf("%s+00", buf)
+					  : pstrdup(buf));
 	}
 	else if (strcmp(t, "string") == 0)
-		escape_json(out, pnstrdup(p, len));
+		SkadeJbText(out, p, strnlen(p, len));	/* as text: up to a NUL */
 	else if (strcmp(t, "uuid") == 0)
 	{
 		pg_uuid_t	u;
 
 		memcpy(u.data, p, 16);
-		escape_json(out, DatumGetCString(DirectFunctionCall1(uuid_out, UUIDPGetDatum(&u))));
+		SkadeJbString(out, DatumGetCString(DirectFunctionCall1(uuid_out, UUIDPGetDatum(&u))));
 	}
 	else if (strncmp(t, "decimal", 7) == 0)
-	{
-		int			scale = 0;
-		int128		v = (signed char) p[0];
-		size_t		i;
-		char		digits[MAX_DECIMAL_SCALE + 48];
-		int			nd = 0;
-		bool		neg;
-		uint128		u;
-
-		{
-			const char *comma = strchr(t, ',');
-
-			if (comma)
-				scale = atoi(comma + 1);
-		}
-		if (scale < 0 || scale > MAX_DECIMAL_SCALE)
-		{
-			SkadeAppendHex(out, p, len);	/* not a decimal Iceberg allows */
-			return;
-		}
-		for (i = 1; i < len; i++)
-			v = v * 256 + (unsigned char) p[i];
-		neg = v < 0;
-		u = neg ? (uint128) (-(v + 1)) + 1 : (uint128) v;
-		do
-		{
-			digits[nd++] = '0' + (int) (u % 10);
-			u /= 10;
-		} while (u > 0 || nd <= scale);
-		if (neg)
-			appendStringInfoChar(out, '-');
-		while (nd > 0)
-		{
-			if (nd == scale)
-				appendStringInfoChar(out, '.');
-			appendStringInfoChar(out, digits[--nd]);
-		}
-	}
+		decimal_jsonb(t, p, len, out);
 	else
-		SkadeAppendHex(out, p, len);
+		SkadeHexJsonb(p, len, out);
 }
 
+/* a decimal bound (big-endian two's complement unscaled value) as a number */
+static void
+decimal_jsonb(const char *type, const char *p, size_t len, JsonbValue *out)
+{
+	const char *comma = strchr(type, ',');
+	int			scale = comma ? atoi(comma + 1) : 0;
+	int128		v = (signed char) p[0];
+	char		digits[MAX_DECIMAL_SCALE + 48];
+	char		text[MAX_DECIMAL_SCALE + 50];
+	int			nd = 0;
+	int			n = 0;
+	bool		neg;
+	uint128		u;
+	size_t		i;
+
+	if (scale < 0 || scale > MAX_DECIMAL_SCALE)
+	{
+		SkadeHexJsonb(p, len, out);	/* not a decimal Iceberg allows */
+		return;
+	}
+	for (i = 1; i < len; i++)
+		v = v * 256 + (unsigned char) p[i];
+	neg = v < 0;
+	u = neg ? (uint128) (-(v + 1)) + 1 : (uint128) v;
+	do
+	{
+		digits[nd++] = '0' + (int) (u % 10);
+		u /= 10;
+	} while (u > 0 || nd <= scale);
+	if (neg)
+		text[n++] = '-';
+	while (nd > 0)
+	{
+		if (nd == scale)
+			text[n++] = '.';
+		text[n++] = digits[--nd];
+	}
+	text[n] = '\0';
+	SkadeJbNumber(out, pstrdup(text));
+}
 
 /* "\\x..." hex of raw bytes, as a JSON string */
 void
-SkadeAppendHex(StringInfo out, const char *p, size_t len)
+SkadeHexJsonb(const char *p, size_t len, JsonbValue *out)
 {
-	static const char digits[] = "0123456789abcdef";
+	static const char hexdigits[] = "0123456789abcdef";
+	char	   *s = palloc(len * 2 + 3);
 	size_t		i;
 
-	appendStringInfoString(out, "\"\\\\x");
+	s[0] = '\\';
+	s[1] = 'x';
 	for (i = 0; i < len; i++)
 	{
-		appendStringInfoChar(out, digits[((unsigned char) p[i]) >> 4]);
-		appendStringInfoChar(out, digits[((unsigned char) p[i]) & 0xf]);
+		s[2 + 2 * i] = hexdigits[((unsigned char) p[i]) >> 4];
+		s[3 + 2 * i] = hexdigits[((unsigned char) p[i]) & 0xf];
 	}
-	appendStringInfoChar(out, '"');
+	s[2 + 2 * len] = '\0';
+	SkadeJbString(out, s);
+}
+
+/* ---------------------------------------------------------------- JsonbValue builders */
+
+/* a NUL-terminated string */
+JsonbValue *
+SkadeJbString(JsonbValue *v, const char *s)
+{
+	return SkadeJbText(v, s, strlen(s));
+}
+
+/* len bytes of text (not copied) */
+JsonbValue *
+SkadeJbText(JsonbValue *v, const char *s, size_t len)
+{
+	v->type = jbvString;
+	v->val.string.val = (char *) s;
+	v->val.string.len = (int) len;
+	return v;
+}
+
+JsonbValue *
+SkadeJbInt(JsonbValue *v, int64 i)
+{
+	v->type = jbvNumeric;
+	v->val.numeric = int64_to_numeric(i);
+	return v;
+}
+
+/* a number from its decimal text */
+JsonbValue *
+SkadeJbNumber(JsonbValue *v, const char *text)
+{
+	v->type = jbvNumeric;
+	v->val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(text),
+														 ObjectIdGetDatum(InvalidOid),
+														 Int32GetDatum(-1)));
+	return v;
+}
+
+JsonbValue *
+SkadeJbBool(JsonbValue *v, bool b)
+{
+	v->type = jbvBool;
+	v->val.boolean = b;
+	return v;
+}
+
+JsonbValue *
+SkadeJbNull(JsonbValue *v)
+{
+	v->type = jbvNull;
+	return v;
 }

@@ -11,18 +11,26 @@
 #ifndef SKADE_BOUND_JSON_H
 #define SKADE_BOUND_JSON_H
 
-#include "lib/stringinfo.h"
+#include "utils/jsonb.h"
 
 #include "metadata_json.h"
 #include "scan_filter.h"
 
-extern void SkadeAppendColumnsJson(StringInfo out, const SkadeColumn *cols, int ncols,
-								   const SkadeColumnStats *stats, const char *file);
+extern Datum SkadeColumnsJsonb(const SkadeColumn *cols, int ncols,
+							   const SkadeColumnStats *stats, const char *file);
 extern bool SkadeStatsReadable(const SkadeColumn *cols, int ncols,
 							   const SkadeColumnStats *stats);
 extern bool SkadeBoundReadable(const SkadeColumn *c, const char *p, size_t len);
-extern void SkadeAppendBound(StringInfo out, const SkadeColumn *c, const char *p, size_t len,
-							 const char *which, const char *file);
-extern void SkadeAppendHex(StringInfo out, const char *p, size_t len);
+extern void SkadeBoundJsonb(const SkadeColumn *c, const char *p, size_t len, const char *which,
+							const char *file, JsonbValue *out);
+extern void SkadeHexJsonb(const char *p, size_t len, JsonbValue *out);
+
+/* JsonbValue builders (strings are not copied) */
+extern JsonbValue *SkadeJbString(JsonbValue *v, const char *s);
+extern JsonbValue *SkadeJbText(JsonbValue *v, const char *s, size_t len);
+extern JsonbValue *SkadeJbInt(JsonbValue *v, int64 i);
+extern JsonbValue *SkadeJbNumber(JsonbValue *v, const char *text);
+extern JsonbValue *SkadeJbBool(JsonbValue *v, bool b);
+extern JsonbValue *SkadeJbNull(JsonbValue *v);
 
 #endif							/* SKADE_BOUND_JSON_H */

@@ -39,7 +39,6 @@
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/hsearch.h"
-#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
@@ -137,9 +136,8 @@ static void put_manifest(ReturnSetInfo *rsinfo, const SkadeAvroValue *rec,
 						 const SkadeColumn *cols, int ncols);
 static Datum partition_summaries(const ManifestRef *mref, const SkadeMeta *m,
 								 const SkadeColumn *cols, int ncols);
-static void append_transform_result(StringInfo out, const SkadeBoundPartition *part,
-									const SkadeColumn *cols, SkadePartitionDatum d,
-									const char *file);
+static void transform_result_jsonb(const SkadeBoundPartition *part, const SkadeColumn *cols,
+								   SkadePartitionDatum d, const char *file, JsonbValue *out);
 static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap,
 							   const char *list, ManifestRef *m);
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
@@ -497,13 +495,7 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 	if (e->columns_jsonb && fc->own_schema)
 		values[7] = PointerGetDatum(((const char *) e) + e->columns_jsonb);
 	else
-	{
-		StringInfoData json;
-
-		initStringInfo(&json);
-		SkadeAppendColumnsJson(&json, cols, ncols, stats, mref->path);
-		values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
-	}
+		values[7] = SkadeColumnsJsonb(cols, ncols, stats, mref->path);
 
 	values[8] = CStringGetTextDatum(e->status == 1 ? "added" : "existing");
 	values[9] = Int64GetDatum((e->flags & SKADE_ME_SNAPSHOT_ID) ? e->snapshot_id
@@ -842,7 +834,8 @@ partition_summaries(const ManifestRef *mref, const SkadeMeta *m, const SkadeColu
 {
 	SkadePartitionField *fields = NULL;
 	SkadeBoundPartition *parts = NULL;
-	StringInfoData out;
+	JsonbParseState *state = NULL;
+	JsonbValue	v;
 	int			nfields = 0;
 	int			i,
 				k;
@@ -852,73 +845,76 @@ partition_summaries(const ManifestRef *mref, const SkadeMeta *m, const SkadeColu
 										 &nfields);
 	if (fields && nfields == mref->nsummaries)
 		parts = SkadeBindPartition(fields, nfields, cols, ncols);
-	initStringInfo(&out);
-	appendStringInfoChar(&out, '[');
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 	for (i = 0; i < mref->nsummaries; i++)
 	{
 		const PartitionSummary *ps = &mref->summaries[i];
-		static const char *const tristate[] = {"null", "false", "true"};
+		int			flags[2] = {ps->contains_null, ps->contains_nan};
+		static const char *const flag_keys[] = {"contains_null", "contains_nan"};
 
-		appendStringInfoString(&out, i > 0 ? ", {" : "{");
-		appendStringInfoString(&out, "\"field\": ");
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, "field"));
+		pushJsonbValue(&state, WJB_VALUE, parts ? SkadeJbString(&v, parts[i].field->name)
+					   : SkadeJbNull(&v));
 		if (parts)
 		{
-			escape_json(&out, parts[i].field->name);
-			appendStringInfoString(&out, ", \"transform\": ");
-			escape_json(&out, parts[i].field->transform);
+			pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, "transform"));
+			pushJsonbValue(&state, WJB_VALUE, SkadeJbString(&v, parts[i].field->transform));
 		}
-		else
-			appendStringInfoString(&out, "null");
-		appendStringInfo(&out, ", \"contains_null\": %s, \"contains_nan\": %s",
-						 tristate[ps->contains_null + 1], tristate[ps->contains_nan + 1]);
+		for (k = 0; k < 2; k++)
+		{
+			pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, flag_keys[k]));
+			pushJsonbValue(&state, WJB_VALUE, flags[k] < 0 ? SkadeJbNull(&v)
+						   : SkadeJbBool(&v, flags[k] != 0));
+		}
 		for (k = 0; k < 2; k++)
 		{
 			SkadePartitionDatum d = k == 0 ? ps->lower : ps->upper;
 
-			appendStringInfo(&out, ", \"%s\": ", k == 0 ? "lower_bound" : "upper_bound");
+			pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, k == 0 ? "lower_bound" : "upper_bound"));
 			if (d.len < 0)
-				appendStringInfoString(&out, "null");
+				SkadeJbNull(&v);
 			else if (parts)
-				append_transform_result(&out, &parts[i], cols, d, mref->path);
+				transform_result_jsonb(&parts[i], cols, d, mref->path, &v);
 			else
-				SkadeAppendHex(&out, d.p, d.len);
+				SkadeHexJsonb(d.p, d.len, &v);
+			pushJsonbValue(&state, WJB_VALUE, &v);
 		}
-		appendStringInfoChar(&out, '}');
+		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
-	appendStringInfoChar(&out, ']');
-	return DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data));
+	return JsonbPGetDatum(JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL)));
 }
 
 /* a partition value (transform result) as readable JSON; see partition_summaries() */
 static void
-append_transform_result(StringInfo out, const SkadeBoundPartition *part, const SkadeColumn *cols,
-						SkadePartitionDatum d, const char *file)
+transform_result_jsonb(const SkadeBoundPartition *part, const SkadeColumn *cols,
+					   SkadePartitionDatum d, const char *file, JsonbValue *out)
 {
 	SkadeTransform tr = part->transform;
 	int32		t;
 
 	if ((tr == SKADE_TR_IDENTITY || tr == SKADE_TR_TRUNCATE) && part->source >= 0)
 	{
-		SkadeAppendBound(out, &cols[part->source], d.p, d.len, "partition", file);
+		SkadeBoundJsonb(&cols[part->source], d.p, d.len, "partition", file, out);
 		return;
 	}
 	if (d.len != 4 || tr == SKADE_TR_IDENTITY || tr == SKADE_TR_TRUNCATE ||
 		tr == SKADE_TR_OTHER || tr == SKADE_TR_VOID)
 	{
-		SkadeAppendHex(out, d.p, d.len);
+		SkadeHexJsonb(d.p, d.len, out);
 		return;
 	}
 	t = (int32) SkadeLeInt(d.p, 4);
 	switch (tr)
 	{
 		case SKADE_TR_YEAR:
-			appendStringInfo(out, "\"%04d\"", 1970 + t);
+			SkadeJbString(out, psprintf("%04d", 1970 + t));
 			break;
 		case SKADE_TR_MONTH:
 			{
 				int			y = t >= 0 ? t / 12 : -((-t + 11) / 12);
 
-				appendStringInfo(out, "\"%04d-%02d\"", 1970 + y, t - y * 12 + 1);
+				SkadeJbString(out, psprintf("%04d-%02d", 1970 + y, t - y * 12 + 1));
 				break;
 			}
 		case SKADE_TR_DAY:
@@ -931,15 +927,13 @@ append_transform_result(StringInfo out, const SkadeBoundPartition *part, const S
 					(t >= 0 ? t / 24 : -((-t + 23) / 24));
 
 				j2date(days + UNIX_EPOCH_JDATE, &year, &month, &day);
-				if (tr == SKADE_TR_DAY)
-					appendStringInfo(out, "\"%04d-%02d-%02d\"", year, month, day);
-				else
-					appendStringInfo(out, "\"%04d-%02d-%02d-%02d\"", year, month, day,
-									 t - days * 24);
+				SkadeJbString(out, tr == SKADE_TR_DAY ?
+							  psprintf("%04d-%02d-%02d", year, month, day) :
+							  psprintf("%04d-%02d-%02d-%02d", year, month, day, t - days * 24));
 				break;
 			}
 		default:
-			appendStringInfo(out, "%d", t);	/* bucket */
+			SkadeJbInt(out, t);	/* bucket */
 	}
 }
 

@@ -302,12 +302,9 @@ decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
 	if (SkadeAvroText(df, "file_format", &s))
 		e.format = var_base + put_bytes(&var, s, strlen(s), true);
 	initStringInfo(&tmp);
-	if (part)
-		SkadeAvroToJson(part, &tmp);
-	else
-		appendStringInfoString(&tmp, "{}");
 	e.partition_jsonb = var_base +
-		put_varlena(&var, DirectFunctionCall1(jsonb_in, CStringGetDatum(tmp.data)));
+		put_varlena(&var, part ? SkadeAvroToJsonb(part)
+					: DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
 	for (i = 0; i < e.npartition; i++)
 	{
 		resetStringInfo(&tmp);
@@ -389,16 +386,13 @@ add_columns_jsonb(StringInfo blob, int entry_start, const SkadeColumn *cols, int
 {
 	SkadeColumnStats *stats = palloc(sizeof(SkadeColumnStats) * (ncols + 1));
 	SkadeManifestEntry *e = (SkadeManifestEntry *) (blob->data + entry_start);
-	StringInfoData json;
 	Datum		d;
 	uint32		off;
 
 	ManifestEntryStats(e, cols, ncols, stats);
 	if (!SkadeStatsReadable(cols, ncols, stats))
 		return;
-	initStringInfo(&json);
-	SkadeAppendColumnsJson(&json, cols, ncols, stats, path);
-	d = DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
+	d = SkadeColumnsJsonb(cols, ncols, stats, path);
 	off = e->size;
 	append_zeros(blob, MAXALIGN(VARSIZE(DatumGetPointer(d))));
 	e = (SkadeManifestEntry *) (blob->data + entry_start);	/* the blob may have moved */
