@@ -364,11 +364,12 @@ CREATE FUNCTION skade.files(namespace text, name text, snapshot_id bigint DEFAUL
 				   columns jsonb, status text, snapshot_id bigint, sequence_number bigint,
 				   file_sequence_number bigint, manifest text, equality_ids integer[],
 				   referenced_data_file text, content_offset bigint,
-				   content_size_in_bytes bigint)
+				   content_size_in_bytes bigint, delete_files text[])
 	AS 'MODULE_PATHNAME', 'skade_files' LANGUAGE C STABLE;
 -- The files of a snapshot that may hold rows matching filter (Iceberg REST
--- expression JSON), pruned by column statistics, then the delete files that
--- may apply to them; same columns as skade.files()
+-- expression JSON), pruned by partition and column statistics, each with the
+-- delete files that apply to it (delete_files), then those delete files;
+-- same columns as skade.files() (where delete_files is NULL)
 CREATE FUNCTION skade.plan_files(namespace text, name text, filter jsonb DEFAULT 'true',
 								 snapshot_id bigint DEFAULT NULL, catalog text DEFAULT NULL)
 	RETURNS TABLE (content text, file_path text, file_format text, partition_spec_id integer,
@@ -376,7 +377,7 @@ CREATE FUNCTION skade.plan_files(namespace text, name text, filter jsonb DEFAULT
 				   columns jsonb, status text, snapshot_id bigint, sequence_number bigint,
 				   file_sequence_number bigint, manifest text, equality_ids integer[],
 				   referenced_data_file text, content_offset bigint,
-				   content_size_in_bytes bigint)
+				   content_size_in_bytes bigint, delete_files text[])
 	AS 'MODULE_PATHNAME', 'skade_plan_files' LANGUAGE C STABLE;
 
 /* ------------------------------------------------------------------ privileges */

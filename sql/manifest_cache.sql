@@ -83,5 +83,10 @@ WHERE f.content = 'data' AND (f.partition->>'ts_day')::int < 19784
   AND f.file_path NOT IN (SELECT file_path FROM skade.plan_files('py', 'events',
 		'{"type": "lt", "term": "ts", "value": "2024-03-02T00:00:00"}'));
 
+-- a table without delete files: every planned data file lists none; files()
+-- does not plan, so its delete_files is NULL
+SELECT DISTINCT content, delete_files FROM skade.plan_files('py', 'events', 'true');
+SELECT DISTINCT content, delete_files IS NULL AS not_planned FROM skade.files('py', 'events');
+
 SELECT skade.drop_table('java', 'events') IS NOT NULL, skade.drop_table('py', 'events') IS NOT NULL;
 SELECT skade.drop_namespace('java'), skade.drop_namespace('py');

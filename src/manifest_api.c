@@ -45,6 +45,7 @@
 #include "api.h"
 #include "avro_reader.h"
 #include "bound_json.h"
+#include "delete_index.h"
 #include "l0_cache.h"
 #include "manifest_cache.h"
 #include "metadata_json.h"
@@ -56,7 +57,7 @@ PG_FUNCTION_INFO_V1(skade_files);
 PG_FUNCTION_INFO_V1(skade_plan_files);
 
 #define MANIFESTS_COLS 14
-#define FILES_COLS 17
+#define FILES_COLS 18
 
 /* what files() needs of a manifest list entry */
 typedef struct ManifestRef
@@ -89,30 +90,10 @@ typedef struct ScanPlan
 	const SkadeColumn *table_cols;
 	int			ntable_cols;
 	const SkadeMeta *meta;		/* the table's metadata (partition specs) */
-	bool		any_data;		/* a data file was chosen */
-	int64		min_data_seq;	/* the least data sequence number chosen */
-	HTAB	   *partitions;		/* ChosenPartition by partition_key() */
-	List	   *files;			/* every chosen data file (ChosenFile) */
-	MemoryContext cxt;			/* the call's context, for partitions */
+	SkadeDeleteIndex *deletes;	/* the snapshot's delete files; NULL if none */
+	MemoryContext cxt;			/* the call's context */
+	MemoryContext row_cxt;		/* one delete row at a time */
 } ScanPlan;
-
-/* the partition of chosen data files, and their least data sequence number */
-typedef struct ChosenPartition
-{
-	uint64		key;
-	int64		min_seq;
-	List	   *files;			/* ChosenFile */
-} ChosenPartition;
-
-/* a chosen data file, for matching position deletes */
-typedef struct ChosenFile
-{
-	char	   *path;
-	int64		seq;			/* data sequence number; PG_INT64_MIN: unknown */
-} ChosenFile;
-
-/* the position delete field holding the data file path (Iceberg's reserved id) */
-#define DELETE_FILE_PATH_ID	2147483546
 
 /* what put_file() needs of the manifest it reads */
 typedef struct FileContext
@@ -142,14 +123,13 @@ static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapsho
 							   const char *list, ManifestRef *m);
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
 static bool manifest_may_match(const ManifestRef *mref, const ScanPlan *plan);
-static uint64 partition_key(int32 spec_id, const SkadeManifestEntry *e);
-static void note_data_file(ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *e, int64 seq);
-static bool delete_may_apply(const ScanPlan *plan, const FileContext *fc,
-							 const SkadeManifestEntry *e, int64 seq);
-static bool partition_matchable(const FileContext *fc);
-static bool position_delete_applies(const SkadeManifestEntry *e, int64 seq, List *files);
+static bool partition_matchable(const FileContext *fc, bool *unpartitioned);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
 					  bool v1, ScanPlan *plan);
+static const SkadeManifest *open_manifest(const ManifestRef *mref, const SkadeMeta *m, bool v1,
+										  bool spec, FileContext *fc);
+static void index_deletes(const ManifestRef *mref, const SkadeMeta *m, bool v1, ScanPlan *plan);
+static bool entry_data_seq(const SkadeManifestEntry *e, const FileContext *fc, int64 *seq);
 static void put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *fc,
 					 ScanPlan *plan);
 static int64 long_either(const SkadeAvroValue *rec, const char *v2, const char *v1,
@@ -192,7 +172,7 @@ skade_manifests(PG_FUNCTION_ARGS)
  *		file_path, file_format, partition_spec_id, partition, record_count,
  *		file_size_in_bytes, columns, status, snapshot_id, sequence_number,
  *		file_sequence_number, manifest, equality_ids, referenced_data_file,
- *		content_offset, content_size_in_bytes)
+ *		content_offset, content_size_in_bytes, delete_files)
  *
  * The live (ADDED or EXISTING) files of every manifest of the snapshot.
  */
@@ -220,12 +200,10 @@ skade_files(PG_FUNCTION_ARGS)
  *
  * The filter is bound to the table's current schema before any manifest is
  * read.  Data manifests are pruned by their partition summaries, data files
- * by their partition values and column statistics; a delete file is kept
- * when it may apply to a chosen data file: same partition (or an
- * unpartitioned delete), a data sequence number the spec lets it apply to,
- * and for position deletes a path within the delete file's file_path bounds
- * (a superset of the deletes that apply: a collision of partition keys or
- * an unknown sequence number keeps it).
+ * by their partition values and column statistics.  Each data file's row
+ * lists the delete files that apply to it (delete_files, by delete_index.c's
+ * rules); after the data files come the rows of those delete files, each
+ * once.
  */
 Datum
 skade_plan_files(PG_FUNCTION_ARGS)
@@ -236,7 +214,6 @@ skade_plan_files(PG_FUNCTION_ARGS)
 	ScanPlan	plan = {0};
 	List	   *manifests;
 	ListCell   *lc;
-	int			pass;
 
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
@@ -253,20 +230,43 @@ skade_plan_files(PG_FUNCTION_ARGS)
 	plan.filter = SkadeFilterBuild(PG_GETARG_JSONB_P(2), plan.table_cols, plan.ntable_cols);
 	plan.meta = m;
 	plan.cxt = CurrentMemoryContext;
+	plan.row_cxt = AllocSetContextCreate(CurrentMemoryContext, "skade plan row",
+										 ALLOCSET_DEFAULT_SIZES);
 	if (snap == NULL)
 		return (Datum) 0;
 	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
-	/* data manifests first: the delete files kept depend on the data chosen */
-	for (pass = 0; pass < 2; pass++)
-		foreach(lc, manifests)
-		{
-			ManifestRef *mref = (ManifestRef *) lfirst(lc);
 
-			if ((mref->content == 0) != (pass == 0) || (pass == 1 && !plan.any_data))
-				continue;
-			if (pass == 0 && !manifest_may_match(mref, &plan))
-				continue;		/* its partition summaries rule out every file */
-			put_files(rsinfo, mref, m, m->format_version < 2, &plan);
+	/* the delete files first, indexed; then each data file meets its own */
+	foreach(lc, manifests)
+	{
+		ManifestRef *mref = (ManifestRef *) lfirst(lc);
+
+		if (mref->content == 1)
+		{
+			if (plan.deletes == NULL)
+				plan.deletes = SkadeDeleteIndexCreate(plan.cxt);
+			index_deletes(mref, m, m->format_version < 2, &plan);
+		}
+	}
+	foreach(lc, manifests)
+	{
+		ManifestRef *mref = (ManifestRef *) lfirst(lc);
+
+		if (mref->content != 0 || !manifest_may_match(mref, &plan))
+			continue;			/* its partition summaries rule out every file */
+		put_files(rsinfo, mref, m, m->format_version < 2, &plan);
+	}
+	/* then the delete files that apply to a planned data file, once each */
+	if (plan.deletes)
+		foreach(lc, SkadeDeleteIndexFiles(plan.deletes))
+		{
+			SkadeDeleteFile *d = lfirst(lc);
+			MemoryContext old = MemoryContextSwitchTo(plan.row_cxt);
+
+			if (d->used)
+				put_file(rsinfo, d->entry, (FileContext *) d->owner, NULL);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(plan.row_cxt);
 		}
 	return (Datum) 0;
 }
@@ -393,48 +393,109 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 	MemoryContext entry_cxt = AllocSetContextCreate(manifest_cxt, "skade manifest entry",
 													ALLOCSET_DEFAULT_SIZES);
 	MemoryContext caller = MemoryContextSwitchTo(manifest_cxt);
-	const SkadeManifest *man = ManifestGet(mref->path, mref->length);
-	const char *schema = SkadeManifestStr(man, man->schema);
+	FileContext *fc = palloc0(sizeof(FileContext));
+	const SkadeManifest *man = open_manifest(mref, m, v1, plan != NULL, fc);
 	const SkadeManifestEntry *e;
-	FileContext fc = {0};
 	uint32		i;
 
-	if (schema == NULL)
-		schema = SkadeMetaStr(m, m->current_schema);
-	fc.mref = mref;
-	fc.v1 = v1;
-	fc.own_schema = man->schema != 0;
-	fc.cols = schema ? SkadeParseSchemaColumns(schema, mref->path, &fc.ncols) : NULL;
-	if (fc.cols == NULL)
-		fc.ncols = 0;
-	fc.stats = palloc(sizeof(ColumnStats) * (fc.ncols + 1));
-	if (plan)
-	{
-		/* the spec the manifest was written with, else the table's by id */
-		const char *spec = SkadeManifestStr(man, man->partition_spec);
-		SkadePartitionField *fields = NULL;
-		int			nfields = 0;
-
-		if (spec)
-			fields = SkadeParsePartitionSpec(spec, -1, &nfields);
-		else if (m->partition_specs && mref->spec_id >= 0)
-			fields = SkadeParsePartitionSpec(SkadeMetaStr(m, m->partition_specs),
-											 mref->spec_id, &nfields);
-		if (fields)
-		{
-			fc.parts = SkadeBindPartition(fields, nfields, fc.cols, fc.ncols);
-			fc.nparts = nfields;
-		}
-	}
 	for (i = 0, e = SkadeManifestFirst(man); i < man->nentries; i++, e = SkadeManifestNext(e))
 	{
 		MemoryContextSwitchTo(entry_cxt);
-		put_file(rsinfo, e, &fc, plan);
+		put_file(rsinfo, e, fc, plan);
 		MemoryContextSwitchTo(manifest_cxt);
 		MemoryContextReset(entry_cxt);
 	}
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(manifest_cxt);
+}
+
+/*
+ * The decoded manifest of mref, and in fc what reading its entries needs:
+ * its schema's columns (its "schema" header, else the table's current
+ * schema) and, with spec, its partition spec (its header, else the table's
+ * spec of that id).  Allocated in the current memory context.
+ */
+static const SkadeManifest *
+open_manifest(const ManifestRef *mref, const SkadeMeta *m, bool v1, bool spec, FileContext *fc)
+{
+	const SkadeManifest *man = ManifestGet(mref->path, mref->length);
+	const char *schema = SkadeManifestStr(man, man->schema);
+
+	if (schema == NULL)
+		schema = SkadeMetaStr(m, m->current_schema);
+	fc->mref = mref;
+	fc->v1 = v1;
+	fc->own_schema = man->schema != 0;
+	fc->cols = schema ? SkadeParseSchemaColumns(schema, mref->path, &fc->ncols) : NULL;
+	if (fc->cols == NULL)
+		fc->ncols = 0;
+	fc->stats = palloc(sizeof(ColumnStats) * (fc->ncols + 1));
+	if (spec)
+	{
+		const char *header = SkadeManifestStr(man, man->partition_spec);
+		SkadePartitionField *fields = NULL;
+		int			nfields = 0;
+
+		if (header)
+			fields = SkadeParsePartitionSpec(header, -1, &nfields);
+		else if (m->partition_specs && mref->spec_id >= 0)
+			fields = SkadeParsePartitionSpec(SkadeMetaStr(m, m->partition_specs),
+											 mref->spec_id, &nfields);
+		if (fields)
+		{
+			fc->parts = SkadeBindPartition(fields, nfields, fc->cols, fc->ncols);
+			fc->nparts = nfields;
+		}
+	}
+	return man;
+}
+
+/*
+ * Add the live delete files of a delete manifest to the plan's index; what
+ * their rows need later (the manifest reference, its FileContext, copies
+ * of the entries) lives in the call's context.
+ */
+static void
+index_deletes(const ManifestRef *mref, const SkadeMeta *m, bool v1, ScanPlan *plan)
+{
+	MemoryContext caller = MemoryContextSwitchTo(plan->cxt);
+	FileContext *fc = palloc0(sizeof(FileContext));
+	const SkadeManifest *man = open_manifest(mref, m, v1, true, fc);
+	const SkadeManifestEntry *e;
+	bool		unpartitioned;
+	bool		matchable = partition_matchable(fc, &unpartitioned);
+	uint32		i;
+
+	for (i = 0, e = SkadeManifestFirst(man); i < man->nentries; i++, e = SkadeManifestNext(e))
+	{
+		int64		seq;
+		bool		known = entry_data_seq(e, fc, &seq);
+
+		if (e->content != 0)
+			SkadeDeleteIndexAdd(plan->deletes, e, mref->spec_id,
+								matchable && e->npartition == fc->nparts, unpartitioned,
+								known, seq, fc);
+	}
+	MemoryContextSwitchTo(caller);
+}
+
+/*
+ * An entry's data sequence number, false if it is not known: recorded, or
+ * inherited from the manifest by an ADDED entry (v1 has none: 0).
+ */
+static bool
+entry_data_seq(const SkadeManifestEntry *e, const FileContext *fc, int64 *seq)
+{
+	if (e->flags & SKADE_ME_SEQ)
+		*seq = e->sequence_number;
+	else if (fc->v1)
+		*seq = 0;
+	else
+	{
+		*seq = fc->mref->sequence_number;
+		return e->status == 1;
+	}
+	return true;
 }
 
 static void
@@ -501,14 +562,11 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 	values[9] = Int64GetDatum((e->flags & SKADE_ME_SNAPSHOT_ID) ? e->snapshot_id
 							  : mref->added_snapshot_id);
 	/* inherited only by ADDED entries; v1 has no sequence numbers */
-	if (e->flags & SKADE_ME_SEQ)
-		values[10] = Int64GetDatum(e->sequence_number);
-	else if (fc->v1)
-		values[10] = Int64GetDatum(0);
-	else
 	{
-		nulls[10] = e->status != 1;
-		values[10] = Int64GetDatum(mref->sequence_number);
+		int64		seq;
+
+		nulls[10] = !entry_data_seq(e, fc, &seq);
+		values[10] = Int64GetDatum(seq);
 	}
 	if (e->flags & SKADE_ME_FILE_SEQ)
 		values[11] = Int64GetDatum(e->file_sequence_number);
@@ -540,171 +598,47 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 	values[15] = Int64GetDatum(e->content_offset);
 	nulls[16] = !(e->flags & SKADE_ME_CONTENT_SIZE);
 	values[16] = Int64GetDatum(e->content_size);
+	/* plan_files(): the delete files that apply to this data file */
+	nulls[17] = plan == NULL;
 	if (plan)
 	{
-		/* an unknown data sequence number could be any */
-		int64		seq = nulls[10] ? PG_INT64_MIN : DatumGetInt64(values[10]);
+		List	   *dels = NIL;
+		Datum	   *paths;
+		ListCell   *lc;
+		int			n = 0;
 
-		if (e->content == 0)
-			note_data_file(plan, mref->spec_id, e, seq);
-		else if (!nulls[10] && !delete_may_apply(plan, fc, e, seq))
-			return;
+		bool		unpartitioned;
+
+		if (plan->deletes)
+			dels = SkadeDeletesFor(plan->deletes, e, mref->spec_id,
+								   partition_matchable(fc, &unpartitioned) &&
+								   e->npartition == fc->nparts,
+								   !nulls[10], DatumGetInt64(values[10]), cols, ncols, stats);
+		paths = palloc(sizeof(Datum) * (list_length(dels) + 1));
+		foreach(lc, dels)
+		{
+			SkadeDeleteFile *d = lfirst(lc);
+
+			paths[n++] = CStringGetTextDatum(SkadeManifestStr(d->entry, d->entry->path));
+		}
+		values[17] = PointerGetDatum(construct_array(paths, n, TEXTOID, -1, false, TYPALIGN_INT));
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
 /*
- * The key of a partition (spec id and values) among the chosen data files;
- * a collision of two partitions only keeps a delete file that need not be.
- */
-static uint64
-partition_key(int32 spec_id, const SkadeManifestEntry *e)
-{
-	const struct varlena *p = (const struct varlena *) (((const char *) e) + e->partition_jsonb);
-
-	return hash_bytes_extended((const unsigned char *) p, VARSIZE(p), (uint64) (uint32) spec_id);
-}
-
-/* A data file was chosen: remember its partition's least data sequence number. */
-static void
-note_data_file(ScanPlan *plan, int32 spec_id, const SkadeManifestEntry *e, int64 seq)
-{
-	uint64		key = partition_key(spec_id, e);
-	ChosenPartition *cp;
-	bool		found;
-
-	if (plan->partitions == NULL)
-	{
-		HASHCTL		ctl = {0};
-
-		ctl.keysize = sizeof(uint64);
-		ctl.entrysize = sizeof(ChosenPartition);
-		ctl.hcxt = plan->cxt;	/* not the per-entry context we run in */
-		plan->partitions = hash_create("skade plan partitions", 64, &ctl,
-									   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	cp = hash_search(plan->partitions, &key, HASH_ENTER, &found);
-	if (!found)
-		cp->files = NIL;
-	if (!found || seq < cp->min_seq)
-		cp->min_seq = seq;
-	if (!plan->any_data || seq < plan->min_data_seq)
-		plan->min_data_seq = seq;
-	plan->any_data = true;
-
-	/* the file itself, for position deletes (copied: the blob may not outlive its manifest) */
-	{
-		MemoryContext old = MemoryContextSwitchTo(plan->cxt);
-		ChosenFile *cf = palloc(sizeof(ChosenFile));
-
-		cf->path = pstrdup(SkadeManifestStr(e, e->path));
-		cf->seq = seq;
-		cp->files = lappend(cp->files, cf);
-		plan->files = lappend(plan->files, cf);
-		MemoryContextSwitchTo(old);
-	}
-}
-
-/*
- * Is one of files a data file the position delete file e may apply to: a
- * data sequence number at most seq, and a path within the delete file's
- * file_path bounds (when it records ASCII ones; other bytes might order
- * differently in Java's comparison, so they are not used)?
- */
-static bool
-position_delete_applies(const SkadeManifestEntry *e, int64 seq, List *files)
-{
-	const SkadeManifestStat *ms = SkadeManifestStats(e);
-	const char *lo = NULL;
-	const char *hi = NULL;
-	int			lolen = 0,
-				hilen = 0;
-	ListCell   *lc;
-	int			i,
-				k;
-
-	for (i = 0; i < e->nstats; i++)
-		if (ms[i].field_id == DELETE_FILE_PATH_ID && ms[i].bound[0].len >= 0 &&
-			ms[i].bound[1].len >= 0)
-		{
-			lo = ((const char *) e) + ms[i].bound[0].off;
-			lolen = ms[i].bound[0].len;
-			hi = ((const char *) e) + ms[i].bound[1].off;
-			hilen = ms[i].bound[1].len;
-		}
-	for (k = 0; lo && k < lolen + hilen; k++)
-		if ((unsigned char) (k < lolen ? lo[k] : hi[k - lolen]) >= 0x80)
-			lo = NULL;
-	foreach(lc, files)
-	{
-		ChosenFile *cf = lfirst(lc);
-		int			len = strlen(cf->path);
-		int			r;
-
-		if (cf->seq > seq)
-			continue;
-		if (lo)
-		{
-			r = memcmp(cf->path, lo, Min(len, lolen));
-			if (r < 0 || (r == 0 && len < lolen))
-				continue;
-			r = memcmp(cf->path, hi, Min(len, hilen));
-			if (r > 0 || (r == 0 && len > hilen))
-				continue;
-		}
-		return true;
-	}
-	return false;
-}
-
-/*
- * May a delete file with data sequence number seq apply to a chosen data
- * file?  As the spec has it: one of the same partition (spec id and values),
- * or any if the delete's spec is unpartitioned, whose data sequence number
- * is at most seq (position deletes) or below it (equality deletes).  When
- * partitions cannot be compared reliably, any chosen data file counts.
- */
-static bool
-delete_may_apply(const ScanPlan *plan, const FileContext *fc, const SkadeManifestEntry *e,
-				 int64 seq)
-{
-	int64		least;
-	List	   *files;
-
-	if (!partition_matchable(fc) || e->npartition != fc->nparts)
-	{
-		least = plan->min_data_seq;
-		files = plan->files;
-	}
-	else
-	{
-		uint64		key = partition_key(fc->mref->spec_id, e);
-		ChosenPartition *cp = plan->partitions ?
-			hash_search(plan->partitions, &key, HASH_FIND, NULL) : NULL;
-
-		if (cp == NULL)
-			return false;		/* no chosen data file in its partition */
-		least = cp->min_seq;
-		files = cp->files;
-	}
-	if (e->content == 1)
-		return least <= seq && position_delete_applies(e, seq, files);
-	return least < seq;
-}
-
-/*
  * Can the partitions of this manifest's files be matched by their values?
- * Not if the spec is unknown or unpartitioned (all fields void, as Iceberg
- * counts it: its deletes are global), nor if an identity or truncate field
- * has a float, double or decimal source, whose values a type promotion
- * writes differently for the same partition.
+ * Not if the spec is unknown, nor if an identity or truncate field has a
+ * float, double or decimal source, whose values a type promotion writes
+ * differently for the same partition.  *unpartitioned: the spec has no
+ * field but void ones (Iceberg's equality deletes are global then).
  */
 static bool
-partition_matchable(const FileContext *fc)
+partition_matchable(const FileContext *fc, bool *unpartitioned)
 {
-	bool		any = false;
 	int			i;
 
+	*unpartitioned = true;
 	if (fc->parts == NULL || fc->mref->spec_id < 0)
 		return false;
 	for (i = 0; i < fc->nparts; i++)
@@ -713,14 +647,14 @@ partition_matchable(const FileContext *fc)
 
 		if (p->transform == SKADE_TR_VOID)
 			continue;
-		any = true;
+		*unpartitioned = false;
 		if ((p->transform == SKADE_TR_IDENTITY || p->transform == SKADE_TR_TRUNCATE) &&
 			(p->source < 0 || strcmp(fc->cols[p->source].type, "float") == 0 ||
 			 strcmp(fc->cols[p->source].type, "double") == 0 ||
 			 strncmp(fc->cols[p->source].type, "decimal", 7) == 0))
 			return false;
 	}
-	return any;
+	return true;
 }
 
 /*

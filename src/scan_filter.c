@@ -107,6 +107,7 @@ static int	cmp_bound(const SkadeFilter *f, const char *p, size_t len, const Filt
 static int64 timestamp_literal(char *s, const char *type);
 static int	bound_width(const char *t);
 static bool same_representation(const char *written, const char *bound);
+static int	bounds_cmp(CmpKind cmp, const char *a, size_t alen, const char *b, size_t blen);
 static bool single_value_excluded(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 								  const SkadeColumnStats *st);
 static bool bucket_may_match(const SkadeFilter *f, const SkadeColumn *c,
@@ -696,6 +697,68 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 			}
 		default:
 			return true;
+	}
+}
+
+/*
+ * SkadeBoundsDisjoint
+ *		Do the ranges [alo, ahi] and [blo, bhi] of a column of type c (both
+ *		in its single-value form) share no value?  False whenever that
+ *		cannot be shown: a type not compared, a bound of the wrong width (a
+ *		promoted type on one side), a NaN bound.
+ */
+bool
+SkadeBoundsDisjoint(const SkadeColumn *c, const char *alo, size_t alolen, const char *ahi,
+					size_t ahilen, const char *blo, size_t blolen, const char *bhi,
+					size_t bhilen)
+{
+	CmpKind		cmp = cmp_kind(c->type);
+
+	if (cmp == CMP_NONE || !SkadeBoundLengthOk(c, alolen) || !SkadeBoundLengthOk(c, ahilen) ||
+		!SkadeBoundLengthOk(c, blolen) || !SkadeBoundLengthOk(c, bhilen))
+		return false;
+	return bounds_cmp(cmp, alo, alolen, bhi, bhilen) > 0 ||
+		bounds_cmp(cmp, blo, blolen, ahi, ahilen) > 0;
+}
+
+/* a <=> b for two bounds of one type; 0 ("may be equal") when unknown (NaN) */
+static int
+bounds_cmp(CmpKind cmp, const char *a, size_t alen, const char *b, size_t blen)
+{
+	switch (cmp)
+	{
+		case CMP_INT4:
+		case CMP_INT8:
+			{
+				int64		x = SkadeLeInt(a, alen);
+				int64		y = SkadeLeInt(b, blen);
+
+				return x < y ? -1 : (x > y ? 1 : 0);
+			}
+		case CMP_BOOL:
+			return (a[0] != 0) - (b[0] != 0);
+		case CMP_FLOAT4:
+		case CMP_FLOAT8:
+			{
+				double		x = SkadeBoundFloat(a, alen);
+				double		y = SkadeBoundFloat(b, blen);
+
+				if (isnan(x) || isnan(y))
+					return 0;
+				if (x != y)
+					return x < y ? -1 : 1;
+				return (signbit(x) ? 0 : 1) - (signbit(y) ? 0 : 1);
+			}
+		case CMP_STRING:
+			{
+				int			r = memcmp(a, b, Min(alen, blen));
+
+				if (r != 0)
+					return r;
+				return alen < blen ? -1 : (alen > blen ? 1 : 0);
+			}
+		default:
+			return 0;
 	}
 }
 

@@ -39,6 +39,9 @@ extern SkadeFilter *SkadeFilterBuild(Jsonb *filter, const SkadeColumn *cols, int
 extern bool SkadeFilterMayMatch(const SkadeFilter *f, const SkadeColumn *cols, int ncols,
 								const SkadeColumnStats *stats, const char *file);
 extern bool SkadeBoundLengthOk(const SkadeColumn *c, size_t len);
+extern bool SkadeBoundsDisjoint(const SkadeColumn *c, const char *alo, size_t alolen,
+								const char *ahi, size_t ahilen, const char *blo, size_t blolen,
+								const char *bhi, size_t bhilen);
 extern void SkadeCheckBoundLength(const SkadeColumn *c, size_t len, const char *which,
 								  const char *file);
 extern int64 SkadeLeInt(const char *p, size_t len);

@@ -63,14 +63,16 @@ import org.junit.jupiter.api.Test;
  *   <li>every delete file Java attaches to a planned task is among skade's delete rows, and so is
  *       every delete file Java's unfiltered scan attaches to any data file skade plans (a reader
  *       of skade's plan must not miss a delete that applies to a file it reads);
+ *   <li>per data file: its delete_files column holds every delete file Java's unfiltered scan
+ *       attaches to that file (counted: identical or a superset);
  *   <li>skade never returns a delete file that is no live delete file of the snapshot (checked
- *       against skade.files() and Java's own delete manifests), nor one twice, and its content and
- *       sequence numbers are Java's.
+ *       against skade.files() and Java's own delete manifests), nor one twice, and its content,
+ *       sequence number and equality field ids are Java's.
  * </ol>
  *
- * Skade may return more delete files than Java (Java also prunes by file path bounds and column
- * statistics), never fewer. The same checks run with filter true at every snapshot of the table,
- * and the snapshots before the first delete must plan no delete file at all.
+ * Skade may return more delete files than Java, never fewer. The same checks run with filter true
+ * at every snapshot of the table, and the snapshots before the first delete must plan no delete
+ * file at all.
  */
 class DeleteFilesTest extends CatalogTestBase {
   static final long SEED = 20260302L;
@@ -460,6 +462,39 @@ class DeleteFilesTest extends CatalogTestBase {
     }
   }
 
+  int perFileIdentical;
+  int perFileSuperset;
+  final List<String> supersetExamples = new ArrayList<>();
+
+  /** skade.plan_files(): each data file's delete_files, or null (and a failure) when skade errs. */
+  private Map<String, Set<String>> skadeDeletesByData(String json, long snapshotId,
+      List<String> failures) {
+    String sql = "SELECT file_path, delete_files FROM skade.plan_files(?, ?, ?::jsonb, ?, ?)"
+        + " WHERE content = 'data'";
+    try (PreparedStatement ps = conn.prepareStatement(sql)) {
+      ps.setString(1, CommitLog.ns(TableIdentifier.of(ns, tableName)));
+      ps.setString(2, tableName);
+      ps.setString(3, json);
+      ps.setLong(4, snapshotId);
+      ps.setString(5, Skade.CATALOG);
+      Map<String, Set<String>> out = new LinkedHashMap<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          java.sql.Array a = rs.getArray(2);
+          if (a == null) {
+            failures.add("plan_files gives a data file NULL delete_files: " + rs.getString(1));
+            return null;
+          }
+          out.put(rs.getString(1), new LinkedHashSet<>(List.of((String[]) a.getArray())));
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      failures.add("skade error " + e.getSQLState() + ": " + e.getMessage());
+      return null;
+    }
+  }
+
   int identicalDeletes;
   int fewerDeletes;
   int identicalData;
@@ -509,6 +544,27 @@ class DeleteFilesTest extends CatalogTestBase {
           + "\n    skade deletes: " + names(deletes.keySet())
           + "\n    Java tasks: " + tasks(java));
       ok = false;
+    }
+    // (2b) per data file: skade's delete_files holds every delete Java attaches to it
+    Map<String, Set<String>> skadeByData = skadeDeletesByData(json, s.id, failures);
+    if (skadeByData != null) {
+      for (String d : data) {
+        Set<String> want = s.full.deletesByData.getOrDefault(d, Set.of());
+        Set<String> got = skadeByData.getOrDefault(d, Set.of());
+        List<String> lacking = missing(want, got);
+        if (!lacking.isEmpty()) {
+          failures.add(where + ": delete_files of " + name(d) + " lacks " + lacking);
+          ok = false;
+        } else if (!want.equals(got)) {
+          perFileSuperset++;
+          if (supersetExamples.size() < 5) {
+            supersetExamples.add(name(d) + " (" + steps.get(s.id) + "): skade " + names(got)
+                + " vs Java " + names(want));
+          }
+        } else {
+          perFileIdentical++;
+        }
+      }
     }
     // ... and every delete Java's full scan attaches to a data file skade plans
     Set<String> needed = new LinkedHashSet<>();
@@ -637,8 +693,13 @@ class DeleteFilesTest extends CatalogTestBase {
     String counts =
         String.format(
             "Java attaches delete files for %d of the %d filters; delete rows in all: Java %d,"
-                + " skade %d",
-            withJavaDeletes, n, javaDeleteCount, skadeDeleteCount);
+                + " skade %d; per data file, delete_files identical to Java's task deletes for %d,"
+                + " superset for %d",
+            withJavaDeletes, n, javaDeleteCount, skadeDeleteCount, perFileIdentical,
+            perFileSuperset);
+    for (String ex : supersetExamples) {
+      System.out.println("  superset: " + ex);
+    }
 
     // filter true at every snapshot (time travel); none before the first delete has deletes
     int histOk = 0;
