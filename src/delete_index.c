@@ -22,8 +22,10 @@
  *	   so: unknown specs, float/decimal identity partitions) are matched as
  *	   one, that is by the other rules only;
  *	 - an unknown data sequence number (either side) never rules one out.
- *	 Partitions are keyed by a hash of the spec id and the partition's
- *	 jsonb; a collision only adds candidates, which the rules then filter.
+ *	 - a position delete that names its data file (referenced_data_file,
+ *	   deletion vectors) is matched by that path, whatever its partition;
+ *	 Partitions are keyed by the caller's hash of the spec id and values; a
+ *	 collision only adds candidates, which the rules then filter.
  *
  * Memory: the index, its lists and copies of the delete entries live in
  * the context it was created in.  Locking: none; backend-local.
@@ -54,7 +56,8 @@ typedef struct PartitionDeletes
 struct SkadeDeleteIndex
 {
 	MemoryContext cxt;
-	HTAB	   *partitions;		/* PartitionDeletes by SkadePartitionKey() */
+	HTAB	   *partitions;		/* PartitionDeletes by the caller's partition key */
+	HTAB	   *by_path;		/* PartitionDeletes by a hash of referenced_data_file */
 	List	   *unkeyed;		/* deletes matched without partition values */
 	List	   *all;			/* every SkadeDeleteFile, in insertion order */
 };
@@ -77,19 +80,23 @@ SkadeDeleteIndexCreate(MemoryContext cxt)
 	ctl.hcxt = cxt;
 	idx->partitions = hash_create("skade delete index", 64, &ctl,
 								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	idx->by_path = hash_create("skade delete index by path", 64, &ctl,
+							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	return idx;
 }
 
 /*
  * SkadeDeleteIndexAdd
  *		Add the delete file e (copied) of a manifest of spec spec_id;
- *		comparable: its partition values can be matched; unpartitioned: its
+ *		comparable: its partition values can be matched, by key (the
+ *		caller's hash of spec id and values); unpartitioned: its
  *		spec has no (non-void) field; seq: its data sequence number, if
  *		known; owner: the caller's, handed back.
  */
 void
 SkadeDeleteIndexAdd(SkadeDeleteIndex *idx, const SkadeManifestEntry *e, int32 spec_id,
-					bool comparable, bool unpartitioned, bool seq_known, int64 seq, void *owner)
+					uint64 key, bool comparable, bool unpartitioned, bool seq_known, int64 seq,
+					void *owner)
 {
 	MemoryContext old = MemoryContextSwitchTo(idx->cxt);
 	SkadeDeleteFile *d = palloc0(sizeof(SkadeDeleteFile));
@@ -101,12 +108,27 @@ SkadeDeleteIndexAdd(SkadeDeleteIndex *idx, const SkadeManifestEntry *e, int32 sp
 	d->seq_known = seq_known;
 	d->seq = seq;
 	idx->all = lappend(idx->all, d);
-	/* an unpartitioned equality delete is global; else by partition */
-	if (!comparable || (e->content == 2 && unpartitioned))
+
+	/*
+	 * An unpartitioned equality delete is global; one that names its data
+	 * file (or a deletion vector) is matched by that path alone, as Java
+	 * does; else by partition.
+	 */
+	if (e->content == 1 && e->referenced_data_file)
+	{
+		const char *path = ((const char *) d->entry) + e->referenced_data_file;
+		uint64		pkey = hash_bytes_extended((const unsigned char *) path, strlen(path), 0);
+		bool		found;
+		PartitionDeletes *pd = hash_search(idx->by_path, &pkey, HASH_ENTER, &found);
+
+		if (!found)
+			pd->files = NIL;
+		pd->files = lappend(pd->files, d);
+	}
+	else if (!comparable || (e->content == 2 && unpartitioned))
 		idx->unkeyed = lappend(idx->unkeyed, d);
 	else
 	{
-		uint64		key = SkadePartitionKey(spec_id, e);
 		bool		found;
 		PartitionDeletes *pd = hash_search(idx->partitions, &key, HASH_ENTER, &found);
 
@@ -125,7 +147,7 @@ SkadeDeleteIndexAdd(SkadeDeleteIndex *idx, const SkadeManifestEntry *e, int32 sp
  *		comparable: its partition values can be matched.
  */
 List *
-SkadeDeletesFor(SkadeDeleteIndex *idx, const SkadeManifestEntry *data, int32 spec_id,
+SkadeDeletesFor(SkadeDeleteIndex *idx, const SkadeManifestEntry *data, uint64 key,
 				bool comparable, bool seq_known, int64 seq, const SkadeColumn *cols,
 				int ncols, const SkadeColumnStats *stats)
 {
@@ -136,7 +158,6 @@ SkadeDeletesFor(SkadeDeleteIndex *idx, const SkadeManifestEntry *data, int32 spe
 
 	if (comparable)
 	{
-		uint64		key = SkadePartitionKey(spec_id, data);
 		PartitionDeletes *pd = hash_search(idx->partitions, &key, HASH_FIND, NULL);
 
 		if (pd)
@@ -146,6 +167,14 @@ SkadeDeletesFor(SkadeDeleteIndex *idx, const SkadeManifestEntry *data, int32 spe
 	{
 		/* partitions not comparable: every delete is a candidate */
 		candidates = idx->all;
+	}
+	if (comparable)
+	{
+		uint64		pkey = hash_bytes_extended((const unsigned char *) path, strlen(path), 0);
+		PartitionDeletes *pd = hash_search(idx->by_path, &pkey, HASH_FIND, NULL);
+
+		if (pd)
+			candidates = list_concat_copy(pd->files, candidates);
 	}
 	foreach(lc, candidates)
 	{
@@ -172,15 +201,6 @@ List *
 SkadeDeleteIndexFiles(SkadeDeleteIndex *idx)
 {
 	return idx->all;
-}
-
-/* the key of a file's partition: its spec id and values */
-uint64
-SkadePartitionKey(int32 spec_id, const SkadeManifestEntry *e)
-{
-	const struct varlena *p = (const struct varlena *) (((const char *) e) + e->partition_jsonb);
-
-	return hash_bytes_extended((const unsigned char *) p, VARSIZE(p), (uint64) (uint32) spec_id);
 }
 
 /* ---------------------------------------------------------------- rules */
@@ -261,6 +281,11 @@ equality_applies(const SkadeDeleteFile *d, const SkadeColumn *cols, int ncols,
 		if ((del->has_count & (1 << SKADE_STAT_VALUES)) && (del->has_count & (1 << SKADE_STAT_NULLS)) &&
 			del->count[SKADE_STAT_VALUES] == del->count[SKADE_STAT_NULLS] && !dat_nulls)
 			return false;
+		/* NaN equals NaN in an equality delete, and bounds leave NaN out */
+		if ((strcmp(col->type, "float") == 0 || strcmp(col->type, "double") == 0) &&
+			(!(del->has_count & (1 << SKADE_STAT_NANS)) || del->count[SKADE_STAT_NANS] > 0) &&
+			(!dat->has_count[SKADE_STAT_NANS] || dat->count[SKADE_STAT_NANS] > 0))
+			continue;
 		if (del->bound[0].len >= 0 && del->bound[1].len >= 0 && dat->bound[0] && dat->bound[1] &&
 			SkadeBoundsDisjoint(col, dat->bound[0], dat->bound_len[0],
 								dat->bound[1], dat->bound_len[1],

@@ -31,13 +31,12 @@ typedef struct SkadeDeleteIndex SkadeDeleteIndex;
 
 extern SkadeDeleteIndex *SkadeDeleteIndexCreate(MemoryContext cxt);
 extern void SkadeDeleteIndexAdd(SkadeDeleteIndex *idx, const SkadeManifestEntry *e,
-								int32 spec_id, bool comparable, bool unpartitioned,
+								int32 spec_id, uint64 key, bool comparable, bool unpartitioned,
 								bool seq_known, int64 seq, void *owner);
 extern List *SkadeDeletesFor(SkadeDeleteIndex *idx, const SkadeManifestEntry *data,
-							 int32 spec_id, bool comparable, bool seq_known, int64 seq,
+							 uint64 key, bool comparable, bool seq_known, int64 seq,
 							 const SkadeColumn *cols, int ncols,
 							 const SkadeColumnStats *stats);
 extern List *SkadeDeleteIndexFiles(SkadeDeleteIndex *idx);
-extern uint64 SkadePartitionKey(int32 spec_id, const SkadeManifestEntry *e);
 
 #endif							/* SKADE_DELETE_INDEX_H */

@@ -124,6 +124,7 @@ static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapsho
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
 static bool manifest_may_match(const ManifestRef *mref, const ScanPlan *plan);
 static bool partition_matchable(const FileContext *fc, bool *unpartitioned);
+static uint64 partition_key(const FileContext *fc, const SkadeManifestEntry *e);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
 					  bool v1, ScanPlan *plan);
 static const SkadeManifest *open_manifest(const ManifestRef *mref, const SkadeMeta *m, bool v1,
@@ -472,7 +473,7 @@ index_deletes(const ManifestRef *mref, const SkadeMeta *m, bool v1, ScanPlan *pl
 		bool		known = entry_data_seq(e, fc, &seq);
 
 		if (e->content != 0)
-			SkadeDeleteIndexAdd(plan->deletes, e, mref->spec_id,
+			SkadeDeleteIndexAdd(plan->deletes, e, mref->spec_id, partition_key(fc, e),
 								matchable && e->npartition == fc->nparts, unpartitioned,
 								known, seq, fc);
 	}
@@ -610,7 +611,7 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 		bool		unpartitioned;
 
 		if (plan->deletes)
-			dels = SkadeDeletesFor(plan->deletes, e, mref->spec_id,
+			dels = SkadeDeletesFor(plan->deletes, e, partition_key(fc, e),
 								   partition_matchable(fc, &unpartitioned) &&
 								   e->npartition == fc->nparts,
 								   !nulls[10], DatumGetInt64(values[10]), cols, ncols, stats);
@@ -624,6 +625,45 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 		values[17] = PointerGetDatum(construct_array(paths, n, TEXTOID, -1, false, TYPALIGN_INT));
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * The key of an entry's partition for matching delete files: a hash of the
+ * spec id and the values in spec order (not the Avro field names, which
+ * writers escape differently), ints of identity and truncate fields
+ * widened to 8 bytes so that an int promoted to long keeps its partitions.
+ */
+static uint64
+partition_key(const FileContext *fc, const SkadeManifestEntry *e)
+{
+	const SkadeManifestValue *vals = SkadeManifestPartition(e);
+	uint64		h = (uint64) (uint32) fc->mref->spec_id;
+	int			i;
+
+	for (i = 0; i < e->npartition; i++)
+	{
+		const char *p = ((const char *) e) + vals[i].off;
+		int			len = vals[i].len;
+		unsigned char wide[8];
+
+		if (len == 4 && fc->parts && i < fc->nparts &&
+			(fc->parts[i].transform == SKADE_TR_IDENTITY ||
+			 fc->parts[i].transform == SKADE_TR_TRUNCATE) &&
+			fc->parts[i].source >= 0 && strcmp(fc->cols[fc->parts[i].source].type, "int") == 0)
+		{
+			int64		v = SkadeLeInt(p, 4);
+			int			k;
+
+			for (k = 0; k < 8; k++)
+				wide[k] = (unsigned char) (((uint64) v) >> (8 * k));
+			p = (const char *) wide;
+			len = 8;
+		}
+		h = hash_bytes_extended((const unsigned char *) &len, sizeof(len), h);
+		if (len > 0)
+			h = hash_bytes_extended((const unsigned char *) p, len, h);
+	}
+	return h;
 }
 
 /*

@@ -197,12 +197,18 @@ bound_width(const char *t)
 	return -1;
 }
 
-/* Has a bound of the column's type this many bytes? */
+/*
+ * Has a bound of the column's type this many bytes?  A long or double
+ * column may hold 4-byte bounds: written while it was an int or a float
+ * (type promotion keeps old files), read widened, as Java does.
+ */
 bool
 SkadeBoundLengthOk(const SkadeColumn *c, size_t len)
 {
 	int			need = bound_width(c->type);
 
+	if (len == 4 && (strcmp(c->type, "long") == 0 || strcmp(c->type, "double") == 0))
+		return true;
 	if (need >= 0)
 		return (int) len == need;
 	if (strncmp(c->type, "decimal", 7) == 0)
