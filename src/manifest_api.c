@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * manifest_api.c
- *	  skade.manifests() and skade.files(): the manifest list of a snapshot
- *	  and the live data and delete files of its manifests, read from Avro
- *	  (format v1 and v2 field names).
+ *	  skade.manifests(), skade.files() and skade.plan_files(): the manifest
+ *	  list of a snapshot, the live data and delete files of its manifests
+ *	  (format v1, v2 and v3 field names), and the scan plan of a filter.
  *
  * Invariants:
  *	 - the snapshot (default: the current one) is resolved from the table's
@@ -11,17 +11,22 @@
  *	 - a v1 manifest list has no content or sequence numbers: content is
  *	   'data' and both sequence numbers are 0, as the spec says to read them;
  *	   an unassigned sequence number (-1) inherits the snapshot's;
- *	 - partition summaries are returned with their bounds as the raw
- *	   single-value serialisation (hex), not yet decoded by the spec's types;
- *	 - files(): a manifest must have exactly the manifest_length the list
- *	   records; entries with status DELETED are skipped; a null snapshot id
- *	   or sequence number inherits the manifest's (sequence numbers only for
- *	   ADDED entries; v1 ones are 0); column bounds are decoded by the
- *	   schema the manifest was written with (its "schema" header, else the
- *	   table's current schema), and a bound of the wrong length is an error;
- *	   statistics of columns the schema no longer has are left out.
+ *	 - partition summaries are decoded by the table's spec of the manifest's
+ *	   spec id (hex when the spec is unknown);
+ *	 - files(): manifests come from the L0.5 cache (manifest_cache.c),
+ *	   which checks manifest_length; a null snapshot id or sequence number
+ *	   inherits the manifest's (sequence numbers only for ADDED entries; v1
+ *	   ones are 0); column bounds are decoded by the schema the manifest was
+ *	   written with (its "schema" header, else the table's current schema),
+ *	   and a bound of the wrong length is an error when its file is
+ *	   returned; statistics of columns the schema no longer has are left out;
+ *	 - plan_files(): the filter is bound to the current schema before any
+ *	   manifest is read; a data manifest or file is left out only when its
+ *	   summaries, partition values or statistics prove no row can match
+ *	   (scan_filter.c, partition_stats.c); delete files are matched to data
+ *	   files by delete_index.c.
  *
- * Locking: none of its own (L0 and file access do their own).
+ * Locking: none of its own (L0, L0.5 and file access do their own).
  *
  * IDENTIFICATION
  *	  src/manifest_api.c

@@ -8,8 +8,11 @@
  * Invariants: a manifest is immutable and named by its path, so a cached
  * blob is never stale; it holds exactly the live entries of the file
  * (status ADDED or EXISTING, in file order) with every field as recorded:
- * nothing is inherited or decoded by type here, so one blob serves every
- * snapshot and schema that reads it.  An entry with an invalid status or
+ * nothing is inherited here, so one blob serves every snapshot that reads
+ * it.  Each entry also carries its partition as jsonb and, when the
+ * manifest records its schema and every bound is readable, its statistics
+ * as skade.files() returns them (jsonb decoded by that schema), so a warm
+ * plan builds no JSON.  An entry with an invalid status or
  * content type, or without data_file.file_path, fails the decode (nothing
  * is cached).  It is an instance of the shared blob cache (blob_cache.c:
  * eviction, coalesced fills, pins, locking), byte-bounded by
