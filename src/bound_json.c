@@ -35,55 +35,102 @@
 #define MAX_DECIMAL_SCALE	38		/* Iceberg's decimals have precision <= 38 */
 
 static void decimal_jsonb(const char *type, const char *p, size_t len, JsonbValue *out);
+static bool key_before(const JsonbValue *a, const JsonbValue *b);
 
 /*
  * SkadeColumnsJsonb
  *		{"name": {"id": .., "size": .., "value_count": .., "null_count": ..,
  *		"nan_count": .., "lower": .., "upper": ..}, ...}: the statistics a
- *		file has, by column name (columns without any are left out), built
- *		as jsonb directly (no JSON text to parse).
+ *		file has, by column name (columns without any are left out).  Built
+ *		as a JsonbValue tree whose keys are already in jsonb's order (length,
+ *		then bytes; column names are unique), so nothing is parsed or sorted
+ *		by the generic builder: this runs for every file a manifest holds.
  */
 Datum
 SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *stats,
 				  const char *file)
 {
-	static const char *const count_keys[] = {"size", "value_count", "null_count", "nan_count"};
-	static const char *const bound_keys[] = {"lower", "upper"};
-	JsonbParseState *state = NULL;
-	JsonbValue	v;
-	JsonbValue *res;
+	/* the inner keys in jsonb order: by length, then bytes */
+	static const char *const keys[] = {
+		"id", "size", "lower", "upper", "nan_count", "null_count", "value_count"
+	};
+	JsonbValue	root;
+	JsonbPair  *outer = palloc(sizeof(JsonbPair) * (ncols + 1));
+	int			nouter = 0;
 	int			i,
+				j,
 				k;
 
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (i = 0; i < ncols; i++)
 	{
 		const SkadeColumnStats *c = &stats[i];
+		JsonbPair  *inner;
+		JsonbPair	kv;
+		int			n = 0;
 
 		if (!c->has_count[0] && !c->has_count[1] && !c->has_count[2] && !c->has_count[3] &&
 			c->bound[0] == NULL && c->bound[1] == NULL)
 			continue;
-		pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, cols[i].name));
-		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, "id"));
-		pushJsonbValue(&state, WJB_VALUE, SkadeJbInt(&v, cols[i].id));
-		for (k = 0; k < 4; k++)
-			if (c->has_count[k])
+		inner = palloc(sizeof(JsonbPair) * lengthof(keys));
+		for (k = 0; k < (int) lengthof(keys); k++)
+		{
+			JsonbValue *v = &inner[n].value;
+
+			switch (k)
 			{
-				pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, count_keys[k]));
-				pushJsonbValue(&state, WJB_VALUE, SkadeJbInt(&v, c->count[k]));
+				case 0:			/* id */
+					SkadeJbInt(v, cols[i].id);
+					break;
+				case 1:			/* size */
+				case 4:			/* nan_count */
+				case 5:			/* null_count */
+				case 6:			/* value_count */
+					{
+						int			which = k == 1 ? 0 : (k == 4 ? SKADE_STAT_NANS :
+													  k == 5 ? SKADE_STAT_NULLS : SKADE_STAT_VALUES);
+
+						if (!c->has_count[which])
+							continue;
+						SkadeJbInt(v, c->count[which]);
+						break;
+					}
+				default:		/* lower, upper */
+					if (c->bound[k - 2] == NULL)
+						continue;
+					SkadeBoundJsonb(&cols[i], c->bound[k - 2], c->bound_len[k - 2], keys[k], file, v);
 			}
-		for (k = 0; k < 2; k++)
-			if (c->bound[k])
-			{
-				pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, bound_keys[k]));
-				SkadeBoundJsonb(&cols[i], c->bound[k], c->bound_len[k], bound_keys[k], file, &v);
-				pushJsonbValue(&state, WJB_VALUE, &v);
-			}
-		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+			SkadeJbString(&inner[n].key, keys[k]);
+			inner[n].order = n;
+			n++;
+		}
+		SkadeJbString(&kv.key, cols[i].name);
+		kv.value.type = jbvObject;
+		kv.value.val.object.nPairs = n;
+		kv.value.val.object.pairs = inner;
+		/* insertion into the outer keys, kept in jsonb order */
+		for (j = nouter; j > 0 && key_before(&kv.key, &outer[j - 1].key); j--)
+			;
+		if (j > 0 && !key_before(&outer[j - 1].key, &kv.key))
+			continue;			/* a second column of that name ("a.b" twice): the first */
+		memmove(&outer[j + 1], &outer[j], sizeof(JsonbPair) * (nouter - j));
+		outer[j] = kv;
+		nouter++;
 	}
-	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	return JsonbPGetDatum(JsonbValueToJsonb(res));
+	for (j = 0; j < nouter; j++)
+		outer[j].order = j;
+	root.type = jbvObject;
+	root.val.object.nPairs = nouter;
+	root.val.object.pairs = outer;
+	return JsonbPGetDatum(JsonbValueToJsonb(&root));
+}
+
+/* does key a sort before key b in a jsonb object (shorter first, then bytes)? */
+static bool
+key_before(const JsonbValue *a, const JsonbValue *b)
+{
+	if (a->val.string.len != b->val.string.len)
+		return a->val.string.len < b->val.string.len;
+	return memcmp(a->val.string.val, b->val.string.val, a->val.string.len) < 0;
 }
 
 /* Would SkadeColumnsJsonb() read every bound of stats without an error? */
