@@ -60,6 +60,7 @@ static uint32 add_array(StringInfo buf, const void *data, size_t size);
 static uint32 add_varlena(StringInfo buf, const char *s, size_t len);
 static bool id_in(int64 id, const int64 *ids, int n);
 static void add_columns(json_t *fields, const char *prefix, List **out);
+static void set_bound_width(SkadeColumn *c);
 
 /*
  * SkadeJsonInit
@@ -494,6 +495,35 @@ done:
 
 /* ---------------------------------------------------------------- helpers */
 
+/*
+ * The width of a bound of the column's type in Iceberg's single-value
+ * serialisation, computed once here rather than for every bound read.
+ */
+static void
+set_bound_width(SkadeColumn *c)
+{
+	const char *t = c->type;
+
+	c->narrow_width = -1;
+	if (strcmp(t, "boolean") == 0)
+		c->width = 1;
+	else if (strcmp(t, "int") == 0 || strcmp(t, "date") == 0 || strcmp(t, "float") == 0)
+		c->width = 4;
+	else if (strcmp(t, "long") == 0 || strcmp(t, "double") == 0)
+	{
+		c->width = 8;
+		c->narrow_width = 4;
+	}
+	else if (strcmp(t, "time") == 0 || strncmp(t, "timestamp", 9) == 0)
+		c->width = 8;
+	else if (strcmp(t, "uuid") == 0)
+		c->width = 16;
+	else if (strncmp(t, "fixed[", 6) == 0)
+		c->width = (int16) atoi(t + 6);
+	else
+		c->width = -1;
+}
+
 static void
 add_columns(json_t *fields, const char *prefix, List **out)
 {
@@ -518,6 +548,7 @@ add_columns(json_t *fields, const char *prefix, List **out)
 			c->id = (int32) json_integer_value(id);
 			c->name = full;
 			c->type = pstrdup(json_string_value(type));
+			set_bound_width(c);
 			*out = lappend(*out, c);
 		}
 		else if (json_is_object(type) &&

@@ -86,6 +86,9 @@ typedef struct SkadeColumn
 	int32		id;
 	const char *name;
 	const char *type;			/* "long", "decimal(9,2)", "fixed[16]", ... */
+	int16		width;			/* bytes of a bound of this type; -1: any */
+	int16		narrow_width;	/* also accepted (4: a long or double read from
+								 * an int or float before a promotion); -1 */
 } SkadeColumn;
 
 /* a field of a partition spec, as written (transform bound by partition_stats.c) */

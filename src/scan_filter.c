@@ -105,7 +105,6 @@ static bool pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn 
 static int	cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v,
 					  bool upper);
 static int64 timestamp_literal(char *s, const char *type);
-static int	bound_width(const char *t);
 static bool same_representation(const char *written, const char *bound);
 static int	bounds_cmp(CmpKind cmp, const char *a, size_t alen, const char *b, size_t blen);
 static bool single_value_excluded(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
@@ -179,24 +178,6 @@ SkadeBoundFloat(const char *p, size_t len)
 	}
 }
 
-/* the width a bound of the column's type must have; -1: any (1..16 for decimals) */
-static int
-bound_width(const char *t)
-{
-	if (strcmp(t, "boolean") == 0)
-		return 1;
-	if (strcmp(t, "int") == 0 || strcmp(t, "date") == 0 || strcmp(t, "float") == 0)
-		return 4;
-	if (strcmp(t, "long") == 0 || strcmp(t, "double") == 0 || strcmp(t, "time") == 0 ||
-		strncmp(t, "timestamp", 9) == 0)
-		return 8;
-	if (strcmp(t, "uuid") == 0)
-		return 16;
-	if (strncmp(t, "fixed[", 6) == 0)
-		return atoi(t + 6);
-	return -1;
-}
-
 /*
  * Has a bound of the column's type this many bytes?  A long or double
  * column may hold 4-byte bounds: written while it was an int or a float
@@ -205,12 +186,8 @@ bound_width(const char *t)
 bool
 SkadeBoundLengthOk(const SkadeColumn *c, size_t len)
 {
-	int			need = bound_width(c->type);
-
-	if (len == 4 && (strcmp(c->type, "long") == 0 || strcmp(c->type, "double") == 0))
-		return true;
-	if (need >= 0)
-		return (int) len == need;
+	if (c->width >= 0)
+		return (int) len == c->width || (int) len == c->narrow_width;
 	if (strncmp(c->type, "decimal", 7) == 0)
 		return len > 0 && len <= 16;
 	return true;
@@ -220,7 +197,7 @@ SkadeBoundLengthOk(const SkadeColumn *c, size_t len)
 void
 SkadeCheckBoundLength(const SkadeColumn *c, size_t len, const char *which, const char *file)
 {
-	int			need = bound_width(c->type);
+	int			need = c->width;
 
 	if (!SkadeBoundLengthOk(c, len))
 		ereport(ERROR,
