@@ -66,6 +66,7 @@ static bool header_long(const char **p, const char *end, int64 *out);
 static void release(void *arg);
 static void report_avro(const SkadeAvroFile *f, const char *what) pg_attribute_noreturn();
 static bool field_value(const SkadeAvroValue *rec, const char *name, avro_value_t *out);
+static bool int_value(const avro_value_t *value, int64 *out);
 static JsonbValue *push_jsonb(JsonbParseState **state, const avro_value_t *value,
 							  const SkadeAvroFile *f, JsonbIteratorToken tok);
 static void type_mismatch(const SkadeAvroValue *rec, const char *name,
@@ -330,24 +331,12 @@ bool
 SkadeAvroLong(const SkadeAvroValue *rec, const char *name, int64 *out)
 {
 	avro_value_t v;
-	int32_t		i32;
-	int64_t		i64;
 
 	if (!field_value(rec, name, &v))
 		return false;
-	switch (avro_value_get_type(&v))
-	{
-		case AVRO_INT32:
-			avro_value_get_int(&v, &i32);
-			*out = i32;
-			return true;
-		case AVRO_INT64:
-			avro_value_get_long(&v, &i64);
-			*out = i64;
-			return true;
-		default:
-			type_mismatch(rec, name, "int or long");
-	}
+	if (!int_value(&v, out))
+		type_mismatch(rec, name, "int or long");
+	return true;
 }
 
 bool
@@ -435,28 +424,36 @@ SkadeAvroArrayElement(const SkadeAvroValue *array, int i)
 bool
 SkadeAvroAsLong(const SkadeAvroValue *value, int64 *out)
 {
+	if (avro_value_get_type(&value->v) == AVRO_NULL)
+		return false;
+	if (!int_value(&value->v, out))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("Avro file \"%s\" has a value of type %d where an int or long belongs",
+						value->file->location, (int) avro_value_get_type(&value->v))));
+	return true;
+}
+
+/* an int or long value into *out; false if it is of another type */
+static bool
+int_value(const avro_value_t *value, int64 *out)
+{
 	int32_t		i32;
 	int64_t		i64;
 
-	switch (avro_value_get_type(&value->v))
+	switch (avro_value_get_type(value))
 	{
-		case AVRO_NULL:
-			return false;
 		case AVRO_INT32:
-			avro_value_get_int(&value->v, &i32);
+			avro_value_get_int(value, &i32);
 			*out = i32;
 			return true;
 		case AVRO_INT64:
-			avro_value_get_long(&value->v, &i64);
+			avro_value_get_long(value, &i64);
 			*out = i64;
 			return true;
 		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("Avro file \"%s\" has a value of type %d where an int or long belongs",
-							value->file->location, (int) avro_value_get_type(&value->v))));
+			return false;
 	}
-	pg_unreachable();
 }
 
 /* the number of fields of a record (0 for anything else) */

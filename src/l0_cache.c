@@ -66,6 +66,7 @@ static long l0_max_entries(void);
 static void *load_metadata(const char *location, void *arg, Size *size);
 static void copy_visitor(const void *blob, Size size, void *arg);
 static void summary_visitor(const void *blob, Size size, void *arg);
+static void put_blob_stats(SkadeBlobCache *c, Datum *values);
 
 /* ---------------------------------------------------------------- sizing */
 
@@ -232,7 +233,6 @@ skade_cache_stats(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[CACHE_STATS_COLS];
 	bool		nulls[CACHE_STATS_COLS] = {0};
-	SkadeBlobCacheStats st;
 	int64		phits,
 				pmisses,
 				pentries;
@@ -241,7 +241,22 @@ skade_cache_stats(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);
-	SkadeBlobCacheStatsGet(l0, &st);
+	put_blob_stats(l0, &values[0]);
+	MirrorStats(&phits, &pmisses, &pentries);
+	values[7] = Int64GetDatum(phits);
+	values[8] = Int64GetDatum(pmisses);
+	values[9] = Int64GetDatum(pentries);
+	put_blob_stats(ManifestCache(), &values[10]);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* a blob cache's (hits, misses, coalesced_waits, evictions, entries, bytes, capacity) */
+static void
+put_blob_stats(SkadeBlobCache *c, Datum *values)
+{
+	SkadeBlobCacheStats st;
+
+	SkadeBlobCacheStatsGet(c, &st);
 	values[0] = Int64GetDatum(st.hits);
 	values[1] = Int64GetDatum(st.misses);
 	values[2] = Int64GetDatum(st.coalesced);
@@ -249,19 +264,6 @@ skade_cache_stats(PG_FUNCTION_ARGS)
 	values[4] = Int64GetDatum(st.entries);
 	values[5] = Int64GetDatum(st.bytes);
 	values[6] = Int64GetDatum(st.capacity);
-	MirrorStats(&phits, &pmisses, &pentries);
-	values[7] = Int64GetDatum(phits);
-	values[8] = Int64GetDatum(pmisses);
-	values[9] = Int64GetDatum(pentries);
-	SkadeBlobCacheStatsGet(ManifestCache(), &st);
-	values[10] = Int64GetDatum(st.hits);
-	values[11] = Int64GetDatum(st.misses);
-	values[12] = Int64GetDatum(st.coalesced);
-	values[13] = Int64GetDatum(st.evictions);
-	values[14] = Int64GetDatum(st.entries);
-	values[15] = Int64GetDatum(st.bytes);
-	values[16] = Int64GetDatum(st.capacity);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
 /* skade.cache_reset(): drop every cached metadata file and manifest, zero the counters. */

@@ -180,7 +180,7 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 			json_t	   *wrap = json_pack("[{s:i, s:O}]", "spec-id", 0, "fields", v1spec);
 
 			if (wrap == NULL)
-				elog(ERROR, "out of memory");
+				elog(ERROR, "could not wrap the partition-spec of \"%s\"", location);
 			specs_text = dump_compact(wrap);
 			json_decref(wrap);
 		}
