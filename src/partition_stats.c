@@ -241,31 +241,20 @@ derive(const SkadeBoundPartition *part, const SkadeColumn *col, SkadePartitionDa
 	switch (part->transform)
 	{
 		case SKADE_TR_IDENTITY:
-			{
-				int			width = -1;
-
-				if (strcmp(type, "int") == 0 || strcmp(type, "date") == 0 ||
-					strcmp(type, "float") == 0)
-					width = 4;
-				else if (strcmp(type, "long") == 0 || strcmp(type, "double") == 0 ||
-						 strcmp(type, "time") == 0 || unit != UNIT_NONE)
-					width = 8;
-				else if (strcmp(type, "boolean") == 0)
-					width = 1;
-				else if (strcmp(type, "string") != 0)
-					return;		/* decimals, binary, uuid: not compared */
-				if (lo.len >= 0 && (width < 0 || lo.len == width))
-				{
-					st->bound[0] = lo.p;
-					st->bound_len[0] = lo.len;
-				}
-				if (hi.len >= 0 && (width < 0 || hi.len == width))
-				{
-					st->bound[1] = hi.p;
-					st->bound_len[1] = hi.len;
-				}
+			/* decimals and binary are not compared */
+			if (col->width < 0 && strcmp(type, "string") != 0)
 				return;
+			if (lo.len >= 0 && SkadeBoundLengthOk(col, lo.len))
+			{
+				st->bound[0] = lo.p;
+				st->bound_len[0] = lo.len;
 			}
+			if (hi.len >= 0 && SkadeBoundLengthOk(col, hi.len))
+			{
+				st->bound[1] = hi.p;
+				st->bound_len[1] = hi.len;
+			}
+			return;
 		case SKADE_TR_YEAR:
 		case SKADE_TR_MONTH:
 		case SKADE_TR_DAY:
