@@ -3,7 +3,7 @@
 EXTENSION   = skade
 EXTVERSION  = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 MODULE_big  = skade
-OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o \
+OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
               src/file_access.o src/gzip.o src/metadata_json.o src/blob_cache.o src/l0_cache.o \
               src/pointer_mirror.o src/warm.o src/metadata_api.o \
               src/stree64.o src/stree64_sql.o src/snapshot_map.o \
@@ -23,7 +23,7 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
                metadata manifests manifest_cache avro_formats cache pointer_mirror time_travel \
-               stree64 durability adopt privileges
+               stree64 durability adopt search_path privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
 ISOLATION      = cas_both_paths mirror_snapshots index_snapshots

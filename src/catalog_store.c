@@ -17,6 +17,7 @@
  *     lock it takes serialises concurrent commits to one table.
  * Every change fires the commit-log trigger (commit_log.c).
  *
+ * Statements run as the caller, under the pinned search_path of safe_sql.c.
  * Callers run inside a transaction; each function connects to SPI itself
  * and returns its results palloc'd in the caller's memory context.
  * Read-only functions run with read_only = true, i.e. on the caller's
@@ -41,6 +42,7 @@
 
 #include "catalog_store.h"
 #include "pointer_mirror.h"
+#include "safe_sql.h"
 
 typedef enum StoreQueryId
 {
@@ -568,12 +570,20 @@ attached_invalidate(Datum arg, Oid relid)
 	}
 }
 
-/* Run one of the statements above; the caller is connected to SPI. */
+/*
+ * Run one of the statements above; the caller is connected to SPI.  They run
+ * as the caller, under the pinned search_path of safe_sql.c: no schema of
+ * the caller's path can supply an operator, function, type or collation, and
+ * the kept plans are never re-planned for a different path.
+ */
 static int
 store_exec(StoreQueryId id, Datum *args, bool read_only)
 {
 	const StoreQuery *q = &store_queries[id];
+	SkadeSafeSql safe;
 	int			rc;
+
+	SkadeSafeSqlBegin(&safe, InvalidOid);
 
 	if (store_plans[id] == NULL)
 	{
@@ -589,6 +599,7 @@ store_exec(StoreQueryId id, Datum *args, bool read_only)
 	if (rc < 0)
 		elog(ERROR, "skade: catalog statement %d failed: %s",
 			 (int) id, SPI_result_code_string(rc));
+	SkadeSafeSqlEnd(&safe);
 	return rc;
 }
 

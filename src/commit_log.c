@@ -23,9 +23,9 @@
  * trigger inserts its rows directly through the executor's simple-insert
  * path, which runs no SQL and checks no privileges, and records the role
  * that made the change.  The TRUNCATE trigger runs one INSERT ... SELECT as
- * the owner of skade.commit_log (SetUserIdAndSecContext with
- * SECURITY_LOCAL_USERID_CHANGE, as the RI triggers do); it names every
- * object schema-qualified, so the caller's search_path cannot redirect it.
+ * the owner of skade.commit_log through safe_sql.c (pinned search_path,
+ * every object schema-qualified, no operator at all), so the caller's
+ * search_path cannot redirect it.
  *
  * skade.commit_log is append-only: a BEFORE UPDATE/DELETE/TRUNCATE trigger
  * refuses every change, except skade.resolve_commit_log() filling in the
@@ -60,6 +60,7 @@
 
 #include "commit_log.h"
 #include "pointer_mirror.h"
+#include "safe_sql.h"
 #include "snapshot_map.h"
 #include "warm.h"
 #include "guc.h"
@@ -288,8 +289,7 @@ skade_log_truncate(PG_FUNCTION_ARGS)
 	Relation	rel;
 	StringInfoData sql;
 	PointerColumns cols;
-	Oid			save_userid;
-	int			save_sec_context;
+	SkadeSafeSql safe;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) ||
 		!TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
@@ -316,9 +316,7 @@ skade_log_truncate(PG_FUNCTION_ARGS)
 					 quote_identifier(get_namespace_name(RelationGetNamespace(rel))),
 					 quote_identifier(RelationGetRelationName(rel)));
 
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(SkadeCatalogOwner(),
-						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	SkadeSafeSqlBegin(&safe, SkadeCatalogOwner());
 	SPI_connect();
 	if (SPI_execute(sql.data, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not log truncated tables");
@@ -329,7 +327,7 @@ skade_log_truncate(PG_FUNCTION_ARGS)
 			pg_atomic_fetch_add_u64(&skade_shared->commits, SPI_processed);
 	}
 	SPI_finish();
-	SetUserIdAndSecContext(save_userid, save_sec_context);
+	SkadeSafeSqlEnd(&safe);
 
 	return PointerGetDatum(NULL);
 }

@@ -9,7 +9,11 @@
  * It wakes every second, or at once when skade.rebuild_index() sets its
  * latch, and rebuilds when asked to, when it has never built, or when a
  * trigger setting is reached (commits since the build, lookups the tree
- * could not answer, a time ceiling).  SIGHUP reloads the settings; SIGTERM
+ * could not answer, a time ceiling).  While the extension is not installed
+ * in its database it looks again after a back-off of up to a minute.  It
+ * runs as the bootstrap superuser, so its search_path is pinned to
+ * pg_catalog, pg_temp above any database-level setting (safe_sql.c) and it
+ * finds the extension by a catalog lookup, not SQL.  SIGHUP reloads the settings; SIGTERM
  * (die) ends it.  Any ERROR ends it and the postmaster restarts it after
  * SKADE_WORKER_RESTART_S seconds; a restarted worker frees a segment its
  * predecessor left half-published, and the previous generation stays in
@@ -35,6 +39,7 @@
 
 #include "guc.h"
 #include "index_worker.h"
+#include "safe_sql.h"
 #include "snapshot_index.h"
 
 #define SKADE_WORKER_RESTART_S	5
@@ -67,6 +72,8 @@ skade_index_worker_main(Datum arg)
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnection(skade_database, NULL, 0);
+	/* no ALTER DATABASE ... SET search_path may redirect what it runs */
+	SkadeSafeSqlPinProcess();
 	pgstat_report_appname("skade index worker");
 	IndexWorkerAttach(MyLatch);
 

@@ -58,6 +58,7 @@
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "commands/dbcommands.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -76,6 +77,7 @@
 #include "utils/timestamp.h"
 
 #include "guc.h"
+#include "safe_sql.h"
 #include "shmem.h"
 #include "snapshot_index.h"
 #include "stree64.h"
@@ -84,6 +86,7 @@
 #define DIRTY_IDS_MAX		65536
 #define DIRTY_TABLES_MAX	4096
 #define CHUNK				1024
+#define SKADE_ABSENT_BACKOFF_MAX_S	60
 
 typedef struct IndexShared
 {
@@ -167,6 +170,10 @@ static uint64 my_gen = 0;
 static TransactionId my_xmax = InvalidTransactionId;
 static Oid	my_db = InvalidOid;
 static bool own_changes = false;	/* this transaction changed snapshot_map */
+
+/* the worker: when to look for the extension again after finding it absent */
+static TimestampTz absent_retry_at = 0;
+static int	absent_backoff_s = 0;
 
 static uint64 table_hash(const char *catalog, const char *ns, const char *name);
 static void note_dirty(HTAB *set, uint64 key);
@@ -580,12 +587,6 @@ worker_detach(int code, Datum arg)
 	ConditionVariableBroadcast(&ix->rebuilt);
 }
 
-void
-IndexWorkerDetach(void)
-{
-	worker_detach(0, (Datum) 0);
-}
-
 /* Is a rebuild due: asked for, never built, or a trigger setting reached? */
 bool
 IndexRebuildDue(void)
@@ -593,6 +594,7 @@ IndexRebuildDue(void)
 	bool		requested;
 	uint64		gen;
 	TimestampTz built_at;
+	TimestampTz now = GetCurrentTimestamp();
 	uint64		commits = pg_atomic_read_u64(&ix->commits_since);
 	uint64		misses = pg_atomic_read_u64(&ix->misses_since);
 
@@ -604,6 +606,9 @@ IndexRebuildDue(void)
 
 	if (requested)
 		return true;
+	/* the extension was absent: look again only after the back-off */
+	if (now < absent_retry_at)
+		return false;
 	if (gen == 0 || ix->dboid != MyDatabaseId)
 		return true;
 	if (skade_index_rebuild_commits > 0 && commits >= (uint64) skade_index_rebuild_commits)
@@ -611,8 +616,7 @@ IndexRebuildDue(void)
 	if (skade_index_rebuild_misses > 0 && misses >= (uint64) skade_index_rebuild_misses)
 		return true;
 	return commits > 0 && skade_index_rebuild_interval > 0 &&
-		TimestampDifferenceExceeds(built_at, GetCurrentTimestamp(),
-								   skade_index_rebuild_interval * 1000);
+		TimestampDifferenceExceeds(built_at, now, skade_index_rebuild_interval * 1000);
 }
 
 typedef struct BuildTableEntry
@@ -621,10 +625,37 @@ typedef struct BuildTableEntry
 	uint32		index;
 } BuildTableEntry;
 
+/* a generation being built, in the worker's build context */
+typedef struct IndexBuild
+{
+	int64	   *keys;
+	IndexPayload *payload;
+	uint64		n;
+	uint64		cap;
+	IndexTable *tables;
+	uint64		ntables;
+	uint64		tcap;
+	StringInfoData strings;
+	HTAB	   *tindex;			/* "catalog\x1fns\x1fname" -> tables[] index */
+} IndexBuild;
+
+static void build_scan(IndexBuild *b, MemoryContext cxt);
+static void build_add(IndexBuild *b, int64 id, const char *cat, const char *nsp,
+					  const char *nam, const char *loc);
+static dsm_segment *build_layout(IndexBuild *b);
+static void build_publish(dsm_segment *seg, Snapshot snap, instr_time start,
+						  uint64 req_at_start, uint64 commits_at_start,
+						  uint64 misses_at_start);
+static void build_answer_waiters(uint64 req_at_start);
+
 /*
  * IndexRebuild
  *		Build a new generation from skade.snapshot_map and publish it.  Runs
- *		in the index worker, in its own transaction.
+ *		in the index worker, in its own transaction, under the search_path
+ *		the worker pinned at start (safe_sql.c).  When the extension is not
+ *		installed in its database, it answers waiting callers and backs off
+ *		(1 s, doubling to SKADE_ABSENT_BACKOFF_MAX_S) instead of looking
+ *		every second.
  */
 void
 IndexRebuild(void)
@@ -632,30 +663,12 @@ IndexRebuild(void)
 	MemoryContext cxt;
 	MemoryContext old;
 	instr_time	start;
-	instr_time	duration;
 	Snapshot	snap;
 	uint64		req_at_start;
 	uint64		commits_at_start;
 	uint64		misses_at_start;
-	int64	   *keys = NULL;
-	IndexPayload *payload = NULL;
-	uint64		n = 0;
-	uint64		cap = 0;
-	IndexTable *tables = NULL;
-	uint64		ntables = 0;
-	uint64		tcap = 0;
-	StringInfoData strings;
-	HTAB	   *tindex;
-	HASHCTL		hctl;
-	Portal		portal;
+	IndexBuild	b;
 	dsm_segment *seg;
-	IndexSegment *hdr;
-	dsm_handle	old_handle;
-	Size		tree_size;
-	Size		total;
-	HASH_SEQ_STATUS status;
-	DirtyEntry *e;
-	bool		installed;
 
 	INSTR_TIME_SET_CURRENT(start);
 	LWLockAcquire(&ix->lock, LW_SHARED);
@@ -666,43 +679,66 @@ IndexRebuild(void)
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
+	/* a catalog lookup, not SQL: nothing a database owner set can redirect it */
+	if (!OidIsValid(get_extension_oid("skade", true)))
+	{
+		CommitTransactionCommand();
+		absent_backoff_s = Min(Max(absent_backoff_s * 2, 1), SKADE_ABSENT_BACKOFF_MAX_S);
+		absent_retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													  absent_backoff_s * 1000);
+		build_answer_waiters(req_at_start);
+		return;
+	}
+	absent_backoff_s = 0;
+	absent_retry_at = 0;
+
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	snap = GetActiveSnapshot();
 	pgstat_report_activity(STATE_RUNNING, "skade: building the snapshot index");
 
-	if (SPI_execute("SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'skade'", true, 1)
-		!= SPI_OK_SELECT)
-		elog(ERROR, "could not look for the skade extension");
-	installed = SPI_processed > 0;
-	if (!installed)
-	{
-		/* nothing to index in this database (yet): answer waiters, retry later */
-		SPI_finish();
-		PopActiveSnapshot();
-		CommitTransactionCommand();
-		LWLockAcquire(&ix->lock, LW_EXCLUSIVE);
-		ix->done = req_at_start;
-		ix->built_at = GetCurrentTimestamp();
-		LWLockRelease(&ix->lock);
-		ConditionVariableBroadcast(&ix->rebuilt);
-		pgstat_report_activity(STATE_IDLE, NULL);
-		return;
-	}
-
 	cxt = AllocSetContextCreate(TopTransactionContext, "skade index build",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	initStringInfo(&strings);
-	appendStringInfoChar(&strings, '\0');	/* offset 0: "" */
+	build_scan(&b, cxt);
+	seg = build_layout(&b);
+	build_publish(seg, snap, start, req_at_start, commits_at_start, misses_at_start);
+	MemoryContextSwitchTo(old);
+
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/* No generation this time: wake the callers of skade.rebuild_index(). */
+static void
+build_answer_waiters(uint64 req_at_start)
+{
+	LWLockAcquire(&ix->lock, LW_EXCLUSIVE);
+	ix->done = req_at_start;
+	ix->built_at = GetCurrentTimestamp();
+	LWLockRelease(&ix->lock);
+	ConditionVariableBroadcast(&ix->rebuilt);
+}
+
+/* Read snapshot_map (one row per snapshot id: its resolution, in key order). */
+static void
+build_scan(IndexBuild *b, MemoryContext cxt)
+{
+	HASHCTL		hctl;
+	Portal		portal;
+
+	memset(b, 0, sizeof(IndexBuild));
+	initStringInfo(&b->strings);
+	appendStringInfoChar(&b->strings, '\0');	/* offset 0: "" */
 	memset(&hctl, 0, sizeof(hctl));
 	hctl.keysize = sizeof(((BuildTableEntry *) 0)->key);
 	hctl.entrysize = sizeof(BuildTableEntry);
 	hctl.hcxt = cxt;
-	tindex = hash_create("skade index build tables", 1024, &hctl,
-						 HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	b->tindex = hash_create("skade index build tables", 1024, &hctl,
+							HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
 
-	/* one row per snapshot id: its resolution, in key order */
 	portal = SPI_cursor_open_with_args(NULL,
 									   "SELECT DISTINCT ON (snapshot_id) snapshot_id, catalog_name,"
 									   " table_namespace, table_name, metadata_location"
@@ -721,63 +757,81 @@ IndexRebuild(void)
 			HeapTuple	tup = SPI_tuptable->vals[r];
 			TupleDesc	desc = SPI_tuptable->tupdesc;
 			bool		isnull;
-			char	   *cat = SPI_getvalue(tup, desc, 2);
-			char	   *nsp = SPI_getvalue(tup, desc, 3);
-			char	   *nam = SPI_getvalue(tup, desc, 4);
-			char	   *loc = SPI_getvalue(tup, desc, 5);
-			char		tkey[sizeof(((BuildTableEntry *) 0)->key)];
-			BuildTableEntry *te;
-			bool		found;
+			MemoryContext old = MemoryContextSwitchTo(cxt);
 
-			MemoryContextSwitchTo(cxt);
-			if (n == cap)
-			{
-				cap = Max(cap * 2, 65536);
-				keys = keys ? repalloc_huge(keys, sizeof(int64) * cap)
-					: MemoryContextAllocHuge(cxt, sizeof(int64) * cap);
-				payload = payload ? repalloc_huge(payload, sizeof(IndexPayload) * cap)
-					: MemoryContextAllocHuge(cxt, sizeof(IndexPayload) * cap);
-			}
-			keys[n] = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
-			snprintf(tkey, sizeof(tkey), "%s%c%s%c%s", cat, '\x1f', nsp, '\x1f', nam);
-			te = hash_search(tindex, tkey, HASH_ENTER, &found);
-			if (!found)
-			{
-				if (ntables == tcap)
-				{
-					tcap = Max(tcap * 2, 64);
-					tables = tables ? repalloc(tables, sizeof(IndexTable) * tcap)
-						: palloc(sizeof(IndexTable) * tcap);
-				}
-				te->index = ntables;
-				tables[ntables].hash = table_hash(cat, nsp, nam);
-				tables[ntables].catalog = strings.len;
-				appendBinaryStringInfo(&strings, cat, strlen(cat) + 1);
-				tables[ntables].ns = strings.len;
-				appendBinaryStringInfo(&strings, nsp, strlen(nsp) + 1);
-				tables[ntables].name = strings.len;
-				appendBinaryStringInfo(&strings, nam, strlen(nam) + 1);
-				tables[ntables].pad = 0;
-				ntables++;
-			}
-			payload[n].table = te->index;
-			payload[n].location = strings.len;
-			appendBinaryStringInfo(&strings, loc, strlen(loc) + 1);
-			n++;
+			build_add(b, DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull)),
+					  SPI_getvalue(tup, desc, 2), SPI_getvalue(tup, desc, 3),
+					  SPI_getvalue(tup, desc, 4), SPI_getvalue(tup, desc, 5));
 			MemoryContextSwitchTo(old);
 		}
 		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
 	}
 	SPI_cursor_close(portal);
 	MemoryContextSwitchTo(cxt);
+}
 
-	/* lay the generation out in a new segment */
-	tree_size = STree64Size(n);
+/* Add one snapshot id (in key order) and, once, its table. */
+static void
+build_add(IndexBuild *b, int64 id, const char *cat, const char *nsp, const char *nam,
+		  const char *loc)
+{
+	char		tkey[sizeof(((BuildTableEntry *) 0)->key)];
+	BuildTableEntry *te;
+	bool		found;
+
+	if (b->n == b->cap)
+	{
+		b->cap = Max(b->cap * 2, 65536);
+		b->keys = b->keys ? repalloc_huge(b->keys, sizeof(int64) * b->cap)
+			: palloc_extended(sizeof(int64) * b->cap, MCXT_ALLOC_HUGE);
+		b->payload = b->payload ? repalloc_huge(b->payload, sizeof(IndexPayload) * b->cap)
+			: palloc_extended(sizeof(IndexPayload) * b->cap, MCXT_ALLOC_HUGE);
+	}
+	b->keys[b->n] = id;
+	snprintf(tkey, sizeof(tkey), "%s%c%s%c%s", cat, '\x1f', nsp, '\x1f', nam);
+	te = hash_search(b->tindex, tkey, HASH_ENTER, &found);
+	if (!found)
+	{
+		IndexTable *t;
+
+		if (b->ntables == b->tcap)
+		{
+			b->tcap = Max(b->tcap * 2, 64);
+			b->tables = b->tables ? repalloc(b->tables, sizeof(IndexTable) * b->tcap)
+				: palloc(sizeof(IndexTable) * b->tcap);
+		}
+		te->index = b->ntables;
+		t = &b->tables[b->ntables++];
+		t->hash = table_hash(cat, nsp, nam);
+		t->catalog = b->strings.len;
+		appendBinaryStringInfo(&b->strings, cat, strlen(cat) + 1);
+		t->ns = b->strings.len;
+		appendBinaryStringInfo(&b->strings, nsp, strlen(nsp) + 1);
+		t->name = b->strings.len;
+		appendBinaryStringInfo(&b->strings, nam, strlen(nam) + 1);
+		t->pad = 0;
+	}
+	b->payload[b->n].table = te->index;
+	b->payload[b->n].location = b->strings.len;
+	appendBinaryStringInfo(&b->strings, loc, strlen(loc) + 1);
+	b->n++;
+}
+
+/* Lay the generation out in a new, pinned segment (recorded as being built). */
+static dsm_segment *
+build_layout(IndexBuild *b)
+{
+	Size		tree_size = STree64Size(b->n);
+	Size		total;
+	dsm_segment *seg;
+	IndexSegment *hdr;
+
 	total = TYPEALIGN(64, sizeof(IndexSegment));
 	total += tree_size;
-	total = MAXALIGN(total) + sizeof(IndexPayload) * n;
-	total = MAXALIGN(total) + sizeof(IndexTable) * ntables;
-	total = MAXALIGN(total) + strings.len;
+	total = MAXALIGN(total) + sizeof(IndexPayload) * b->n;
+	total = MAXALIGN(total) + sizeof(IndexTable) * b->ntables;
+	total = MAXALIGN(total) + b->strings.len;
 	seg = dsm_create(total, DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (seg == NULL)
 		ereport(ERROR,
@@ -788,23 +842,39 @@ IndexRebuild(void)
 	LWLockRelease(&ix->lock);
 	hdr = (IndexSegment *) dsm_segment_address(seg);
 	memset(hdr, 0, sizeof(IndexSegment));
-	hdr->n = n;
-	hdr->ntables = ntables;
+	hdr->n = b->n;
+	hdr->ntables = b->ntables;
 	hdr->tree_off = TYPEALIGN(64, sizeof(IndexSegment));
 	hdr->payload_off = MAXALIGN(hdr->tree_off + tree_size);
-	hdr->tables_off = MAXALIGN(hdr->payload_off + sizeof(IndexPayload) * n);
-	hdr->strings_off = MAXALIGN(hdr->tables_off + sizeof(IndexTable) * ntables);
+	hdr->tables_off = MAXALIGN(hdr->payload_off + sizeof(IndexPayload) * b->n);
+	hdr->strings_off = MAXALIGN(hdr->tables_off + sizeof(IndexTable) * b->ntables);
 	hdr->total = total;
-	STree64Build((STree64 *) SEG_AT(hdr, hdr->tree_off), keys, n);
-	if (n > 0)
-		memcpy(SEG_AT(hdr, hdr->payload_off), payload, sizeof(IndexPayload) * n);
-	if (ntables > 0)
-		memcpy(SEG_AT(hdr, hdr->tables_off), tables, sizeof(IndexTable) * ntables);
-	memcpy(SEG_AT(hdr, hdr->strings_off), strings.data, strings.len);
+	STree64Build((STree64 *) SEG_AT(hdr, hdr->tree_off), b->keys, b->n);
+	if (b->n > 0)
+		memcpy(SEG_AT(hdr, hdr->payload_off), b->payload, sizeof(IndexPayload) * b->n);
+	if (b->ntables > 0)
+		memcpy(SEG_AT(hdr, hdr->tables_off), b->tables, sizeof(IndexTable) * b->ntables);
+	memcpy(SEG_AT(hdr, hdr->strings_off), b->strings.data, b->strings.len);
 	hdr->magic = INDEX_MAGIC;
 	dsm_pin_segment(seg);
+	return seg;
+}
 
-	/* publish: swap (handle, gen), prune the dirty marks the tree now covers */
+/*
+ * Publish: swap (handle, gen), prune the dirty marks the tree now covers,
+ * wake the waiters; the worker keeps no mapping, and the previous
+ * generation goes with its last reader.
+ */
+static void
+build_publish(dsm_segment *seg, Snapshot snap, instr_time start, uint64 req_at_start,
+			  uint64 commits_at_start, uint64 misses_at_start)
+{
+	IndexSegment *hdr = (IndexSegment *) dsm_segment_address(seg);
+	instr_time	duration;
+	dsm_handle	old_handle;
+	HASH_SEQ_STATUS status;
+	DirtyEntry *e;
+
 	INSTR_TIME_SET_CURRENT(duration);
 	INSTR_TIME_SUBTRACT(duration, start);
 	LWLockAcquire(&ix->lock, LW_EXCLUSIVE);
@@ -815,8 +885,8 @@ IndexRebuild(void)
 	ix->gen = hdr->gen;
 	ix->dboid = MyDatabaseId;
 	ix->build_xmax = snap->xmax;
-	ix->entries = n;
-	ix->bytes = total;
+	ix->entries = hdr->n;
+	ix->bytes = hdr->total;
 	ix->build_ms = INSTR_TIME_GET_MILLISEC(duration);
 	ix->built_at = GetCurrentTimestamp();
 	hash_seq_init(&status, dirty_ids);
@@ -842,16 +912,9 @@ IndexRebuild(void)
 	pg_atomic_fetch_sub_u64(&ix->misses_since, misses_at_start);
 	ConditionVariableBroadcast(&ix->rebuilt);
 
-	/* the worker keeps no mapping; the previous generation goes with its last reader */
 	dsm_detach(seg);
 	if (old_handle != DSM_HANDLE_INVALID)
 		dsm_unpin_segment(old_handle);
-
-	MemoryContextSwitchTo(old);
-	SPI_finish();
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
 /* ---------------------------------------------------------------- SQL */
@@ -897,15 +960,13 @@ skade_rebuild_index(PG_FUNCTION_ARGS)
 		ConditionVariableTimedSleep(&ix->rebuilt, 1000, PG_WAIT_EXTENSION);
 	}
 	ConditionVariableCancelSleep();
-	LWLockAcquire(&ix->lock, LW_EXCLUSIVE);
+	/* a catalog lookup: never under the index lock */
 	if (strcmp(get_database_name(MyDatabaseId), skade_database) != 0)
-	{
-		LWLockRelease(&ix->lock);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the skade index serves database \"%s\", not this one", skade_database),
 				 errhint("Set skade.database and restart to index another database; lookups here use the heap.")));
-	}
+	LWLockAcquire(&ix->lock, LW_EXCLUSIVE);
 	ticket = ++ix->requested;
 	latch = ix->worker_latch;
 	LWLockRelease(&ix->lock);
@@ -953,12 +1014,14 @@ skade_index_status(PG_FUNCTION_ARGS)
 	int64		distinct_ids = 0;
 	uint64		entries;
 	Oid			dboid;
+	SkadeSafeSql safe;
 
 	SkadeRequireShared();
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);
 
+	SkadeSafeSqlBegin(&safe, InvalidOid);
 	SPI_connect();
 	if (SPI_execute("SELECT count(DISTINCT snapshot_id) FROM skade.snapshot_map", true, 0)
 		== SPI_OK_SELECT && SPI_processed == 1)
@@ -969,6 +1032,7 @@ skade_index_status(PG_FUNCTION_ARGS)
 												   SPI_tuptable->tupdesc, 1, &isnull));
 	}
 	SPI_finish();
+	SkadeSafeSqlEnd(&safe);
 
 	LWLockAcquire(&ix->lock, LW_SHARED);
 	values[0] = BoolGetDatum(skade_index_enabled);

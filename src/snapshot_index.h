@@ -33,7 +33,6 @@ extern void IndexResolve(const int64 *ids, const bool *nulls, int n,
 
 /* the worker */
 extern void IndexWorkerAttach(Latch *latch);
-extern void IndexWorkerDetach(void);
 extern bool IndexRebuildDue(void);
 extern void IndexRebuild(void);
 

@@ -14,7 +14,8 @@
  * (the same metadata registered twice), the lowest commit-log seq wins.
  *
  * Writes run as the owner of the log (writers have no privilege on it) with
- * saved, schema-qualified statements; each change also marks the snapshot
+ * saved statements that name every relation and operator schema-qualified,
+ * under the pinned search_path of safe_sql.c; each change also marks the snapshot
  * ids and tables it touches as dirty for the STree64 index
  * (snapshot_index.c), before the writer commits.
  *
@@ -35,6 +36,7 @@
 #include "utils/timestamp.h"
 
 #include "commit_log.h"
+#include "safe_sql.h"
 #include "snapshot_index.h"
 #include "snapshot_map.h"
 
@@ -58,30 +60,39 @@ static const struct
 	[M_INSERT] = {
 		"INSERT INTO skade.snapshot_map (catalog_name, table_namespace, table_name,"
 		" snapshot_id, made_current, seq, metadata_location, committed_at)"
-		" SELECT $1, $2, $3, id, id = $4, $5, $6, $7 FROM pg_catalog.unnest($8) id"
+		" SELECT $1, $2, $3, id, id OPERATOR(pg_catalog.=) $4, $5, $6, $7"
+		" FROM pg_catalog.unnest($8) id"
 		" ON CONFLICT DO NOTHING",
 		8, {TEXTOID, TEXTOID, TEXTOID, INT8OID, INT8OID, TEXTOID, TIMESTAMPTZOID, INT8ARRAYOID}},
 	[M_MOVE] = {
 		"UPDATE skade.snapshot_map SET catalog_name = $4, table_namespace = $5, table_name = $6"
-		" WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3",
+		" WHERE catalog_name OPERATOR(pg_catalog.=) $1"
+		" AND table_namespace OPERATOR(pg_catalog.=) $2"
+		" AND table_name OPERATOR(pg_catalog.=) $3",
 		6, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID}},
 	[M_DROP] = {
 		"DELETE FROM skade.snapshot_map"
-		" WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3",
+		" WHERE catalog_name OPERATOR(pg_catalog.=) $1"
+		" AND table_namespace OPERATOR(pg_catalog.=) $2"
+		" AND table_name OPERATOR(pg_catalog.=) $3",
 		3, {TEXTOID, TEXTOID, TEXTOID}},
 	[M_TRUNCATE] = {
 		"DELETE FROM skade.snapshot_map", 0, {0}},
 	[M_RESOLVE] = {
 		"SELECT q.ord, m.catalog_name, m.table_namespace, m.table_name, m.metadata_location"
 		" FROM pg_catalog.unnest($1) WITH ORDINALITY q(id, ord)"
-		" CROSS JOIN LATERAL (SELECT * FROM skade.snapshot_map s WHERE s.snapshot_id = q.id"
+		" CROSS JOIN LATERAL (SELECT * FROM skade.snapshot_map s"
+		" WHERE s.snapshot_id OPERATOR(pg_catalog.=) q.id"
 		" ORDER BY s.made_current DESC, s.seq LIMIT 1) m",
 		1, {INT8ARRAYOID}},
 	[M_RESOLVE_TABLE] = {
 		"SELECT q.ord, m.catalog_name, m.table_namespace, m.table_name, m.metadata_location"
 		" FROM pg_catalog.unnest($1) WITH ORDINALITY q(id, ord)"
-		" CROSS JOIN LATERAL (SELECT * FROM skade.snapshot_map s WHERE s.snapshot_id = q.id"
-		" AND s.catalog_name = $2 AND s.table_namespace = $3 AND s.table_name = $4"
+		" CROSS JOIN LATERAL (SELECT * FROM skade.snapshot_map s"
+		" WHERE s.snapshot_id OPERATOR(pg_catalog.=) q.id"
+		" AND s.catalog_name OPERATOR(pg_catalog.=) $2"
+		" AND s.table_namespace OPERATOR(pg_catalog.=) $3"
+		" AND s.table_name OPERATOR(pg_catalog.=) $4"
 		" ORDER BY s.made_current DESC, s.seq LIMIT 1) m",
 		4, {INT8ARRAYOID, TEXTOID, TEXTOID, TEXTOID}},
 };
@@ -231,21 +242,18 @@ SnapshotMapResolveHeap(const int64 *ids, const bool *nulls, int n,
 
 /*
  * Run one statement.  Writes connect to SPI and run as the owner of
- * skade.snapshot_map; reads expect the caller to be connected.
+ * skade.snapshot_map, reads as the caller (who is connected); both under
+ * the pinned search_path of safe_sql.c.
  */
 static void
 map_exec(MapQuery q, Datum *args, bool read_only)
 {
-	Oid			save_userid;
-	int			save_sec_context;
+	SkadeSafeSql safe;
 	int			rc;
 
+	SkadeSafeSqlBegin(&safe, read_only ? InvalidOid : SkadeCatalogOwner());
 	if (!read_only)
-	{
-		GetUserIdAndSecContext(&save_userid, &save_sec_context);
-		SetUserIdAndSecContext(SkadeCatalogOwner(), save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
 		SPI_connect();
-	}
 	if (map_plans[q] == NULL)
 	{
 		SPIPlanPtr	plan = SPI_prepare(map_queries[q].sql, map_queries[q].nargs,
@@ -262,8 +270,6 @@ map_exec(MapQuery q, Datum *args, bool read_only)
 		elog(ERROR, "skade: snapshot map statement %d failed: %s",
 			 (int) q, SPI_result_code_string(rc));
 	if (!read_only)
-	{
 		SPI_finish();
-		SetUserIdAndSecContext(save_userid, save_sec_context);
-	}
+	SkadeSafeSqlEnd(&safe);
 }

@@ -25,6 +25,7 @@
 #include "access/xact.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
@@ -33,6 +34,7 @@
 #include "file_access.h"
 #include "guc.h"
 #include "l0_cache.h"
+#include "safe_sql.h"
 #include "shmem.h"
 #include "snapshot_map.h"
 #include "warm.h"
@@ -161,21 +163,26 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 	uint64		nrows;
 	Oid			argtypes[2] = {INT8OID, INT8OID};
 	SPIPlanPtr	plan;
+	SkadeSafeSql safe;
 
 	SkadeRequireShared();
+	/* SECURITY DEFINER: its statements must not follow the caller's search_path */
+	SkadeSafeSqlBegin(&safe, InvalidOid);
 	SPI_connect();
 	if (SPI_execute("SELECT l.seq, l.metadata_location, l.previous_metadata_location,"
 					" l.catalog_name, l.table_namespace, l.table_name, l.committed_at,"
 					" t.table_name IS NOT NULL"
 					" FROM skade.commit_log l LEFT JOIN public.iceberg_tables t"
-					" ON t.catalog_name = l.catalog_name AND t.table_namespace = l.table_namespace"
-					" AND t.table_name = l.table_name"
+					" ON t.catalog_name OPERATOR(pg_catalog.=) l.catalog_name"
+					" AND t.table_namespace OPERATOR(pg_catalog.=) l.table_namespace"
+					" AND t.table_name OPERATOR(pg_catalog.=) l.table_name"
 					" WHERE l.snapshot_id IS NULL AND l.metadata_location IS NOT NULL"
 					" ORDER BY l.seq", true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not scan skade.commit_log");
 	rows = SPI_tuptable;
 	nrows = SPI_processed;
-	plan = SPI_prepare("UPDATE skade.commit_log SET snapshot_id = $2 WHERE seq = $1",
+	plan = SPI_prepare("UPDATE skade.commit_log SET snapshot_id = $2"
+					   " WHERE seq OPERATOR(pg_catalog.=) $1",
 					   2, argtypes);
 	if (plan == NULL)
 		elog(ERROR, "could not prepare commit log update");
@@ -193,6 +200,7 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 		SkadeMeta  *old;
 		Datum		args[2];
 
+		CHECK_FOR_INTERRUPTS();
 		if (!SkadeWarmMetadata(location, previous, &meta, &old))
 			continue;
 		/* its snapshots become resolvable, if the table is still known by that name */
@@ -218,5 +226,6 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 		resolved++;
 	}
 	SPI_finish();
+	SkadeSafeSqlEnd(&safe);
 	PG_RETURN_INT64(resolved);
 }
