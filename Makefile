@@ -8,13 +8,13 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
               src/pointer_mirror.o src/warm.o src/metadata_api.o \
               src/stree64.o src/stree64_sql.o src/snapshot_map.o \
               src/snapshot_index.o src/index_worker.o src/time_travel_api.o \
-              src/catalog_store.o src/commit_log.o src/avro_reader.o src/manifest_cache.o src/delete_index.o src/scan_filter.o src/bound_json.o src/partition_stats.o src/manifest_api.o \
+              src/catalog_store.o src/commit_log.o src/avro_schema.o src/avro_container.o src/snappy_block.o src/avro_reader.o src/manifest_cache.o src/delete_index.o src/scan_filter.o src/bound_json.o src/partition_stats.o src/manifest_api.o \
               src/namespace_api.o src/table_api.o
 DATA        = $(EXTENSION)--$(EXTVERSION).sql
 PGFILEDESC  = "skade - Apache Iceberg catalog inside PostgreSQL"
 
 PKG_CONFIG ?= pkg-config
-SKADE_LIBS  = jansson zlib avro-c
+SKADE_LIBS  = jansson zlib avro-c snappy
 PG_CPPFLAGS = -I$(srcdir)/src $(shell $(PKG_CONFIG) --cflags $(SKADE_LIBS))
 SHLIB_LINK  = $(shell $(PKG_CONFIG) --libs $(SKADE_LIBS))
 PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
@@ -22,7 +22,7 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # skade needs shared_preload_libraries, so pg_regress brings up its own
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
-               metadata manifests manifest_cache avro_formats cache pointer_mirror time_travel \
+               metadata manifests manifest_cache avro_formats avro_hostile cache pointer_mirror time_travel \
                stree64 durability adopt search_path privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale

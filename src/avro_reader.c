@@ -2,19 +2,32 @@
  *
  * avro_reader.c
  *	  Avro object container files (Iceberg manifest lists and manifests),
- *	  read through libavro-c.  The only file that includes avro.h.
+ *	  read record by record through libavro-c.  The only file that includes
+ *	  avro.h.
  *
  * Invariants:
  *	 - the bytes come from SkadeReadLocation, so the same confinement
- *	   (skade.allowed_roots, no symlinks, size cap) applies as for metadata;
- *	 - the codec is checked from the header before libavro-c sees the file:
- *	   null, deflate and snappy are read (what Iceberg writers use, bar
- *	   zstandard); anything else (zstandard, bzip2, xz) is
- *	   feature_not_supported rather than an opaque libavro error;
- *	 - libavro-c allocates with malloc: its reader and value live as long as
- *	   the memory context the SkadeAvroFile was opened in (a reset callback
- *	   frees them), so an error anywhere cannot leak them;
- *	 - every libavro failure is reported as data_corrupted, naming the file.
+ *	   (skade.allowed_roots, no symlink escapes, size cap) applies as for
+ *	   metadata; a manifest's size is checked against the length its
+ *	   manifest list records before anything is decoded;
+ *	 - libavro-c never sees the file itself: avro_container.c parses the
+ *	   container, validates the writer schema (non-recursive, bounded) and
+ *	   decodes the blocks within skade.max_manifest_size; libavro-c only
+ *	   parses the validated schema and reads each block's records from its
+ *	   decoded bytes (a memory reader), exactly as many as the block
+ *	   declares, and the records must use up the block;
+ *	 - the schema must have the shape of the kind of file asked for (a
+ *	   manifest list's manifest_path, a manifest's status and
+ *	   data_file.file_path);
+ *	 - libavro-c allocates through skade_avro_alloc (malloc, with no single
+ *	   allocation out of proportion to the block being read, so a bogus
+ *	   length in the data fails the read instead of allocating it, see
+ *	   AVRO_ALLOC_LIMIT); its reader, schema
+ *	   and value live as long as the memory context the SkadeAvroFile was
+ *	   opened in (a reset callback frees them), so an error anywhere cannot
+ *	   leak them;
+ *	 - every string that leaves here as text is valid UTF-8 (no NUL);
+ *	 - every malformed input is 22SK1 naming the file.
  *
  * Locking: none; everything is backend-local.
  *
@@ -26,33 +39,36 @@
 #include "postgres.h"
 
 #include <math.h>
-#include <stdio.h>
 
 #include <avro.h>
 
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "avro_container.h"
 #include "avro_reader.h"
 #include "bound_json.h"
 #include "file_access.h"
+#include "guc.h"
+#include "skade.h"
 
 struct SkadeAvroFile
 {
 	const char *location;
-	StringInfo	bytes;			/* the file; libavro reads it via fmemopen */
-	List	   *meta;			/* header metadata: key, value, key, ... */
-	const char *codec;
-	avro_file_reader_t reader;
+	StringInfo	bytes;			/* the file as read */
+	SkadeAvroContainer *container;	/* its blocks, decoded */
+	avro_schema_t schema;
 	avro_value_iface_t *iface;
 	avro_value_t value;
 	bool		have_value;
-	bool		open;
+	avro_reader_t reader;		/* over the current block's bytes */
+	int			block;			/* current block, -1 before the first */
+	int64		left;			/* records left in it */
 	MemoryContextCallback cleanup;
 	SkadeAvroValue *current;
-	int64		records;
 };
 
 struct SkadeAvroValue
@@ -61,10 +77,25 @@ struct SkadeAvroValue
 	avro_value_t v;
 };
 
-static void parse_header(SkadeAvroFile *f);
-static bool header_long(const char **p, const char *end, int64 *out);
+/*
+ * The largest single allocation libavro-c may make while it reads a record
+ * of a block of len bytes: no string or bytes value can be longer than the
+ * block, and its in-memory values take a few dozen bytes per encoded byte
+ * (every array element and map entry takes at least one byte to encode).
+ */
+#define AVRO_ALLOC_LIMIT(len)	((size_t) (len) * 64 + 1024 * 1024)
+
+/* the largest single allocation libavro-c may make now (see skade_avro_alloc) */
+static size_t avro_alloc_limit = 0;
+
+static void *skade_avro_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+static void check_shape(SkadeAvroFile *f, SkadeAvroKind kind);
+static bool schema_has(avro_schema_t rec, const char *field, avro_type_t type,
+					   avro_schema_t *out);
+static bool next_block(SkadeAvroFile *f);
 static void release(void *arg);
 static void report_avro(const SkadeAvroFile *f, const char *what) pg_attribute_noreturn();
+static void check_text(const SkadeAvroFile *f, const char *s, size_t len, const char *what);
 static bool field_value(const SkadeAvroValue *rec, const char *name, avro_value_t *out);
 static bool int_value(const avro_value_t *value, int64 *out);
 static JsonbValue *push_jsonb(JsonbParseState **state, const avro_value_t *value,
@@ -73,44 +104,150 @@ static void type_mismatch(const SkadeAvroValue *rec, const char *name,
 						  const char *expected) pg_attribute_noreturn();
 
 /*
+ * SkadeAvroInit
+ *		Route libavro-c's allocations through skade_avro_alloc.  _PG_init.
+ */
+void
+SkadeAvroInit(void)
+{
+	avro_set_allocator(skade_avro_alloc, NULL);
+}
+
+/*
+ * libavro-c's allocator: malloc, but no single allocation over
+ * avro_alloc_limit (0: no limit, outside a record read).  libavro reports a
+ * refused allocation as ENOMEM, which fails the read cleanly.
+ */
+static void *
+skade_avro_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	if (nsize == 0)
+	{
+		free(ptr);
+		return NULL;
+	}
+	if (avro_alloc_limit > 0 && nsize > avro_alloc_limit)
+		return NULL;
+	return realloc(ptr, nsize);
+}
+
+/*
+ * SkadeAvroCheckLength
+ *		A file must have the length its manifest list records (-1: not
+ *		recorded); else 22SK1.
+ */
+void
+SkadeAvroCheckLength(const char *path, uint64 actual, int64 expected)
+{
+	if (expected >= 0 && actual != (uint64) expected)
+		ereport(ERROR,
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
+				 errmsg("manifest \"%s\" has %llu bytes, but its manifest list says %lld",
+						path, (unsigned long long) actual, (long long) expected),
+				 errhint("The manifest was truncated or replaced after it was committed.")));
+}
+
+/*
  * SkadeAvroOpen
- *		Read the Avro file at location and open it for SkadeAvroNext.
+ *		Read the Avro file at location (which must have expected_length
+ *		bytes, -1: any), of the given kind, and open it for SkadeAvroNext.
  */
 SkadeAvroFile *
-SkadeAvroOpen(const char *location)
+SkadeAvroOpen(const char *location, SkadeAvroKind kind, int64 expected_length)
 {
 	SkadeAvroFile *f = palloc0(sizeof(SkadeAvroFile));
-	FILE	   *fp;
-	avro_schema_t schema;
 
 	f->location = pstrdup(location);
+	f->block = -1;
 	f->bytes = SkadeReadLocation(location);
-	parse_header(f);
+	SkadeAvroCheckLength(location, f->bytes->len, expected_length);
+	f->container = SkadeAvroContainerDecode(f->location, f->bytes->data, f->bytes->len);
 
 	f->cleanup.func = release;
 	f->cleanup.arg = f;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &f->cleanup);
 
-	fp = fmemopen(f->bytes->data, f->bytes->len, "rb");
-	if (fp == NULL)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open Avro file \"%s\": %m", location)));
-	if (avro_file_reader_fp(fp, location, 1, &f->reader) != 0)
-		report_avro(f, "could not open");
-	f->open = true;
-	schema = avro_file_reader_get_writer_schema(f->reader);
-	if (schema == NULL || !is_avro_record(schema))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("Avro file \"%s\" does not hold records", location)));
-	f->iface = avro_generic_class_from_schema(schema);
+	/* the schema was validated: libavro-c may parse it now */
+	avro_set_error("%s", "");
+	if (avro_schema_from_json_length(f->container->schema, f->container->schema_len,
+									 &f->schema) != 0)
+		report_avro(f, "could not parse the writer schema of");
+	check_shape(f, kind);
+	f->iface = avro_generic_class_from_schema(f->schema);
 	if (f->iface == NULL || avro_generic_value_new(f->iface, &f->value) != 0)
 		report_avro(f, "could not read the schema of");
 	f->have_value = true;
+	f->reader = avro_reader_memory(NULL, 0);
+	if (f->reader == NULL)
+		report_avro(f, "could not read");
 	f->current = palloc(sizeof(SkadeAvroValue));
 	f->current->file = f;
 	return f;
+}
+
+/*
+ * The top-level fields a kind of file must have, with their types: a
+ * manifest list's manifest_path (string), a manifest's status (int) and
+ * data_file (record) with file_path (string).  Optional ones are checked
+ * where they are read.
+ */
+static void
+check_shape(SkadeAvroFile *f, SkadeAvroKind kind)
+{
+	avro_schema_t df;
+	const char *missing = NULL;
+
+	if (!is_avro_record(f->schema))
+		missing = "a record at its top level";
+	else if (kind == SKADE_AVRO_MANIFEST_LIST)
+	{
+		if (!schema_has(f->schema, "manifest_path", AVRO_STRING, NULL))
+			missing = "manifest_path (string)";
+	}
+	else if (!schema_has(f->schema, "status", AVRO_INT32, NULL))
+		missing = "status (int)";
+	else if (!schema_has(f->schema, "data_file", AVRO_RECORD, &df))
+		missing = "data_file (record)";
+	else if (!schema_has(df, "file_path", AVRO_STRING, NULL))
+		missing = "data_file.file_path (string)";
+	if (missing)
+		ereport(ERROR,
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
+				 errmsg("Avro file \"%s\" is not an Iceberg %s", f->location,
+						kind == SKADE_AVRO_MANIFEST_LIST ? "manifest list" : "manifest"),
+				 errdetail("Its writer schema lacks %s.", missing)));
+}
+
+/* Has record rec a field of this type (also as a union branch)? */
+static bool
+schema_has(avro_schema_t rec, const char *field, avro_type_t type, avro_schema_t *out)
+{
+	/* not avro_schema_record_field_get(), which crashes on a missing field */
+	int			index = avro_schema_record_field_get_index(rec, field);
+	avro_schema_t s;
+	size_t		i;
+
+	if (index < 0)
+		return false;
+	s = avro_schema_record_field_get_by_index(rec, index);
+	if (is_avro_union(s))
+	{
+		for (i = 0; i < avro_schema_union_size(s); i++)
+		{
+			avro_schema_t b = avro_schema_union_branch(s, i);
+
+			if (avro_typeof(b) == type)
+			{
+				if (out)
+					*out = b;
+				return true;
+			}
+		}
+		return false;
+	}
+	if (out)
+		*out = s;
+	return avro_typeof(s) == type;
 }
 
 /*
@@ -123,17 +260,53 @@ SkadeAvroNext(SkadeAvroFile *f)
 {
 	int			rc;
 
-	if (!f->open)
-		return NULL;
+	while (f->left == 0)
+		if (!next_block(f))
+			return NULL;
 	avro_value_reset(&f->value);
-	rc = avro_file_reader_read_value(f->reader, &f->value);
-	if (rc == EOF)
-		return NULL;
+	avro_set_error("%s", "");	/* libavro prefixes its messages to the last one */
+	avro_alloc_limit = AVRO_ALLOC_LIMIT(f->container->blocks[f->block].len);
+	rc = avro_value_read(f->reader, &f->value);
+	avro_alloc_limit = 0;
 	if (rc != 0)
 		report_avro(f, "could not read a record of");
-	f->records++;
+	f->left--;
 	f->current->v = f->value;
 	return f->current;
+}
+
+/*
+ * Move to the next block (false at the end of the file), after checking
+ * that the records of the current one used up its bytes.
+ */
+static bool
+next_block(SkadeAvroFile *f)
+{
+	const SkadeAvroBlock *b;
+
+	if (f->block >= 0)
+	{
+		char		extra;
+
+		int64		n = f->container->blocks[f->block].count;
+
+		if (avro_read(f->reader, &extra, 1) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_SKADE_INVALID_FILE),
+					 errmsg_plural("block %d of Avro file \"%s\" has bytes left after its %lld record",
+								   "block %d of Avro file \"%s\" has bytes left after its %lld records",
+								   (unsigned long) n, f->block + 1, f->location, (long long) n),
+					 errhint("The file may be truncated or corrupt.")));
+	}
+	if (f->block + 1 >= f->container->nblocks)
+	{
+		f->block = f->container->nblocks;
+		return false;
+	}
+	b = &f->container->blocks[++f->block];
+	avro_reader_memory_set_source(f->reader, f->container->decoded->data + b->off, b->len);
+	f->left = b->count;
+	return true;
 }
 
 void
@@ -142,24 +315,11 @@ SkadeAvroClose(SkadeAvroFile *f)
 	release(f);
 }
 
-const char *
-SkadeAvroCodec(const SkadeAvroFile *f)
-{
-	return f->codec;
-}
-
 /* A header metadata value (e.g. "format-version", "schema"), or NULL */
 const char *
 SkadeAvroMeta(const SkadeAvroFile *f, const char *key)
 {
-	ListCell   *lc;
-
-	for (lc = list_head(f->meta); lc != NULL; lc = lnext(f->meta, lnext(f->meta, lc)))
-	{
-		if (strcmp((const char *) lfirst(lc), key) == 0)
-			return (const char *) lfirst(lnext(f->meta, lc));
-	}
-	return NULL;
+	return SkadeAvroContainerMeta(f->container, key);
 }
 
 /* the size of the file in bytes, as read */
@@ -183,7 +343,7 @@ SkadeAvroToJsonb(const SkadeAvroValue *value)
 
 	if (avro_value_get_type(&value->v) != AVRO_RECORD)
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("Avro file \"%s\" has a value of type %d where a record belongs",
 						value->file->location, (int) avro_value_get_type(&value->v))));
 	res = push_jsonb(&state, &value->v, value->file, WJB_VALUE);
@@ -261,8 +421,8 @@ push_jsonb(JsonbParseState **state, const avro_value_t *value, const SkadeAvroFi
 
 				avro_value_get_string(&v, &str, &n);
 				n = n > 0 ? n - 1 : 0;
-				return pushJsonbValue(state, tok, SkadeJbText(&jv, pnstrdup(str, n),
-															   strnlen(str, n)));
+				check_text(f, str, n, "a string value");
+				return pushJsonbValue(state, tok, SkadeJbText(&jv, pnstrdup(str, n), n));
 			}
 		case AVRO_BYTES:
 		case AVRO_FIXED:
@@ -367,7 +527,9 @@ SkadeAvroText(const SkadeAvroValue *rec, const char *name, char **out)
 		type_mismatch(rec, name, "string");
 	avro_value_get_string(&v, &s, &size);
 	/* size counts the terminating NUL */
-	*out = pnstrdup(s, size > 0 ? size - 1 : 0);
+	size = size > 0 ? size - 1 : 0;
+	check_text(rec->file, s, size, name);
+	*out = pnstrdup(s, size);
 	return true;
 }
 
@@ -428,7 +590,7 @@ SkadeAvroAsLong(const SkadeAvroValue *value, int64 *out)
 		return false;
 	if (!int_value(&value->v, out))
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("Avro file \"%s\" has a value of type %d where an int or long belongs",
 						value->file->location, (int) avro_value_get_type(&value->v))));
 	return true;
@@ -596,17 +758,29 @@ static void
 type_mismatch(const SkadeAvroValue *rec, const char *name, const char *expected)
 {
 	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
+			(errcode(ERRCODE_SKADE_INVALID_FILE),
 			 errmsg("field \"%s\" of Avro file \"%s\" is not of type %s",
 					name, rec->file->location, expected),
 			 errhint("The file does not follow the Iceberg manifest schema.")));
+}
+
+/* a string from the file must be valid UTF-8 without NULs to become text */
+static void
+check_text(const SkadeAvroFile *f, const char *s, size_t len, const char *what)
+{
+	if (len > (size_t) PG_INT32_MAX || !pg_verifymbstr(s, (int) len, true))
+		ereport(ERROR,
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
+				 errmsg("Avro file \"%s\" holds a string that is not valid UTF-8", f->location),
+				 errdetail("In %s.", what),
+				 errhint("Iceberg writes strings as UTF-8 without NUL bytes.")));
 }
 
 static void
 report_avro(const SkadeAvroFile *f, const char *what)
 {
 	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
+			(errcode(ERRCODE_SKADE_INVALID_FILE),
 			 errmsg("%s Avro file \"%s\"", what, f->location),
 			 errdetail("libavro: %s", avro_strerror()),
 			 errhint("The file may be truncated or corrupt.")));
@@ -628,101 +802,14 @@ release(void *arg)
 		avro_value_iface_decref(f->iface);
 		f->iface = NULL;
 	}
-	if (f->open)
+	if (f->schema != NULL)
 	{
-		avro_file_reader_close(f->reader);	/* closes the fmemopen'd FILE */
-		f->open = false;
+		avro_schema_decref(f->schema);
+		f->schema = NULL;
 	}
-}
-
-/* an Avro long: zig-zag varint */
-static bool
-header_long(const char **p, const char *end, int64 *out)
-{
-	uint64		u = 0;
-	int			shift = 0;
-
-	while (*p < end && shift < 64)
+	if (f->reader != NULL)
 	{
-		unsigned char b = (unsigned char) *(*p)++;
-
-		u |= (uint64) (b & 0x7f) << shift;
-		if ((b & 0x80) == 0)
-		{
-			*out = (int64) ((u >> 1) ^ (~(u & 1) + 1));
-			return true;
-		}
-		shift += 7;
+		avro_reader_free(f->reader);
+		f->reader = NULL;
 	}
-	return false;
-}
-
-/*
- * The container header: magic, then a map<string, bytes> in blocks.  Read
- * here so that the codec can be refused clearly before libavro-c sees it.
- */
-static void
-parse_header(SkadeAvroFile *f)
-{
-	const char *p = f->bytes->data;
-	const char *end = p + f->bytes->len;
-	int64		count;
-
-	if (f->bytes->len < 4 || memcmp(p, "Obj\001", 4) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("\"%s\" is not an Avro object container file", f->location),
-				 errdetail("It does not start with the Avro magic bytes.")));
-	p += 4;
-	for (;;)
-	{
-		if (!header_long(&p, end, &count))
-			goto truncated;
-		if (count == 0)
-			break;
-		if (count < 0)
-		{
-			int64		blocksize;
-
-			count = -count;
-			if (!header_long(&p, end, &blocksize))
-				goto truncated;
-		}
-		while (count-- > 0)
-		{
-			int64		klen,
-						vlen;
-			char	   *key;
-
-			if (!header_long(&p, end, &klen) || klen < 0 || klen > end - p)
-				goto truncated;
-			key = pnstrdup(p, klen);
-			p += klen;
-			if (!header_long(&p, end, &vlen) || vlen < 0 || vlen > end - p)
-				goto truncated;
-			f->meta = lappend(f->meta, key);
-			f->meta = lappend(f->meta, pnstrdup(p, vlen));
-			p += vlen;
-		}
-	}
-	if (end - p < 16)
-		goto truncated;
-
-	f->codec = SkadeAvroMeta(f, "avro.codec");
-	if (f->codec == NULL || f->codec[0] == '\0')
-		f->codec = "null";
-	if (strcmp(f->codec, "null") != 0 && strcmp(f->codec, "deflate") != 0 &&
-		strcmp(f->codec, "snappy") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("Avro codec \"%s\" of \"%s\" is not supported", f->codec, f->location),
-				 errdetail("skade reads the codecs null, deflate and snappy."),
-				 errhint("Write manifests with one of those codecs (Iceberg's "
-						 "write.avro.compression-codec), e.g. gzip, which is deflate.")));
-	return;
-
-truncated:
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("Avro file \"%s\" has a truncated or corrupt header", f->location)));
 }

@@ -16,13 +16,22 @@
 
 typedef struct SkadeAvroFile SkadeAvroFile;
 
+/* what a file must be (its writer schema is checked for the fields) */
+typedef enum SkadeAvroKind
+{
+	SKADE_AVRO_MANIFEST_LIST,
+	SKADE_AVRO_MANIFEST
+} SkadeAvroKind;
+
 /* a record (or any value) inside the current record of a file; opaque */
 typedef struct SkadeAvroValue SkadeAvroValue;
 
-extern SkadeAvroFile *SkadeAvroOpen(const char *location);
+extern void SkadeAvroInit(void);
+extern void SkadeAvroCheckLength(const char *path, uint64 actual, int64 expected);
+extern SkadeAvroFile *SkadeAvroOpen(const char *location, SkadeAvroKind kind,
+									int64 expected_length);
 extern const SkadeAvroValue *SkadeAvroNext(SkadeAvroFile *f);
 extern void SkadeAvroClose(SkadeAvroFile *f);
-extern const char *SkadeAvroCodec(const SkadeAvroFile *f);
 extern const char *SkadeAvroMeta(const SkadeAvroFile *f, const char *key);
 extern size_t SkadeAvroFileSize(const SkadeAvroFile *f);
 extern Datum SkadeAvroToJsonb(const SkadeAvroValue *value);

@@ -31,6 +31,7 @@
 #include "utils/uuid.h"
 
 #include "bound_json.h"
+#include "skade.h"
 
 #define MAX_DECIMAL_SCALE	38		/* Iceberg's decimals have precision <= 38 */
 
@@ -221,7 +222,7 @@ SkadeBoundJsonb(const SkadeColumn *c, const char *p, size_t len, const char *whi
 		/* ISO 8601 whatever the DateStyle; timestamptz in UTC */
 		if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) != 0)
 			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
+					(errcode(ERRCODE_SKADE_INVALID_FILE),
 					 errmsg("the %s bound of column \"%s\" in manifest \"%s\" is out of range",
 							which, c->name, file)));
 		if (nanos == 0)

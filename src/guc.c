@@ -59,6 +59,13 @@ char	   *skade_allowed_roots = NULL;
 int			skade_max_metadata_size = 64 * 1024 * 1024;
 
 /*
+ * skade.max_manifest_size: the most bytes that the blocks of one Avro file
+ * (a manifest list or a manifest) may decode to, counted after inflation
+ * while inflating, so a deflate or snappy bomb stops here.  Superuser only.
+ */
+int			skade_max_manifest_size = 128 * 1024 * 1024;
+
+/*
  * skade.metadata_cache_size: bytes of shared memory for the L0 metadata
  * cache (file text, parsed summary, refs-only variant).  Fixed at start.
  */
@@ -157,6 +164,15 @@ SkadeGucInit(void)
 							NULL,
 							&skade_max_metadata_size,
 							64 * 1024 * 1024, 1024, 1024 * 1024 * 1024,
+							PGC_SUSET,
+							GUC_UNIT_BYTE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.max_manifest_size",
+							"Most bytes the blocks of one manifest or manifest list may decode to.",
+							"Counted after decompression; larger files are refused.",
+							&skade_max_manifest_size,
+							128 * 1024 * 1024, 1024, 1024 * 1024 * 1024 - 1024 * 1024,
 							PGC_SUSET,
 							GUC_UNIT_BYTE,
 							NULL, NULL, NULL);

@@ -28,6 +28,7 @@ extern char *skade_catalog;
 extern int	skade_durability;
 extern char *skade_allowed_roots;
 extern int	skade_max_metadata_size;
+extern int	skade_max_manifest_size;
 extern int	skade_metadata_cache_size;
 extern int	skade_manifest_cache_size;
 extern int	skade_pointer_cache_entries;

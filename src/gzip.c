@@ -1,16 +1,20 @@
 /*-------------------------------------------------------------------------
  *
  * gzip.c
- *	  Inflate gzip buffers for skade.  The only file that calls zlib.
+ *	  Inflate gzip and raw deflate buffers, and compute CRC-32, for skade.
+ *	  The only file that calls zlib.
  *
  * Iceberg writers may store table metadata gzip-compressed
- * ("*.gz.metadata.json").  This file turns such a buffer into plain bytes,
- * refusing to produce more than a caller-given number of bytes (a gzip bomb
- * stops there) and reporting a corrupt or truncated stream.  zlib allocates
- * through palloc/pfree in the caller's memory context, so an ERROR anywhere
- * releases its state with that context; nothing needs explicit cleanup.
+ * ("*.gz.metadata.json"), and Avro files (manifest lists, manifests) in
+ * "deflate" blocks, which are raw deflate streams.  This file turns such a
+ * buffer into plain bytes, refusing to produce more than a caller-given
+ * number of bytes (a bomb stops there, after at most that many bytes of
+ * output) and reporting a corrupt or truncated stream.  zlib allocates
+ * through palloc/pfree in the caller's memory context, so an ERROR (or a
+ * cancel: long inflates check for interrupts) anywhere releases its state
+ * with that context; nothing needs explicit cleanup.
  *
- * This file knows nothing about JSON or Iceberg; see metadata_json.c.
+ * This file knows nothing about JSON, Avro or Iceberg.
  *
  * IDENTIFICATION
  *	  src/gzip.c
@@ -21,11 +25,28 @@
 
 #include <zlib.h>
 
+#include "miscadmin.h"
+
 #include "gzip.h"
+#include "skade.h"
 
 /* windowBits 15 + 16: expect a gzip header and trailer */
 #define SKADE_GZIP_WINDOW_BITS	(15 + 16)
+/* windowBits -15: a raw deflate stream (Avro's "deflate" codec) */
+#define SKADE_RAW_WINDOW_BITS	(-15)
+#define SKADE_INFLATE_CHUNK		65536
 
+typedef enum InflateStatus
+{
+	INFLATE_OK,
+	INFLATE_TOO_LARGE,
+	INFLATE_TRUNCATED,
+	INFLATE_CORRUPT,
+	INFLATE_TRAILING
+} InflateStatus;
+
+static InflateStatus inflate_into(const char *buf, size_t len, int window_bits,
+								  StringInfo out, size_t max_out, char **zmsg);
 static voidpf gzip_zalloc(voidpf opaque, uInt items, uInt size);
 static void gzip_zfree(voidpf opaque, voidpf address);
 
@@ -40,68 +61,176 @@ SkadeIsGzip(const char *buf, size_t len)
  * SkadeGunzip
  *		Return the inflated contents of buf (len bytes) in a StringInfo
  *		allocated in CurrentMemoryContext.  More than max_out output bytes
- *		is an error (54000); so is a corrupt or truncated stream (XX001).
+ *		is an error (54000); so is a corrupt or truncated stream (22SK1).
  *		"what" names the input (a location) in error messages.
  */
 StringInfo
 SkadeGunzip(const char *buf, size_t len, size_t max_out, const char *what)
 {
-	z_stream	zs;
 	StringInfo	out = makeStringInfo();
-	int			rc;
+	char	   *zmsg = NULL;
 
-	memset(&zs, 0, sizeof(zs));
-	zs.zalloc = gzip_zalloc;
-	zs.zfree = gzip_zfree;
-	zs.next_in = (Bytef *) buf;
-	zs.avail_in = len;
-	if (inflateInit2(&zs, SKADE_GZIP_WINDOW_BITS) != Z_OK)
-		elog(ERROR, "could not initialize zlib: %s", zs.msg ? zs.msg : "unknown error");
-
-	for (;;)
+	switch (inflate_into(buf, len, SKADE_GZIP_WINDOW_BITS, out, max_out, &zmsg))
 	{
-		if (out->maxlen - out->len < 65536)
-			enlargeStringInfo(out, 65536);
-		zs.next_out = (Bytef *) out->data + out->len;
-		zs.avail_out = out->maxlen - out->len - 1;
-		rc = inflate(&zs, Z_NO_FLUSH);
-		out->len = (char *) zs.next_out - out->data;
-		if ((size_t) out->len > max_out)
-		{
-			inflateEnd(&zs);
+		case INFLATE_OK:
+			return out;
+		case INFLATE_TOO_LARGE:
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("metadata file \"%s\" is too large once decompressed", what),
 					 errdetail("It inflates to more than %zu bytes.", max_out),
 					 errhint("Raise skade.max_metadata_size if the file is legitimate.")));
+			break;
+		case INFLATE_TRUNCATED:
+			ereport(ERROR,
+					(errcode(ERRCODE_SKADE_INVALID_FILE),
+					 errmsg("gzip metadata file \"%s\" is truncated", what)));
+			break;
+		case INFLATE_TRAILING:
+			ereport(ERROR,
+					(errcode(ERRCODE_SKADE_INVALID_FILE),
+					 errmsg("gzip metadata file \"%s\" has trailing data", what)));
+			break;
+		case INFLATE_CORRUPT:
+			ereport(ERROR,
+					(errcode(ERRCODE_SKADE_INVALID_FILE),
+					 errmsg("could not decompress gzip metadata file \"%s\"", what),
+					 errdetail_internal("zlib: %s", zmsg ? zmsg : "unknown error")));
+			break;
+	}
+	pg_unreachable();
+}
+
+/*
+ * SkadeInflateRaw
+ *		Append the inflated contents of the raw deflate stream buf (len
+ *		bytes) to out, which must not grow past max_out bytes in all (54000,
+ *		with limit_hint as the hint); a corrupt, truncated or over-long
+ *		stream is 22SK1.  "what" names the input, e.g. "block 2 of Avro file
+ *		\"...\"".
+ */
+void
+SkadeInflateRaw(const char *buf, size_t len, StringInfo out, size_t max_out,
+				const char *what, const char *limit_hint)
+{
+	char	   *zmsg = NULL;
+
+	switch (inflate_into(buf, len, SKADE_RAW_WINDOW_BITS, out, max_out, &zmsg))
+	{
+		case INFLATE_OK:
+			return;
+		case INFLATE_TOO_LARGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s is too large once decompressed", what),
+					 errdetail("The file's decompressed blocks exceed %zu bytes.", max_out),
+					 errhint("%s", limit_hint)));
+			break;
+		case INFLATE_TRUNCATED:
+			ereport(ERROR,
+					(errcode(ERRCODE_SKADE_INVALID_FILE),
+					 errmsg("%s is truncated", what),
+					 errdetail("Its deflate stream ends early.")));
+			break;
+		case INFLATE_TRAILING:
+			/* fastavro writes zlib's output minus its header and 3 of its 4 checksum bytes */
+			return;
+		case INFLATE_CORRUPT:
+			ereport(ERROR,
+					(errcode(ERRCODE_SKADE_INVALID_FILE),
+					 errmsg("could not decompress %s", what),
+					 errdetail_internal("zlib: %s", zmsg ? zmsg : "unknown error")));
+			break;
+	}
+}
+
+/* The CRC-32 (ISO 3309, as java.util.zip.CRC32) of buf. */
+uint32
+SkadeCrc32(const char *buf, size_t len)
+{
+	uLong		crc = crc32(0L, Z_NULL, 0);
+
+	while (len > 0)
+	{
+		uInt		n = (uInt) Min(len, (size_t) PG_INT32_MAX);
+
+		crc = crc32(crc, (const Bytef *) buf, n);
+		buf += n;
+		len -= n;
+	}
+	return (uint32) crc;
+}
+
+/*
+ * Inflate buf into out (appending) until the stream ends; never more than
+ * max_out bytes in out.  On INFLATE_CORRUPT, *zmsg is zlib's message.
+ */
+static InflateStatus
+inflate_into(const char *buf, size_t len, int window_bits, StringInfo out,
+			 size_t max_out, char **zmsg)
+{
+	z_stream	zs;
+	int			rc;
+	InflateStatus status;
+
+	if (len > (size_t) PG_UINT32_MAX)
+		return INFLATE_TOO_LARGE;	/* no such input comes through the size caps */
+	memset(&zs, 0, sizeof(zs));
+	zs.zalloc = gzip_zalloc;
+	zs.zfree = gzip_zfree;
+	zs.next_in = (Bytef *) buf;
+	zs.avail_in = (uInt) len;
+	if (inflateInit2(&zs, window_bits) != Z_OK)
+		elog(ERROR, "could not initialize zlib: %s", zs.msg ? zs.msg : "unknown error");
+
+	for (;;)
+	{
+		size_t		room;
+
+		if ((size_t) out->len >= max_out)
+		{
+			/* full: one more byte would be too many (or the stream ends here) */
+			char		probe;
+
+			zs.next_out = (Bytef *) &probe;
+			zs.avail_out = 1;
+			rc = inflate(&zs, Z_NO_FLUSH);
+			if (zs.avail_out == 0)
+			{
+				status = INFLATE_TOO_LARGE;
+				break;
+			}
+		}
+		else
+		{
+			room = Min((size_t) SKADE_INFLATE_CHUNK, max_out - out->len);
+			enlargeStringInfo(out, (int) room);
+			zs.next_out = (Bytef *) out->data + out->len;
+			zs.avail_out = (uInt) room;
+			rc = inflate(&zs, Z_NO_FLUSH);
+			out->len = (char *) zs.next_out - out->data;
 		}
 		if (rc == Z_STREAM_END)
+		{
+			status = zs.avail_in != 0 ? INFLATE_TRAILING : INFLATE_OK;
 			break;
-		if (rc == Z_OK)
-			continue;
+		}
 		if (rc == Z_BUF_ERROR && zs.avail_in == 0)
 		{
-			inflateEnd(&zs);
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("gzip metadata file \"%s\" is truncated", what)));
+			status = INFLATE_TRUNCATED;
+			break;
 		}
-		inflateEnd(&zs);
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("could not decompress gzip metadata file \"%s\"", what),
-				 errdetail_internal("zlib: %s", zs.msg ? zs.msg : "unknown error")));
-	}
-	if (zs.avail_in != 0)
-	{
-		inflateEnd(&zs);
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("gzip metadata file \"%s\" has trailing data", what)));
+		if (rc != Z_OK && rc != Z_BUF_ERROR)
+		{
+			*zmsg = zs.msg ? pstrdup(zs.msg) : NULL;
+			status = INFLATE_CORRUPT;
+			break;
+		}
+		CHECK_FOR_INTERRUPTS();
 	}
 	inflateEnd(&zs);
 	out->data[out->len] = '\0';
-	return out;
+	return status;
 }
 
 static voidpf

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * gzip.h
- *	  Inflate gzip buffers (wrapper for zlib).
+ *	  Inflate gzip and raw deflate buffers, CRC-32 (wrapper for zlib).
  *
  * IDENTIFICATION
  *	  src/gzip.h
@@ -16,5 +16,8 @@
 extern bool SkadeIsGzip(const char *buf, size_t len);
 extern StringInfo SkadeGunzip(const char *buf, size_t len, size_t max_out,
 							  const char *what);
+extern void SkadeInflateRaw(const char *buf, size_t len, StringInfo out, size_t max_out,
+							const char *what, const char *limit_hint);
+extern uint32 SkadeCrc32(const char *buf, size_t len);
 
 #endif							/* SKADE_GZIP_H */

@@ -56,6 +56,7 @@
 #include "metadata_json.h"
 #include "partition_stats.h"
 #include "scan_filter.h"
+#include "skade.h"
 
 PG_FUNCTION_INFO_V1(skade_manifests);
 PG_FUNCTION_INFO_V1(skade_files);
@@ -166,7 +167,7 @@ skade_manifests(PG_FUNCTION_ARGS)
 	/* summaries are decoded by the current schema's types */
 	if (m->current_schema)
 		cols = SkadeParseSchemaColumns(SkadeMetaStr(m, m->current_schema), "the table", &ncols);
-	f = SkadeAvroOpen(list);
+	f = SkadeAvroOpen(list, SKADE_AVRO_MANIFEST_LIST, -1);
 	while ((rec = SkadeAvroNext(f)) != NULL)
 		put_manifest(rsinfo, rec, snap, list, m, cols, ncols);
 	SkadeAvroClose(f);
@@ -229,7 +230,7 @@ skade_plan_files(PG_FUNCTION_ARGS)
 	snap = snapshot_arg(fcinfo, 3, &m);
 	if (m->current_schema == 0)
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("the table's metadata has no current schema to bind the filter to")));
 	plan.table_cols = SkadeParseSchemaColumns(SkadeMetaStr(m, m->current_schema),
 											  "the table", &plan.ntable_cols);
@@ -293,7 +294,7 @@ parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap, con
 
 	if (!SkadeAvroText(rec, "manifest_path", &m->path))
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("manifest list \"%s\" has an entry without manifest_path", list)));
 	m->length = SkadeAvroLong(rec, "manifest_length", &v) ? v : -1;
 	m->spec_id = SkadeAvroLong(rec, "partition_spec_id", &v) ? (int32) v : -1;
@@ -368,7 +369,7 @@ manifest_may_match(const ManifestRef *mref, const ScanPlan *plan)
 static List *
 read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
 {
-	SkadeAvroFile *f = SkadeAvroOpen(list);
+	SkadeAvroFile *f = SkadeAvroOpen(list, SKADE_AVRO_MANIFEST_LIST, -1);
 	const SkadeAvroValue *rec;
 	List	   *out = NIL;
 

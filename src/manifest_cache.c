@@ -41,6 +41,7 @@
 #include "bound_json.h"
 #include "guc.h"
 #include "manifest_cache.h"
+#include "skade.h"
 
 /* the data file's statistics maps, by SkadeManifestStat count/bound index */
 static const char *const stat_fields[] = {
@@ -54,7 +55,6 @@ static SkadeBlobCache *manifest_cache = NULL;
 
 static long max_entries(void);
 static void *load_manifest(const char *path, void *arg, Size *size);
-static void check_length(const char *path, uint64 actual, int64 expected);
 static void decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
 						 const SkadeColumn *cols, int ncols);
 static SkadeManifestStat *stat_for(SkadeManifestStat *stats, int *nstats, int32 field_id);
@@ -109,23 +109,8 @@ ManifestGet(const char *path, int64 expected_length)
 	const SkadeManifest *m = SkadeBlobCacheGet(manifest_cache, path, load_manifest,
 											   &expected_length, &size);
 
-	check_length(path, m->file_size, expected_length);
+	SkadeAvroCheckLength(path, m->file_size, expected_length);
 	return m;
-}
-
-/*
- * A manifest must have the length its manifest list records (-1: not
- * recorded); checked before a manifest is decoded, and on every use.
- */
-static void
-check_length(const char *path, uint64 actual, int64 expected)
-{
-	if (expected >= 0 && actual != (uint64) expected)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("manifest \"%s\" has %llu bytes, but its manifest list says %lld",
-						path, (unsigned long long) actual, (long long) expected),
-				 errhint("The manifest was truncated or replaced after it was committed.")));
 }
 
 /* ---------------------------------------------------------------- decoding */
@@ -152,12 +137,12 @@ load_manifest(const char *path, void *arg, Size *size)
 	int			ncols = 0;
 
 	MemoryContextSwitchTo(cxt);
-	f = SkadeAvroOpen(path);
+	/* its length is checked before anything is decoded */
+	f = SkadeAvroOpen(path, SKADE_AVRO_MANIFEST, *(int64 *) arg);
 	initStringInfo(&blob);
 	append_zeros(&blob, MAXALIGN(sizeof(SkadeManifest)));
 
 	hdr.file_size = SkadeAvroFileSize(f);
-	check_length(path, hdr.file_size, *(int64 *) arg);
 	hdr.spec_id = (s = SkadeAvroMeta(f, "partition-spec-id")) ? atoi(s) : -1;
 	if ((s = SkadeAvroMeta(f, "schema")) != NULL)
 		hdr.schema = put_bytes(&blob, s, strlen(s), true);
@@ -220,20 +205,20 @@ decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
 
 	if (!SkadeAvroLong(entry, "status", &v) || v < 0 || v > 2)
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("manifest \"%s\" has an entry without a valid status", path)));
 	if (v == 2)
 		return;					/* DELETED */
 	e.status = (uint8) v;
 	if (!SkadeAvroField(entry, "data_file", &df) || !SkadeAvroText(df, "file_path", &s))
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("manifest \"%s\" has an entry without data_file.file_path", path)));
 	if (!SkadeAvroLong(df, "content", &v))
 		v = 0;
 	if (v < 0 || v > 2)
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("manifest \"%s\" has a file of unknown content type %lld",
 						path, (long long) v),
 				 errdetail("File \"%s\".", s),
@@ -292,7 +277,7 @@ decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
 				if (!SkadeAvroAsLong(SkadeAvroArrayElement(ids, i), &id) ||
 					id < PG_INT32_MIN || id > PG_INT32_MAX)
 					ereport(ERROR,
-							(errcode(ERRCODE_DATA_CORRUPTED),
+							(errcode(ERRCODE_SKADE_INVALID_FILE),
 							 errmsg("manifest \"%s\" has an invalid equality field id", path)));
 				arr[i] = (int32) id;
 			}

@@ -36,6 +36,7 @@
 #include "utils/memutils.h"
 
 #include "metadata_json.h"
+#include "skade.h"
 
 /* parse state: where errors point */
 typedef struct ParseCtx
@@ -423,7 +424,7 @@ SkadeParseSchemaColumns(const char *schema_json, const char *what, int *ncolumns
 
 	if (root == NULL || !json_is_object(root) || !json_is_array(json_object_get(root, "fields")))
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("the schema of %s is not a valid Iceberg schema", what),
 				 root == NULL ? errdetail("%s at line %d, column %d.", err.text, err.line,
 										  err.column) : 0));
@@ -576,7 +577,7 @@ static void
 field_error(ParseCtx *ctx, const char *path, const char *problem)
 {
 	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
+			(errcode(ERRCODE_SKADE_INVALID_FILE),
 			 errmsg("invalid Iceberg table metadata in \"%s\"", ctx->location),
 			 errdetail("Field \"%s\" %s.", path, problem)));
 }

@@ -46,6 +46,7 @@
 #include "utils/timestamp.h"
 
 #include "scan_filter.h"
+#include "skade.h"
 
 typedef enum FilterKind
 {
@@ -201,7 +202,7 @@ SkadeCheckBoundLength(const SkadeColumn *c, size_t len, const char *which, const
 
 	if (!SkadeBoundLengthOk(c, len))
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("the %s bound of column \"%s\" in manifest \"%s\" has %zu bytes",
 						which, c->name, file, len),
 				 need >= 0 ? errdetail("A bound of type %s has %d bytes.", c->type, need)

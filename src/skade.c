@@ -19,6 +19,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "avro_reader.h"
 #include "guc.h"
 #include "index_worker.h"
 #include "metadata_json.h"
@@ -36,6 +37,7 @@ _PG_init(void)
 {
 	SkadeGucInit();
 	SkadeJsonInit();
+	SkadeAvroInit();
 	STree64SelectImpl();
 
 	if (!process_shared_preload_libraries_in_progress)

@@ -23,4 +23,13 @@
 /* the namespace property that keeps an empty namespace alive (JDBC contract) */
 #define SKADE_NAMESPACE_EXISTS_KEY	"exists"
 
+/*
+ * SQLSTATE 22SK1 (class 22, data exception; "SK" is an implementation-
+ * defined subclass): a file someone wrote (metadata JSON, a manifest list, a
+ * manifest) is malformed -- corrupt or truncated compression, bad Avro, a
+ * missing or mistyped field, a string that is not UTF-8.  Class XX (internal
+ * error), which monitoring pages on, is kept for faults of skade itself.
+ */
+#define ERRCODE_SKADE_INVALID_FILE	MAKE_SQLSTATE('2', '2', 'S', 'K', '1')
+
 #endif							/* SKADE_H */

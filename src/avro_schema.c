@@ -1,0 +1,425 @@
+/*-------------------------------------------------------------------------
+ *
+ * avro_schema.c
+ *	  Validate the writer schema in an Avro file's header before libavro-c
+ *	  ever sees it, and compute the smallest encoding of one record.
+ *
+ * libavro-c trusts its schema: a self-recursive named type
+ * ({"type":"record","name":"r","fields":[{"name":"a","type":"r"}]}) makes
+ * avro_generic_value_new() recurse until the stack overflows, and a
+ * recursive union lets data nest as deep as it likes.  Iceberg manifests
+ * and manifest lists never need either, so a schema is accepted only if:
+ *   - it is valid UTF-8 JSON whose top level is a record;
+ *   - no named type refers to itself, directly or through its fields
+ *     (a reference to a type still being defined is refused), and every
+ *     reference names a type defined before it;
+ *   - it nests at most SKADE_AVRO_MAX_DEPTH deep and has at most
+ *     SKADE_AVRO_MAX_NODES types in all; a fixed is at most
+ *     SKADE_AVRO_MAX_FIXED bytes; a union has 1 to SKADE_AVRO_MAX_BRANCHES
+ *     branches, none of them a union;
+ *   - names and enum symbols are Avro names ([A-Za-z_][A-Za-z0-9_]*, with
+ *     dots between components for full names), so that they are safe as
+ *     JSON keys;
+ *   - every record, and every array element, takes at least one byte to
+ *     encode (a map entry does: its key);
+ * The smallest encoding of one record (null 0, boolean/int/long/enum/
+ * array/map/string/bytes 1, float 4, double 8, fixed its size, a union its
+ * branch index plus its smallest branch) lets the container reader refuse a
+ * block that claims more records than its bytes can hold.
+ *
+ * The schema is parsed with PostgreSQL's own JSON parser (no exception
+ * escapes it that we do not raise ourselves) and walked as jsonb; every
+ * failure is 22SK1 naming the file.  Allocations are in the caller's
+ * memory context.
+ *
+ * IDENTIFICATION
+ *	  src/avro_schema.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "common/jsonapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "nodes/pg_list.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "avro_schema.h"
+#include "skade.h"
+
+#define SKADE_AVRO_MAX_DEPTH	32
+#define SKADE_AVRO_MAX_NODES	10000
+#define SKADE_AVRO_MAX_FIXED	(1024 * 1024)
+#define SKADE_AVRO_MAX_BRANCHES 64
+/* sizes saturate here: far beyond any block we accept */
+#define SKADE_AVRO_SIZE_CAP		((int64) 1 << 40)
+
+/* walk state */
+typedef struct SchemaWalk
+{
+	const char *location;
+	int			nodes;
+	List	   *open;			/* simple names of the named types being defined */
+	List	   *defined;		/* full and simple names of those defined */
+} SchemaWalk;
+
+static int64 walk_type(SchemaWalk *w, JsonbValue *type, int depth, const char *ns);
+static int64 walk_object(SchemaWalk *w, JsonbContainer *obj, int depth, const char *ns);
+static int64 walk_union(SchemaWalk *w, JsonbContainer *arr, int depth, const char *ns);
+static int64 walk_record(SchemaWalk *w, JsonbContainer *obj, const char *name, int depth,
+						 const char *ns);
+static int64 primitive_size(const char *name);
+static int64 named_reference(SchemaWalk *w, const char *ref);
+static const char *define_name(SchemaWalk *w, JsonbContainer *obj, const char *ns);
+static bool get_key(JsonbContainer *obj, const char *key, JsonbValue *out);
+static char *string_key(SchemaWalk *w, JsonbContainer *obj, const char *key, bool required);
+static bool valid_name(const char *s, bool dotted);
+static char *simple_name(const char *full);
+static int64 size_sum(int64 a, int64 b);
+static void schema_error(SchemaWalk *w, const char *problem) pg_attribute_noreturn();
+
+/*
+ * SkadeAvroCheckSchema
+ *		Validate the writer schema (json, len bytes, from the header of the
+ *		file at location) and return the smallest number of bytes one record
+ *		takes (at least 1).
+ */
+int64
+SkadeAvroCheckSchema(const char *json, size_t len, const char *location)
+{
+	SchemaWalk	w = {location, 0, NIL, NIL};
+	char	   *text;
+	JsonLexContext *lex;
+	JsonParseErrorType rc;
+	Jsonb	   *jb;
+	JsonbValue	root;
+	int64		size;
+
+	if (len > (size_t) PG_INT32_MAX || !pg_verifymbstr(json, (int) len, true))
+		schema_error(&w, "it is not valid UTF-8 text");
+	text = pnstrdup(json, len);
+	lex = makeJsonLexContextCstringLen(text, (int) len, PG_UTF8, true);
+	rc = pg_parse_json(lex, &nullSemAction);
+	if (rc != JSON_SUCCESS)
+		schema_error(&w, psprintf("it is not valid JSON: %s", json_errdetail(rc, lex)));
+	jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+	if (JB_ROOT_IS_SCALAR(jb))
+		schema_error(&w, "its top level is not a record");
+	root.type = jbvBinary;
+	root.val.binary.data = &jb->root;
+	root.val.binary.len = VARSIZE(jb) - VARHDRSZ;
+	if (!JsonContainerIsObject(&jb->root))
+		schema_error(&w, "its top level is not a record");
+	{
+		JsonbValue	t;
+
+		if (!get_key(&jb->root, "type", &t) || t.type != jbvString ||
+			(strncmp(t.val.string.val, "record", t.val.string.len) != 0 &&
+			 strncmp(t.val.string.val, "error", t.val.string.len) != 0))
+			schema_error(&w, "its top level is not a record");
+	}
+	size = walk_type(&w, &root, 0, "");
+	if (size < 1)
+		schema_error(&w, "its records take no bytes to encode");
+	return size;
+}
+
+/* One type: a name (primitive or reference), a union (array) or an object. */
+static int64
+walk_type(SchemaWalk *w, JsonbValue *type, int depth, const char *ns)
+{
+	check_stack_depth();
+	if (depth > SKADE_AVRO_MAX_DEPTH)
+		schema_error(w, psprintf("it nests deeper than %d levels", SKADE_AVRO_MAX_DEPTH));
+	if (++w->nodes > SKADE_AVRO_MAX_NODES)
+		schema_error(w, psprintf("it has more than %d types", SKADE_AVRO_MAX_NODES));
+	if (type->type == jbvString)
+	{
+		char	   *name = pnstrdup(type->val.string.val, type->val.string.len);
+		int64		size = primitive_size(name);
+
+		return size >= 0 ? size : named_reference(w, name);
+	}
+	if (type->type != jbvBinary)
+		schema_error(w, "a type is neither a name, a union nor an object");
+	if (JsonContainerIsArray(type->val.binary.data))
+		return walk_union(w, type->val.binary.data, depth, ns);
+	return walk_object(w, type->val.binary.data, depth, ns);
+}
+
+/* {"type": ...}: a record, enum, fixed, array, map, or an annotated type. */
+static int64
+walk_object(SchemaWalk *w, JsonbContainer *obj, int depth, const char *ns)
+{
+	JsonbValue	t;
+	char	   *kind;
+
+	if (!get_key(obj, "type", &t))
+		schema_error(w, "a type object has no \"type\"");
+	if (t.type != jbvString)
+		return walk_type(w, &t, depth + 1, ns);		/* {"type": {...}} or {"type": [...]} */
+	kind = pnstrdup(t.val.string.val, t.val.string.len);
+	if (strcmp(kind, "record") == 0 || strcmp(kind, "error") == 0)
+	{
+		const char *name = define_name(w, obj, ns);
+		const char *full = name;
+		char	   *inner_ns = strrchr(full, '.') ? pnstrdup(full, strrchr(full, '.') - full)
+			: (char *) ns;
+		int64		size;
+
+		w->open = lappend(w->open, simple_name(full));
+		size = walk_record(w, obj, full, depth, inner_ns);
+		w->open = list_delete_last(w->open);
+		w->defined = lappend(lappend(w->defined, (char *) full), simple_name(full));
+		return size;
+	}
+	if (strcmp(kind, "enum") == 0 || strcmp(kind, "fixed") == 0)
+	{
+		const char *full = define_name(w, obj, ns);
+		int64		size = 1;
+		JsonbValue	v;
+
+		if (strcmp(kind, "fixed") == 0)
+		{
+			if (!get_key(obj, "size", &v) || v.type != jbvNumeric)
+				schema_error(w, "a fixed has no numeric \"size\"");
+			{
+				bool		overflow = false;
+
+				size = numeric_int4_opt_error(v.val.numeric, &overflow);
+				if (overflow)
+					size = -1;
+			}
+			if (size < 0 || size > SKADE_AVRO_MAX_FIXED)
+				schema_error(w, psprintf("a fixed has a size outside 0..%d", SKADE_AVRO_MAX_FIXED));
+		}
+		else
+		{
+			JsonbIterator *it;
+			JsonbIteratorToken tok;
+
+			if (!get_key(obj, "symbols", &v) || v.type != jbvBinary ||
+				!JsonContainerIsArray(v.val.binary.data))
+				schema_error(w, "an enum has no \"symbols\" array");
+			it = JsonbIteratorInit(v.val.binary.data);
+			while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+				if (tok == WJB_ELEM &&
+					(v.type != jbvString ||
+					 !valid_name(pnstrdup(v.val.string.val, v.val.string.len), false)))
+					schema_error(w, "an enum symbol is not an Avro name");
+		}
+		w->defined = lappend(lappend(w->defined, (char *) full), simple_name(full));
+		return size;
+	}
+	if (strcmp(kind, "array") == 0 || strcmp(kind, "map") == 0)
+	{
+		bool		array = strcmp(kind, "array") == 0;
+		JsonbValue	items;
+
+		if (!get_key(obj, array ? "items" : "values", &items))
+			schema_error(w, array ? "an array has no \"items\"" : "a map has no \"values\"");
+		/* elements that take no bytes could be claimed by the billion */
+		if (walk_type(w, &items, depth + 1, ns) < 1 && array)
+			schema_error(w, "an array's items take no bytes to encode");
+		return 1;				/* an empty one: a zero block count */
+	}
+	if (primitive_size(kind) >= 0)
+		return primitive_size(kind);	/* e.g. {"type": "int", "logicalType": "date"} */
+	return named_reference(w, kind);
+}
+
+/* A record's fields, in order; its size is their sum. */
+static int64
+walk_record(SchemaWalk *w, JsonbContainer *obj, const char *name, int depth, const char *ns)
+{
+	JsonbValue	fields;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	v;
+	int64		size = 0;
+
+	if (!get_key(obj, "fields", &fields) || fields.type != jbvBinary ||
+		!JsonContainerIsArray(fields.val.binary.data))
+		schema_error(w, psprintf("record \"%s\" has no \"fields\" array", name));
+	it = JsonbIteratorInit(fields.val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		JsonbValue	ftype;
+
+		if (tok != WJB_ELEM)
+			continue;
+		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+			schema_error(w, psprintf("a field of record \"%s\" is not an object", name));
+		(void) string_key(w, v.val.binary.data, "name", true);
+		if (!get_key(v.val.binary.data, "type", &ftype))
+			schema_error(w, psprintf("a field of record \"%s\" has no type", name));
+		size = size_sum(size, walk_type(w, &ftype, depth + 1, ns));
+	}
+	return size;
+}
+
+/* A union: 1 + its smallest branch; no branch may be a union. */
+static int64
+walk_union(SchemaWalk *w, JsonbContainer *arr, int depth, const char *ns)
+{
+	int			n = JsonContainerSize(arr);
+	int64		smallest = SKADE_AVRO_SIZE_CAP;
+	int			i;
+
+	if (n < 1 || n > SKADE_AVRO_MAX_BRANCHES)
+		schema_error(w, psprintf("a union has %d branches (1..%d allowed)", n,
+								 SKADE_AVRO_MAX_BRANCHES));
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *b = getIthJsonbValueFromContainer(arr, i);
+
+		if (b->type == jbvBinary && JsonContainerIsArray(b->val.binary.data))
+			schema_error(w, "a union holds a union");
+		smallest = Min(smallest, walk_type(w, b, depth + 1, ns));
+	}
+	return size_sum(1, smallest);
+}
+
+/* the encoded size of a primitive type, or -1 if name is not one */
+static int64
+primitive_size(const char *name)
+{
+	static const struct
+	{
+		const char *name;
+		int			size;
+	}			prims[] = {
+		{"null", 0}, {"boolean", 1}, {"int", 1}, {"long", 1}, {"float", 4},
+		{"double", 8}, {"bytes", 1}, {"string", 1}
+	};
+	int			i;
+
+	for (i = 0; i < lengthof(prims); i++)
+		if (strcmp(name, prims[i].name) == 0)
+			return prims[i].size;
+	return -1;
+}
+
+/*
+ * A reference to a named type: it must have been defined, and must not be
+ * one still being defined (that would be recursion).  Its size is not
+ * remembered; references are rare in Iceberg schemas, so 0 (a fixed may be
+ * empty) stands for it: a lower bound is all the caller needs.
+ */
+static int64
+named_reference(SchemaWalk *w, const char *ref)
+{
+	char	   *simple = simple_name(ref);
+	ListCell   *lc;
+
+	foreach(lc, w->open)
+		if (strcmp((char *) lfirst(lc), simple) == 0)
+			schema_error(w, psprintf("type \"%s\" refers to itself", ref));
+	foreach(lc, w->defined)
+		if (strcmp((char *) lfirst(lc), ref) == 0)
+			return 0;
+	schema_error(w, psprintf("it refers to type \"%s\", which it does not define before", ref));
+}
+
+/* The full name of a named type being defined (checked to be an Avro name). */
+static const char *
+define_name(SchemaWalk *w, JsonbContainer *obj, const char *ns)
+{
+	char	   *name = string_key(w, obj, "name", true);
+	char	   *space = string_key(w, obj, "namespace", false);
+
+	if (strchr(name, '.') == NULL)
+	{
+		if (space && space[0] != '\0')
+		{
+			if (!valid_name(space, true))
+				schema_error(w, psprintf("namespace \"%s\" is not an Avro name", space));
+			ns = space;
+		}
+		if (ns && ns[0] != '\0')
+			name = psprintf("%s.%s", ns, name);
+	}
+	return name;
+}
+
+/* obj's member key, if present */
+static bool
+get_key(JsonbContainer *obj, const char *key, JsonbValue *out)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(obj, key, strlen(key), out);
+
+	return v != NULL;
+}
+
+/* a string member that must be an Avro name (dotted allowed for "name") */
+static char *
+string_key(SchemaWalk *w, JsonbContainer *obj, const char *key, bool required)
+{
+	JsonbValue	v;
+	char	   *s;
+
+	if (!get_key(obj, key, &v))
+	{
+		if (required)
+			schema_error(w, psprintf("a named type or field has no \"%s\"", key));
+		return NULL;
+	}
+	if (v.type != jbvString)
+		schema_error(w, psprintf("\"%s\" is not a string", key));
+	s = pnstrdup(v.val.string.val, v.val.string.len);
+	if (strcmp(key, "namespace") != 0 && !valid_name(s, true))
+		schema_error(w, psprintf("\"%s\" is not an Avro name", s));
+	return s;
+}
+
+/* [A-Za-z_][A-Za-z0-9_]*, dot-separated components if dotted */
+static bool
+valid_name(const char *s, bool dotted)
+{
+	bool		start = true;
+
+	if (*s == '\0' || strlen(s) > 1024)
+		return false;
+	for (; *s; s++)
+	{
+		char		c = *s;
+
+		if (c == '.' && dotted && !start)
+		{
+			start = true;
+			continue;
+		}
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+			  (!start && c >= '0' && c <= '9')))
+			return false;
+		start = false;
+	}
+	return !start;
+}
+
+static char *
+simple_name(const char *full)
+{
+	const char *dot = strrchr(full, '.');
+
+	return pstrdup(dot ? dot + 1 : full);
+}
+
+static int64
+size_sum(int64 a, int64 b)
+{
+	return Min(a + b, SKADE_AVRO_SIZE_CAP);
+}
+
+static void
+schema_error(SchemaWalk *w, const char *problem)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_SKADE_INVALID_FILE),
+			 errmsg("Avro file \"%s\" has a writer schema skade does not accept", w->location),
+			 errdetail("In its header, %s.", problem),
+			 errhint("Manifests and manifest lists written by Iceberg have flat, non-recursive schemas.")));
+}
