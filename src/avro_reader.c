@@ -58,6 +58,7 @@
 struct SkadeAvroFile
 {
 	const char *location;
+	char	   *real_path;		/* the real path of the file read */
 	StringInfo	bytes;			/* the file as read */
 	SkadeAvroContainer *container;	/* its blocks, decoded */
 	avro_schema_t schema;
@@ -159,7 +160,7 @@ SkadeAvroOpen(const char *location, SkadeAvroKind kind, int64 expected_length)
 
 	f->location = pstrdup(location);
 	f->block = -1;
-	f->bytes = SkadeReadLocation(location);
+	f->bytes = SkadeReadLocation(location, &f->real_path);
 	SkadeAvroCheckLength(location, f->bytes->len, expected_length);
 	f->container = SkadeAvroContainerDecode(f->location, f->bytes->data, f->bytes->len);
 
@@ -320,6 +321,13 @@ const char *
 SkadeAvroMeta(const SkadeAvroFile *f, const char *key)
 {
 	return SkadeAvroContainerMeta(f->container, key);
+}
+
+/* the real path of the file read (after symbolic links) */
+const char *
+SkadeAvroRealPath(const SkadeAvroFile *f)
+{
+	return f->real_path;
 }
 
 /* the size of the file in bytes, as read */

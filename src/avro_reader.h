@@ -34,6 +34,7 @@ extern const SkadeAvroValue *SkadeAvroNext(SkadeAvroFile *f);
 extern void SkadeAvroClose(SkadeAvroFile *f);
 extern const char *SkadeAvroMeta(const SkadeAvroFile *f, const char *key);
 extern size_t SkadeAvroFileSize(const SkadeAvroFile *f);
+extern const char *SkadeAvroRealPath(const SkadeAvroFile *f);
 extern Datum SkadeAvroToJsonb(const SkadeAvroValue *value);
 
 /* field accessors: false when the field is absent or null */

@@ -15,19 +15,30 @@
  * Memory: each instance owns a DSA area created in place inside the main
  * shared memory segment and limited to exactly its configured size, so a
  * cache never grows past its setting and needs no DSM segments; its index
- * is a fixed-size shared HTAB.  When an allocation or an index slot is
- * missing, the least recently used unpinned ready entry is evicted, until
- * it fits; a blob over three quarters of the area is served without being
- * cached.  The index never grows past its size (HASH_FIXED_SIZE).
+ * is a fixed-size shared HTAB (HASH_FIXED_SIZE) and its clock a fixed array
+ * of as many slots.  When an allocation or an index slot is missing, the
+ * clock hand sweeps for a victim (an unpinned ready entry not used since the
+ * hand last passed it: second chance), until the blob fits; the sweep is
+ * amortised O(1) per eviction and never more than two turns of the clock.
+ * A blob over three quarters of the area is served without being cached.
+ *
+ * Confinement: each entry also records the real path of the file it was
+ * decoded from, and every hit is admitted by the instance's admit callback
+ * (SkadePathAllowed: inside the allowed roots in force now); a hit that is
+ * not admitted is served by the loader, which then refuses it, exactly as
+ * an uncached read would.
  *
  * Locking: one LWLock per instance.  Readers take it shared for the lookup
  * and either run a short visitor in place (which must copy what it keeps)
  * or pin the entry and use it with no lock held; the only exclusive
- * holders are fill completion, eviction and reset, which do no I/O under
- * the lock.  Pins are counted in the entry, remembered by the backend, and
- * dropped at the end of its transaction (commit, abort, prepare) or at
- * backend exit, so an ERROR or cancel never leaves one behind; eviction
- * and reset skip pinned entries.
+ * holders are fill completion, eviction and reset, which do no I/O and copy
+ * nothing under the lock: a fill allocates its chunk under the lock, copies
+ * the blob into it with no lock held (the entry is still FILLING, invisible
+ * to readers, skipped by eviction and reset), then publishes it.  Pins are
+ * counted in the entry, remembered by the backend, and dropped at the end
+ * of its transaction (commit, abort, prepare) or at backend exit, so an
+ * ERROR or cancel never leaves one behind; eviction and reset skip pinned
+ * entries.
  *
  * Coalescing: the first backend to miss inserts a FILLING entry and runs
  * the loader without any lock; others that miss on the same location wait
@@ -70,10 +81,13 @@ typedef struct BlobEntry
 	uint64		key;			/* hash of the location (HTAB key) */
 	BlobState	state;
 	int			filler_pid;		/* FILLING: who fills it */
-	dsa_pointer chunk;			/* READY: location, then the blob */
+	dsa_pointer chunk;			/* location, origin, then the blob; allocated
+								 * at the end of a fill, valid when READY */
+	uint32		origin_off;		/* offset of the origin (real path) in the chunk */
 	uint32		blob_off;		/* offset of the blob in the chunk */
 	uint32		size;			/* bytes of the blob */
-	pg_atomic_uint64 last_used; /* LRU tick */
+	int32		slot;			/* READY: its place on the clock */
+	pg_atomic_uint32 referenced;	/* used since the hand last passed */
 	pg_atomic_uint32 pins;		/* backends using the blob in place */
 } BlobEntry;
 
@@ -81,7 +95,6 @@ typedef struct BlobShared
 {
 	LWLock		lock;
 	ConditionVariable filled;	/* broadcast when any fill ends */
-	pg_atomic_uint64 tick;
 	pg_atomic_uint64 hits;
 	pg_atomic_uint64 misses;
 	pg_atomic_uint64 coalesced;
@@ -90,11 +103,18 @@ typedef struct BlobShared
 	uint64		bytes;			/* their blob bytes (under lock) */
 	Size		capacity;		/* bytes of the DSA area */
 	int			tranche_id;
+	/* the clock (under lock): READY entries by slot, a free-slot stack */
+	uint32		nslots;
+	uint32		hand;
+	uint32		nfree;
+	BlobEntry **ring;			/* [nslots]; NULL: a free slot */
+	uint32	   *free_slots;		/* [nslots] */
 } BlobShared;
 
 struct SkadeBlobCache
 {
 	const char *name;
+	SkadeBlobAdmit admit;		/* may a hit be served? (NULL: always) */
 	BlobShared *shared;
 	HTAB	   *index;
 	void	   *area_space;
@@ -113,14 +133,18 @@ static Size area_size(Size capacity);
 static dsa_area *attach(SkadeBlobCache *c);
 static uint64 location_key(const char *location);
 static const void *find_ready(SkadeBlobCache *c, uint64 key, const char *location,
-							  BlobEntry **entry_out);
+							  BlobEntry **entry_out, bool *refused);
 static const void *fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
 						 void *larg, SkadeBlobVisitor visitor, void *varg, bool pin,
 						 Size *size);
 static void *load_filling(SkadeBlobCache *c, uint64 key, const char *location,
 						  SkadeBlobLoader loader, void *larg, Size *size);
+static void *load_uncached(const char *location, SkadeBlobLoader loader, void *larg,
+						   Size *size);
 static void finish_fill(SkadeBlobCache *c, uint64 key, const char *location,
-						const void *blob, Size size);
+						const char *origin, const void *blob, Size size);
+static void clock_add(BlobShared *s, BlobEntry *entry);
+static void remove_entry(SkadeBlobCache *c, BlobEntry *entry);
 static void abandon_fill(SkadeBlobCache *c);
 static void abandon_fills_at_exit(int code, Datum arg);
 static bool evict_one(SkadeBlobCache *c);
@@ -143,6 +167,7 @@ SkadeBlobCacheShmemSize(Size capacity, long max_entries)
 	Size		size = MAXALIGN(sizeof(BlobShared));
 
 	size = add_size(size, hash_estimate_size(max_entries, sizeof(BlobEntry)));
+	size = add_size(size, mul_size(max_entries, sizeof(BlobEntry *) + sizeof(uint32)));
 	size = add_size(size, area_size(capacity));
 	return size;
 }
@@ -154,7 +179,8 @@ SkadeBlobCacheShmemSize(Size capacity, long max_entries)
  *		structures and its LWLock tranche; it must be a constant string.
  */
 SkadeBlobCache *
-SkadeBlobCacheShmemInit(const char *name, Size capacity, long max_entries)
+SkadeBlobCacheShmemInit(const char *name, Size capacity, long max_entries,
+						SkadeBlobAdmit admit)
 {
 	SkadeBlobCache *c;
 	bool		found;
@@ -172,10 +198,13 @@ SkadeBlobCacheShmemInit(const char *name, Size capacity, long max_entries)
 	}
 	c = caches[i];
 	c->name = name;
+	c->admit = admit;
 	c->area = NULL;
 	c->pending_fill = 0;
 
-	c->shared = ShmemInitStruct(name, MAXALIGN(sizeof(BlobShared)), &found);
+	c->shared = ShmemInitStruct(name, MAXALIGN(sizeof(BlobShared)) +
+								mul_size(max_entries, sizeof(BlobEntry *) + sizeof(uint32)),
+								&found);
 	c->area_space = ShmemInitStruct(psprintf("%s area", name), area_size(capacity), &found);
 	if (!found)
 	{
@@ -185,7 +214,6 @@ SkadeBlobCacheShmemInit(const char *name, Size capacity, long max_entries)
 		s->tranche_id = LWLockNewTrancheId();
 		LWLockInitialize(&s->lock, s->tranche_id);
 		ConditionVariableInit(&s->filled);
-		pg_atomic_init_u64(&s->tick, 1);
 		pg_atomic_init_u64(&s->hits, 0);
 		pg_atomic_init_u64(&s->misses, 0);
 		pg_atomic_init_u64(&s->coalesced, 0);
@@ -193,6 +221,15 @@ SkadeBlobCacheShmemInit(const char *name, Size capacity, long max_entries)
 		s->entries = 0;
 		s->bytes = 0;
 		s->capacity = area_size(capacity);
+		s->nslots = (uint32) max_entries;
+		s->hand = 0;
+		s->ring = (BlobEntry **) (((char *) s) + MAXALIGN(sizeof(BlobShared)));
+		s->free_slots = (uint32 *) (s->ring + max_entries);
+		for (s->nfree = 0; s->nfree < s->nslots; s->nfree++)
+		{
+			s->ring[s->nfree] = NULL;
+			s->free_slots[s->nfree] = s->nslots - 1 - s->nfree;
+		}
 
 		area = dsa_create_in_place(c->area_space, area_size(capacity), s->tranche_id, NULL);
 		dsa_set_size_limit(area, area_size(capacity));
@@ -245,9 +282,10 @@ location_key(const char *location)
 /*
  * SkadeBlobCacheVisit
  *		Run visitor on the blob of location: in place under the shared lock
- *		on a hit (the visitor must be short, must copy what it keeps and
- *		must not error), else on the freshly loaded blob, which is cached
- *		for every backend.  c NULL (not preloaded): load and visit.
+ *		on a hit (the visitor must be short and must copy what it keeps; if
+ *		it errors, the lock is released by the abort), else on the freshly
+ *		loaded blob, which is cached for every backend.  c NULL (not
+ *		preloaded): load and visit.
  */
 void
 SkadeBlobCacheVisit(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
@@ -257,7 +295,7 @@ SkadeBlobCacheVisit(SkadeBlobCache *c, const char *location, SkadeBlobLoader loa
 
 	if (c == NULL)
 	{
-		void	   *blob = loader(location, larg, &size);
+		void	   *blob = load_uncached(location, loader, larg, &size);
 
 		visitor(blob, size, varg);
 		pfree(blob);
@@ -278,25 +316,27 @@ SkadeBlobCacheGet(SkadeBlobCache *c, const char *location, SkadeBlobLoader loade
 				  void *larg, Size *size)
 {
 	if (c == NULL)
-		return loader(location, larg, size);
+		return load_uncached(location, loader, larg, size);
 	return fetch(c, location, loader, larg, NULL, NULL, true, size);
 }
 
 /*
  * SkadeBlobCachePinIfCached
- *		Like SkadeBlobCacheGet on a hit; NULL (and nothing loaded) on a miss.
+ *		Like SkadeBlobCacheGet on an admitted hit; NULL (and nothing loaded)
+ *		otherwise.
  */
 const void *
 SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size *size)
 {
 	BlobEntry  *entry;
 	const void *blob;
+	bool		refused;
 
 	if (c == NULL)
 		return NULL;
 	attach(c);
 	LWLockAcquire(&c->shared->lock, LW_SHARED);
-	blob = find_ready(c, location_key(location), location, &entry);
+	blob = find_ready(c, location_key(location), location, &entry, &refused);
 	if (blob)
 	{
 		pin_entry(entry);
@@ -309,22 +349,32 @@ SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size *size)
 }
 
 /*
- * The READY entry holding location, touched for LRU; NULL if there is none
- * (or a different location hashed alike).  Caller holds the lock.
+ * The READY entry holding location, marked used for the clock; NULL if
+ * there is none (or a different location hashed alike), and also, with
+ * *refused set, if the instance does not admit the file it came from.
+ * Caller holds the lock.
  */
 static const void *
-find_ready(SkadeBlobCache *c, uint64 key, const char *location, BlobEntry **entry_out)
+find_ready(SkadeBlobCache *c, uint64 key, const char *location, BlobEntry **entry_out,
+		   bool *refused)
 {
 	BlobEntry  *entry = hash_search(c->index, &key, HASH_FIND, NULL);
 	const char *chunk;
 
 	*entry_out = entry;
+	*refused = false;
 	if (entry == NULL || entry->state != BLOB_READY)
 		return NULL;
 	chunk = dsa_get_address(c->area, entry->chunk);
 	if (strcmp(chunk, location) != 0)
 		return NULL;
-	pg_atomic_write_u64(&entry->last_used, pg_atomic_fetch_add_u64(&c->shared->tick, 1));
+	if (c->admit && !c->admit(chunk + entry->origin_off))
+	{
+		*refused = true;
+		return NULL;
+	}
+	if (pg_atomic_read_u32(&entry->referenced) == 0)
+		pg_atomic_write_u32(&entry->referenced, 1);
 	return chunk + entry->blob_off;
 }
 
@@ -381,12 +431,13 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 		BlobEntry  *entry;
 		const void *hit;
 		bool		found;
+		bool		refused;
 
 		LWLockAcquire(&s->lock, LW_SHARED);
 		entry = hash_search(c->index, &key, HASH_FIND, NULL);
 		if (entry && entry->state == BLOB_READY)
 		{
-			hit = find_ready(c, key, location, &entry);
+			hit = find_ready(c, key, location, &entry, &refused);
 			if (hit)
 			{
 				*size = entry->size;
@@ -403,9 +454,9 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 				pg_atomic_fetch_add_u64(&s->hits, 1);
 				return pin ? hit : NULL;
 			}
-			/* hash collision with another location: serve uncached */
+			/* another location hashed alike, or not admitted: serve uncached */
 			pg_atomic_fetch_add_u64(&s->misses, 1);
-			blob = loader(location, larg, size);
+			blob = load_uncached(location, loader, larg, size);
 			break;
 		}
 		if (entry && entry->state == BLOB_FILLING)
@@ -438,14 +489,15 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 			if (waited)
 				ConditionVariableCancelSleep();
 			pg_atomic_fetch_add_u64(&s->misses, 1);
-			blob = loader(location, larg, size);
+			blob = load_uncached(location, loader, larg, size);
 			break;
 		}
 		entry->state = BLOB_FILLING;
 		entry->filler_pid = MyProcPid;
 		entry->chunk = InvalidDsaPointer;
 		entry->size = 0;
-		pg_atomic_init_u64(&entry->last_used, 0);
+		entry->slot = -1;
+		pg_atomic_init_u32(&entry->referenced, 0);
 		pg_atomic_init_u32(&entry->pins, 0);
 		c->pending_fill = key;
 		LWLockRelease(&s->lock);
@@ -462,18 +514,28 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 	return NULL;
 }
 
+/* load without caching (the origin is of no use then) */
+static void *
+load_uncached(const char *location, SkadeBlobLoader loader, void *larg, Size *size)
+{
+	char	   *origin = NULL;
+
+	return loader(location, larg, size, &origin);
+}
+
 /* load with no lock held and publish; never leave the FILLING entry behind */
 static void *
 load_filling(SkadeBlobCache *c, uint64 key, const char *location, SkadeBlobLoader loader,
 			 void *larg, Size *size)
 {
 	void	   *blob = NULL;
+	char	   *origin = NULL;
 
 	PG_TRY();
 	{
-		blob = loader(location, larg, size);
+		blob = loader(location, larg, size, &origin);
 		CHECK_FOR_INTERRUPTS(); /* a cancel here must leave nothing behind */
-		finish_fill(c, key, location, blob, *size);
+		finish_fill(c, key, location, origin ? origin : "", blob, *size);
 	}
 	PG_CATCH();
 	{
@@ -484,13 +546,19 @@ load_filling(SkadeBlobCache *c, uint64 key, const char *location, SkadeBlobLoade
 	return blob;
 }
 
-/* Publish a completed fill, evicting as needed; wakes the waiters. */
+/*
+ * Publish a completed fill: allocate its chunk (evicting as needed) under
+ * the lock, copy into it with no lock held, then mark it READY; wakes the
+ * waiters.  Nothing in between can fail.
+ */
 static void
-finish_fill(SkadeBlobCache *c, uint64 key, const char *location, const void *blob, Size size)
+finish_fill(SkadeBlobCache *c, uint64 key, const char *location, const char *origin,
+			const void *blob, Size size)
 {
 	BlobShared *s = c->shared;
 	dsa_area   *area = attach(c);
-	Size		blob_off = MAXALIGN(strlen(location) + 1);
+	Size		origin_off = strlen(location) + 1;
+	Size		blob_off = MAXALIGN(origin_off + strlen(origin) + 1);
 	Size		total = blob_off + size;
 	dsa_pointer dp = InvalidDsaPointer;
 	BlobEntry  *entry;
@@ -498,42 +566,64 @@ finish_fill(SkadeBlobCache *c, uint64 key, const char *location, const void *blo
 	LWLockAcquire(&s->lock, LW_EXCLUSIVE);
 	/*
 	 * A blob over three quarters of the area is served uncached: it would
-	 * evict nearly everything (one LRU scan per victim, under the lock) and
-	 * might still not fit the area's free space, on every request.
+	 * evict nearly everything and might still not fit the area's free space,
+	 * on every request.
 	 */
 	if (total <= s->capacity / 4 * 3 && size <= PG_UINT32_MAX)
 	{
+		bool		trimmed = false;
+
 		for (;;)
 		{
 			dp = dsa_allocate_extended(area, total, DSA_ALLOC_NO_OOM | DSA_ALLOC_HUGE);
-			if (DsaPointerIsValid(dp) || !evict_one(c))
+			if (DsaPointerIsValid(dp))
 				break;
+			if (evict_one(c))
+				continue;
+			/* nothing left to evict: release empty small-object superblocks, once */
+			if (trimmed)
+				break;
+			dsa_trim(area);
+			trimmed = true;
 		}
 	}
 	entry = hash_search(c->index, &key, HASH_FIND, NULL);
 	Assert(entry && entry->state == BLOB_FILLING && entry->filler_pid == MyProcPid);
-	if (DsaPointerIsValid(dp))
+	if (!DsaPointerIsValid(dp))
+	{
+		hash_search(c->index, &key, HASH_REMOVE, NULL); /* does not fit: uncached */
+		c->pending_fill = 0;
+		LWLockRelease(&s->lock);
+		ConditionVariableBroadcast(&s->filled);
+		return;
+	}
+	entry->chunk = dp;
+	LWLockRelease(&s->lock);
+
+	/* the copy: the entry is FILLING, so no one else touches the chunk */
 	{
 		char	   *chunk = dsa_get_address(area, dp);
 
 		strcpy(chunk, location);
+		strcpy(chunk + origin_off, origin);
 		memcpy(chunk + blob_off, blob, size);
-		entry->chunk = dp;
-		entry->blob_off = (uint32) blob_off;
-		entry->size = (uint32) size;
-		entry->state = BLOB_READY;
-		pg_atomic_write_u64(&entry->last_used, pg_atomic_fetch_add_u64(&s->tick, 1));
-		s->entries++;
-		s->bytes += size;
 	}
-	else
-		hash_search(c->index, &key, HASH_REMOVE, NULL); /* does not fit: uncached */
+
+	LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+	entry->origin_off = (uint32) origin_off;
+	entry->blob_off = (uint32) blob_off;
+	entry->size = (uint32) size;
+	entry->state = BLOB_READY;
+	pg_atomic_write_u32(&entry->referenced, 1);
+	clock_add(s, entry);
+	s->entries++;
+	s->bytes += size;
 	c->pending_fill = 0;
 	LWLockRelease(&s->lock);
 	ConditionVariableBroadcast(&s->filled);
 }
 
-/* Remove this backend's FILLING entry after a failed fill. */
+/* Remove this backend's FILLING entry (and any chunk it got) after a failed fill. */
 static void
 abandon_fill(SkadeBlobCache *c)
 {
@@ -544,7 +634,11 @@ abandon_fill(SkadeBlobCache *c)
 	LWLockAcquire(&c->shared->lock, LW_EXCLUSIVE);
 	entry = hash_search(c->index, &c->pending_fill, HASH_FIND, NULL);
 	if (entry && entry->state == BLOB_FILLING && entry->filler_pid == MyProcPid)
+	{
+		if (DsaPointerIsValid(entry->chunk))
+			dsa_free(attach(c), entry->chunk);
 		hash_search(c->index, &c->pending_fill, HASH_REMOVE, NULL);
+	}
 	c->pending_fill = 0;
 	LWLockRelease(&c->shared->lock);
 	ConditionVariableBroadcast(&c->shared->filled);
@@ -560,36 +654,65 @@ abandon_fills_at_exit(int code, Datum arg)
 	release_pins();
 }
 
+/* ---------------------------------------------------------------- the clock */
+
+/* Give a READY entry a slot on the clock (caller holds the lock exclusively). */
+static void
+clock_add(BlobShared *s, BlobEntry *entry)
+{
+	/* there are as many slots as index entries, so one is free */
+	Assert(s->nfree > 0);
+	entry->slot = (int32) s->free_slots[--s->nfree];
+	s->ring[entry->slot] = entry;
+}
+
 /*
- * Evict the least recently used unpinned READY entry; false if there is
- * none.  Caller holds the lock exclusively.
+ * Free a READY entry's chunk, slot and index entry (caller holds the lock
+ * exclusively).
+ */
+static void
+remove_entry(SkadeBlobCache *c, BlobEntry *entry)
+{
+	BlobShared *s = c->shared;
+
+	dsa_free(attach(c), entry->chunk);
+	s->ring[entry->slot] = NULL;
+	s->free_slots[s->nfree++] = (uint32) entry->slot;
+	s->entries--;
+	s->bytes -= entry->size;
+	hash_search(c->index, &entry->key, HASH_REMOVE, NULL);
+}
+
+/*
+ * Evict one unpinned READY entry by the clock (second chance): the hand
+ * clears the mark of each entry used since it last passed and takes the
+ * first unmarked one; false after two turns without a victim.  Caller
+ * holds the lock exclusively.
  */
 static bool
 evict_one(SkadeBlobCache *c)
 {
-	HASH_SEQ_STATUS status;
-	BlobEntry  *entry;
-	BlobEntry  *victim = NULL;
-	uint64		oldest = PG_UINT64_MAX;
+	BlobShared *s = c->shared;
+	uint32		steps;
 
-	hash_seq_init(&status, c->index);
-	while ((entry = hash_seq_search(&status)) != NULL)
+	for (steps = 0; steps < 2 * s->nslots; steps++)
 	{
-		if (entry->state == BLOB_READY && pg_atomic_read_u32(&entry->pins) == 0 &&
-			pg_atomic_read_u64(&entry->last_used) < oldest)
+		BlobEntry  *entry = s->ring[s->hand];
+
+		s->hand = (s->hand + 1) % s->nslots;
+		if (entry == NULL || entry->state != BLOB_READY ||
+			pg_atomic_read_u32(&entry->pins) > 0)
+			continue;
+		if (pg_atomic_read_u32(&entry->referenced) != 0)
 		{
-			oldest = pg_atomic_read_u64(&entry->last_used);
-			victim = entry;
+			pg_atomic_write_u32(&entry->referenced, 0);
+			continue;
 		}
+		remove_entry(c, entry);
+		pg_atomic_fetch_add_u64(&s->evictions, 1);
+		return true;
 	}
-	if (victim == NULL)
-		return false;
-	dsa_free(attach(c), victim->chunk);
-	c->shared->entries--;
-	c->shared->bytes -= victim->size;
-	hash_search(c->index, &victim->key, HASH_REMOVE, NULL);
-	pg_atomic_fetch_add_u64(&c->shared->evictions, 1);
-	return true;
+	return false;
 }
 
 /* ---------------------------------------------------------------- stats */
@@ -615,30 +738,20 @@ void
 SkadeBlobCacheReset(SkadeBlobCache *c)
 {
 	BlobShared *s = c->shared;
-	HASH_SEQ_STATUS status;
-	BlobEntry  *entry;
-	dsa_area   *area = attach(c);
+	uint32		i;
 
+	attach(c);
 	LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-	hash_seq_init(&status, c->index);
-	while ((entry = hash_seq_search(&status)) != NULL)
+	for (i = 0; i < s->nslots; i++)
 	{
-		if (entry->state != BLOB_READY || pg_atomic_read_u32(&entry->pins) > 0)
-			continue;			/* being filled, or in use: it stays */
-		dsa_free(area, entry->chunk);
-		hash_search(c->index, &entry->key, HASH_REMOVE, NULL);
+		BlobEntry  *entry = s->ring[i];
+
+		/* FILLING entries are not on the clock; in-use ones stay */
+		if (entry != NULL && pg_atomic_read_u32(&entry->pins) == 0)
+			remove_entry(c, entry);
 	}
-	s->entries = 0;
-	s->bytes = 0;
-	hash_seq_init(&status, c->index);
-	while ((entry = hash_seq_search(&status)) != NULL)
-	{
-		if (entry->state == BLOB_READY)
-		{
-			s->entries++;
-			s->bytes += entry->size;
-		}
-	}
+	/* and give the empty superblocks of small blobs back for large ones */
+	dsa_trim(c->area);
 	pg_atomic_write_u64(&s->hits, 0);
 	pg_atomic_write_u64(&s->misses, 0);
 	pg_atomic_write_u64(&s->coalesced, 0);

@@ -16,8 +16,15 @@
 /* backend-local handle of one cache instance */
 typedef struct SkadeBlobCache SkadeBlobCache;
 
-/* reads and decodes the file at location: a palloc'd blob of *size bytes */
-typedef void *(*SkadeBlobLoader) (const char *location, void *arg, Size *size);
+/*
+ * reads and decodes the file at location: a palloc'd blob of *size bytes;
+ * *origin is set to the real path of the file read (for the admit check)
+ */
+typedef void *(*SkadeBlobLoader) (const char *location, void *arg, Size *size,
+								  char **origin);
+
+/* may a hit on a blob decoded from the file at origin be served now? */
+typedef bool (*SkadeBlobAdmit) (const char *origin);
 
 /* runs on a blob in place: under the cache's shared lock on a hit */
 typedef void (*SkadeBlobVisitor) (const void *blob, Size size, void *arg);
@@ -35,7 +42,7 @@ typedef struct SkadeBlobCacheStats
 
 extern Size SkadeBlobCacheShmemSize(Size capacity, long max_entries);
 extern SkadeBlobCache *SkadeBlobCacheShmemInit(const char *name, Size capacity,
-											   long max_entries);
+											   long max_entries, SkadeBlobAdmit admit);
 extern void SkadeBlobCacheVisit(SkadeBlobCache *c, const char *location,
 								SkadeBlobLoader loader, void *larg,
 								SkadeBlobVisitor visitor, void *varg);

@@ -1,30 +1,46 @@
 /*-------------------------------------------------------------------------
  *
  * file_access.c
- *	  Read the metadata file a metadata location names, confined to the
- *	  directories of skade.allowed_roots.
+ *	  Read the file a metadata location (or a manifest path) names,
+ *	  confined to the directories of skade.allowed_roots.
  *
- * The server reads files on behalf of SQL users, so every read is checked:
+ * The server reads files on behalf of SQL users, so every read is checked,
+ * and a path outside the roots is never even looked up:
  *   - only local files: "file:/p", "file:///p", "file://localhost/p" or an
  *     absolute path; any other scheme (s3://, gs://, abfs://, hdfs://,
  *     http://, ...) is feature_not_supported, while pointer operations on
  *     such tables keep working;
- *   - no control characters, no relative paths;
- *   - the path is resolved (symlinks, "..", ".") with realpath(3) and must
- *     then lie inside one of the resolved allowed roots; an empty
- *     skade.allowed_roots allows nothing;
- *   - the resolved file is opened with O_NOFOLLOW | O_NONBLOCK (a FIFO
- *     cannot block us, a symlink swapped in after resolution is refused)
- *     and must be a regular file (not a directory, FIFO or device);
+ *   - no control characters, no relative paths; "." and ".." are resolved
+ *     lexically first, and the result must lie inside one of the roots (as
+ *     configured or as resolved), else 42501 without touching the file
+ *     system, whether or not the file exists;
+ *   - the path is then walked from the root's real directory one component
+ *     at a time (openat with O_PATH | O_NOFOLLOW): a symbolic link is read
+ *     and followed only while its target stays inside a root, and ".." in a
+ *     link target may not climb above the root; a path that leaves the
+ *     roots is 42501 at the step where it would, before its target is
+ *     looked up, so neither existence nor anything else about a file
+ *     outside the roots can be learnt, and no message names a resolved
+ *     path;
+ *   - what is opened for reading is what was checked: the final file is
+ *     opened relative to its checked directory with O_NOFOLLOW | O_NONBLOCK
+ *     and must be the same inode as the one inspected, and a regular file
+ *     (not a directory, FIFO or device);
  *   - it is read whole, at most skade.max_metadata_size bytes, and gzip
  *     (by magic bytes, which also covers "*.gz.metadata.json") is
  *     inflated under the same cap.
  * Who may trigger a read is decided by EXECUTE privilege on the functions
- * that read (skade_reader and up); which files, by the superuser-only roots.
+ * that read (skade_reader and up); which files, by the superuser-only
+ * roots.  The real path of every file read is returned, so that the caches
+ * can check each hit against the roots in force (SkadePathAllowed): a cache
+ * hit is no way around a narrower setting.
  *
- * Errors name the location and carry proper SQLSTATEs.  Memory: the result
- * is palloc'd in CurrentMemoryContext; file descriptors come from
- * OpenTransientFile, so an ERROR closes them at transaction abort.
+ * Errors name the location as given and carry proper SQLSTATEs.  Memory:
+ * results are palloc'd in CurrentMemoryContext; the resolved roots live in
+ * the "skade file access" context until skade.allowed_roots changes (each
+ * use compares the setting with the one they were resolved for).  File
+ * descriptors are reported to fd.c (ReserveExternalFD) and closed on every
+ * path, errors included.
  *
  * IDENTIFICATION
  *	  src/file_access.c
@@ -39,46 +55,566 @@
 #include <unistd.h>
 
 #include "storage/fd.h"
+#include "utils/memutils.h"
 #include "utils/varlena.h"
 
 #include "file_access.h"
 #include "guc.h"
 #include "gzip.h"
 
-static SkadeReadStatus resolve_location(const char *location, char **path,
-										bool report);
-static bool inside_allowed_roots(const char *resolved);
+#define SKADE_MAX_SYMLINKS	40
+
+/* one allowed root: as configured (normalised) and as resolved */
+typedef struct AllowedRoot
+{
+	char	   *configured;
+	char	   *real;			/* NULL while it does not resolve */
+} AllowedRoot;
+
+/* the outcome of a confined open */
+typedef struct Opened
+{
+	SkadeReadStatus status;
+	int			err;			/* errno, for SKADE_READ_FAILED */
+	bool		escaped;		/* DENIED by a link or "..", not lexically */
+	bool		not_regular;	/* FAILED because it is a directory, FIFO, ... */
+	int			fd;				/* SKADE_READ_OK: open for reading */
+	char	   *real;			/* SKADE_READ_OK: its real path */
+} Opened;
+
+/* ---- Local variables ---- */
+
+static MemoryContext roots_cxt = NULL;
+static List *roots = NIL;		/* AllowedRoot, for roots_for */
+static char *roots_for = NULL;	/* the setting they were parsed from */
+
+static const char *location_path(const char *location, bool report,
+								 SkadeReadStatus *status);
+static List *allowed_roots(void);
+static char *normalize(const char *path);
+static bool inside(const char *path, const char *dir);
+static void open_confined(const char *path, Opened *o);
+static bool walk(const AllowedRoot *root, const char *rest, Opened *o);
+static const AllowedRoot *root_of(const char *path, const char **rest);
+static int	open_at(int dirfd, const char *name, int flags);
+static void close_fd(int fd);
+static void report_open(const char *location, const Opened *o) pg_attribute_noreturn();
+static StringInfo read_whole(int fd, const char *location);
 
 /*
  * SkadeReadLocation
- *		The content of the metadata file at location, inflated if gzip.
- *		Every failure is an ERROR.
+ *		The content of the file at location, inflated if gzip.  Every
+ *		failure is an ERROR.  *real_path (if not NULL) is set to the real
+ *		path of the file read (palloc'd).
  */
 StringInfo
-SkadeReadLocation(const char *location)
+SkadeReadLocation(const char *location, char **real_path)
 {
-	char	   *path;
+	SkadeReadStatus status;
+	const char *path = location_path(location, true, &status);
+	Opened		o;
+	StringInfo	buf = NULL;
+	size_t		cap = (size_t) skade_max_metadata_size;
+
+	open_confined(path, &o);
+	if (o.status != SKADE_READ_OK)
+		report_open(location, &o);
+	PG_TRY();
+	{
+		buf = read_whole(o.fd, location);
+	}
+	PG_FINALLY();
+	{
+		close_fd(o.fd);
+	}
+	PG_END_TRY();
+
+	if (SkadeIsGzip(buf->data, buf->len))
+		buf = SkadeGunzip(buf->data, buf->len, cap, location);
+	if (real_path)
+		*real_path = o.real;
+	return buf;
+}
+
+/*
+ * SkadeProbeLocation
+ *		Could SkadeReadLocation read this location?  Never raises for the
+ *		expected cases (other scheme, outside the roots, missing file), so
+ *		callers in a commit path can skip unreadable metadata cheaply.
+ */
+SkadeReadStatus
+SkadeProbeLocation(const char *location)
+{
+	SkadeReadStatus status;
+	const char *path = location_path(location, false, &status);
+	Opened		o;
+
+	if (path == NULL)
+		return status;
+	open_confined(path, &o);
+	if (o.status == SKADE_READ_OK)
+		close_fd(o.fd);
+	return o.status;
+}
+
+/*
+ * SkadePathAllowed
+ *		Is the real path of a file read earlier inside the roots in force
+ *		now?  (For cache hits: cheap, no file system access once the roots
+ *		are resolved.)
+ */
+bool
+SkadePathAllowed(const char *real_path)
+{
+	ListCell   *lc;
+
+	foreach(lc, allowed_roots())
+	{
+		const AllowedRoot *r = lfirst(lc);
+
+		if (r->real && inside(real_path, r->real))
+			return true;
+	}
+	return false;
+}
+
+/* ---------------------------------------------------------------- locations */
+
+/*
+ * The absolute path a location names (file URI or path), checked for
+ * control characters and scheme; NULL (report false) with *status set.
+ */
+static const char *
+location_path(const char *location, bool report, SkadeReadStatus *status)
+{
+	const char *p = location;
+	const unsigned char *c;
+
+	for (c = (const unsigned char *) location; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+		{
+			*status = SKADE_READ_FAILED;
+			if (!report)
+				return NULL;
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("metadata location contains a control character"),
+					 errdetail("Byte %d is 0x%02x.",
+							   (int) (c - (const unsigned char *) location) + 1, *c)));
+		}
+
+	if (strncmp(p, "file://localhost/", 17) == 0)
+		p += 16;
+	else if (strncmp(p, "file:///", 8) == 0)
+		p += 7;
+	else if (strncmp(p, "file:/", 6) == 0)
+		p += 5;
+	else if (p[0] != '/')
+	{
+		*status = strchr(p, ':') ? SKADE_READ_UNSUPPORTED : SKADE_READ_FAILED;
+		if (!report)
+			return NULL;
+		if (strchr(p, ':'))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot read metadata location \"%s\": only local files are supported", location),
+					 errdetail("Reading metadata needs file content; pointer operations on this table keep working."),
+					 errhint("Use file:/ locations under skade.allowed_roots.")));
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("metadata location \"%s\" is neither a file URI nor an absolute path", location)));
+	}
+	if (allowed_roots() == NIL)
+	{
+		*status = SKADE_READ_DENIED;
+		if (!report)
+			return NULL;
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot read file \"%s\": file access is disabled", location),
+				 errhint("A superuser can allow directories with skade.allowed_roots.")));
+	}
+	return p;
+}
+
+/*
+ * The roots of skade.allowed_roots, normalised and resolved; resolved once
+ * per setting (a root that does not resolve yet is tried again next time).
+ */
+static List *
+allowed_roots(void)
+{
+	const char *setting = skade_allowed_roots ? skade_allowed_roots : "";
+	ListCell   *lc;
+	MemoryContext old;
+
+	if (roots_cxt == NULL)
+		roots_cxt = AllocSetContextCreate(TopMemoryContext, "skade file access",
+										  ALLOCSET_SMALL_SIZES);
+	if (roots_for == NULL || strcmp(roots_for, setting) != 0)
+	{
+		char	   *raw;
+		List	   *dirs;
+
+		MemoryContextReset(roots_cxt);
+		roots = NIL;
+		old = MemoryContextSwitchTo(roots_cxt);
+		raw = pstrdup(setting);
+		if (SplitDirectoriesString(raw, ',', &dirs))
+			foreach(lc, dirs)
+			{
+				AllowedRoot *r = palloc0(sizeof(AllowedRoot));
+
+				r->configured = normalize((char *) lfirst(lc));
+				roots = lappend(roots, r);
+			}
+		roots_for = pstrdup(setting);
+		MemoryContextSwitchTo(old);
+	}
+	foreach(lc, roots)
+	{
+		AllowedRoot *r = lfirst(lc);
+
+		if (r->real == NULL)
+		{
+			char	   *real = realpath(r->configured, NULL);
+
+			if (real)
+			{
+				r->real = MemoryContextStrdup(roots_cxt, real);
+				free(real);
+			}
+		}
+	}
+	return roots;
+}
+
+/* An absolute path with "." and ".." resolved lexically, no double slashes. */
+static char *
+normalize(const char *path)
+{
+	StringInfoData out;
+	char	   *copy = pstrdup(path);
+	char	   *save;
+	char	   *comp;
+
+	initStringInfo(&out);
+	for (comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save))
+	{
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0)
+		{
+			char	   *slash = strrchr(out.data, '/');
+
+			if (slash)
+			{
+				out.len = slash - out.data;
+				out.data[out.len] = '\0';
+			}
+			continue;
+		}
+		appendStringInfo(&out, "/%s", comp);
+	}
+	if (out.len == 0)
+		appendStringInfoChar(&out, '/');
+	return out.data;
+}
+
+/* Is path dir itself or below it? ("/" contains everything) */
+static bool
+inside(const char *path, const char *dir)
+{
+	size_t		len = strlen(dir);
+
+	if (len == 1 && dir[0] == '/')
+		return true;
+	return strncmp(path, dir, len) == 0 && (path[len] == '/' || path[len] == '\0');
+}
+
+/* ---------------------------------------------------------------- the walk */
+
+/* Open path (absolute) for reading, confined to the roots; see the banner. */
+static void
+open_confined(const char *path, Opened *o)
+{
+	char	   *norm = normalize(path);
+	const char *rest;
+	const AllowedRoot *root = root_of(norm, &rest);
+
+	memset(o, 0, sizeof(Opened));
+	o->fd = -1;
+	if (root == NULL)
+	{
+		o->status = SKADE_READ_DENIED;
+		return;
+	}
+	(void) walk(root, rest, o);
+}
+
+/* The root whose real or configured directory contains path; *rest below it. */
+static const AllowedRoot *
+root_of(const char *path, const char **rest)
+{
+	ListCell   *lc;
+
+	foreach(lc, allowed_roots())
+	{
+		const AllowedRoot *r = lfirst(lc);
+
+		if (r->real == NULL)
+			continue;
+		if (inside(path, r->real))
+		{
+			*rest = path + (strcmp(r->real, "/") == 0 ? 0 : strlen(r->real));
+			return r;
+		}
+		if (inside(path, r->configured))
+		{
+			*rest = path + (strcmp(r->configured, "/") == 0 ? 0 : strlen(r->configured));
+			return r;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Walk rest ("/a/b/c") from root's real directory, one component at a time,
+ * following symbolic links only while they stay inside a root.  Fills o;
+ * returns whether the file was opened.
+ */
+static bool
+walk(const AllowedRoot *root, const char *rest, Opened *o)
+{
+	List	   *queue = NIL;	/* components still to walk */
+	StringInfoData cur;			/* the real path of dirfd */
+	int			dirfd;
+	int			hops = 0;
+	char	   *copy = pstrdup(rest);
+	char	   *save;
+	char	   *comp;
+
+	for (comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save))
+		queue = lappend(queue, comp);
+	initStringInfo(&cur);
+	appendStringInfoString(&cur, root->real);
+	dirfd = open_at(AT_FDCWD, root->real, O_PATH | O_DIRECTORY);
+	if (dirfd < 0)
+	{
+		o->status = SKADE_READ_FAILED;
+		o->err = errno;
+		return false;
+	}
+	o->status = SKADE_READ_OK;
+	while (queue != NIL && o->status == SKADE_READ_OK)
+	{
+		char	   *name = linitial(queue);
+		bool		last = list_length(queue) == 1;
+		int			fd;
+		struct stat st;
+
+		queue = list_delete_first(queue);
+		if (strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0)
+		{
+			/* in a link target: never above the root we walk in */
+			if (strcmp(cur.data, root->real) == 0)
+			{
+				o->status = SKADE_READ_DENIED;
+				o->escaped = true;
+				break;
+			}
+			fd = open_at(dirfd, "..", O_PATH | O_DIRECTORY);
+			if (fd < 0)
+			{
+				o->status = SKADE_READ_FAILED;
+				o->err = errno;
+				break;
+			}
+			close_fd(dirfd);
+			dirfd = fd;
+			cur.len = strrchr(cur.data, '/') - cur.data;
+			if (cur.len == 0)
+				cur.len = 1;
+			cur.data[cur.len] = '\0';
+			continue;
+		}
+		fd = open_at(dirfd, name, O_PATH | O_NOFOLLOW);
+		if (fd < 0 || fstat(fd, &st) < 0)
+		{
+			o->err = errno;
+			o->status = (o->err == ENOENT || o->err == ENOTDIR) ? SKADE_READ_MISSING
+				: SKADE_READ_FAILED;
+			if (fd >= 0)
+				close_fd(fd);
+			break;
+		}
+		if (S_ISLNK(st.st_mode))
+		{
+			char		target[MAXPGPATH];
+			ssize_t		n = readlinkat(dirfd, name, target, sizeof(target) - 1);
+			List	   *more = NIL;
+			char	   *tsave;
+			char	   *t;
+
+			close_fd(fd);
+			if (n < 0 || ++hops > SKADE_MAX_SYMLINKS)
+			{
+				o->status = SKADE_READ_FAILED;
+				o->err = n < 0 ? errno : ELOOP;
+				break;
+			}
+			target[n] = '\0';
+			if (target[0] == '/')
+			{
+				/* absolute: it must lead back into a root, lexically */
+				const char *trest;
+				char	   *tnorm = normalize(target);
+				const AllowedRoot *troot = root_of(tnorm, &trest);
+
+				if (troot == NULL)
+				{
+					o->status = SKADE_READ_DENIED;
+					o->escaped = true;
+					break;
+				}
+				root = troot;
+				close_fd(dirfd);
+				dirfd = open_at(AT_FDCWD, root->real, O_PATH | O_DIRECTORY);
+				if (dirfd < 0)
+				{
+					o->status = SKADE_READ_FAILED;
+					o->err = errno;
+					break;
+				}
+				resetStringInfo(&cur);
+				appendStringInfoString(&cur, root->real);
+				strlcpy(target, trest, sizeof(target));
+			}
+			for (t = strtok_r(target, "/", &tsave); t; t = strtok_r(NULL, "/", &tsave))
+				more = lappend(more, pstrdup(t));
+			queue = list_concat(more, queue);
+			continue;
+		}
+		if (!last)
+		{
+			if (!S_ISDIR(st.st_mode))
+			{
+				close_fd(fd);
+				o->status = SKADE_READ_MISSING;
+				o->err = ENOTDIR;
+				break;
+			}
+			close_fd(dirfd);
+			dirfd = fd;
+			if (cur.len > 1)
+				appendStringInfoChar(&cur, '/');
+			appendStringInfoString(&cur, name);
+			continue;
+		}
+		/* the file itself: a regular file, opened as the very inode checked */
+		close_fd(fd);
+		if (!S_ISREG(st.st_mode))
+		{
+			o->status = SKADE_READ_FAILED;
+			o->not_regular = true;
+			break;
+		}
+		o->fd = open_at(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | PG_BINARY);
+		if (o->fd >= 0)
+		{
+			struct stat st2;
+
+			if (fstat(o->fd, &st2) < 0 || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino)
+			{
+				close_fd(o->fd);
+				o->fd = -1;
+				errno = ESTALE; /* swapped while we looked */
+			}
+		}
+		if (o->fd < 0)
+		{
+			o->status = SKADE_READ_FAILED;
+			o->err = errno;
+			break;
+		}
+		if (cur.len > 1)
+			appendStringInfoChar(&cur, '/');
+		appendStringInfoString(&cur, name);
+		o->real = cur.data;
+	}
+	close_fd(dirfd);
+	if (o->status == SKADE_READ_OK && o->fd < 0)
+	{
+		/* the walk ended on a directory (a root itself, or "dir/..") */
+		o->status = SKADE_READ_FAILED;
+		o->not_regular = true;
+	}
+	return o->status == SKADE_READ_OK;
+}
+
+/* openat, with the descriptor reported to fd.c */
+static int
+open_at(int dirfd, const char *name, int flags)
+{
 	int			fd;
+
+	ReserveExternalFD();
+	fd = openat(dirfd, name, flags | O_CLOEXEC);
+	if (fd < 0)
+	{
+		int			save = errno;
+
+		ReleaseExternalFD();
+		errno = save;
+	}
+	return fd;
+}
+
+static void
+close_fd(int fd)
+{
+	if (fd >= 0)
+	{
+		close(fd);
+		ReleaseExternalFD();
+	}
+}
+
+/* The ERROR for a failed confined open. */
+static void
+report_open(const char *location, const Opened *o)
+{
+	if (o->status == SKADE_READ_DENIED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("file \"%s\" is outside skade.allowed_roots", location),
+				 o->escaped ?
+				 errdetail("Its path leads out of the allowed directories through a symbolic link or \"..\".") : 0));
+	if (o->not_regular)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a regular file", location)));
+	errno = o->status == SKADE_READ_MISSING && o->err == 0 ? ENOENT : o->err;
+	ereport(ERROR,
+			(errcode_for_file_access(),
+			 errmsg("could not open file \"%s\": %m", location)));
+}
+
+/* The whole file (at most skade.max_metadata_size bytes). */
+static StringInfo
+read_whole(int fd, const char *location)
+{
 	struct stat st;
 	StringInfo	buf;
 	size_t		cap = (size_t) skade_max_metadata_size;
 	ssize_t		n;
 
-	(void) resolve_location(location, &path, true);
-
-	fd = OpenTransientFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | PG_BINARY);
-	if (fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open file \"%s\": %m", location)));
 	if (fstat(fd, &st) < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not stat file \"%s\": %m", location)));
-	if (!S_ISREG(st.st_mode))
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("metadata location \"%s\" is not a regular file", location)));
 	if ((size_t) st.st_size > cap)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -86,7 +622,6 @@ SkadeReadLocation(const char *location)
 				 errdetail("It has %lld bytes; skade.max_metadata_size is %zu.",
 						   (long long) st.st_size, cap),
 				 errhint("Raise skade.max_metadata_size if the file is legitimate.")));
-
 	buf = makeStringInfo();
 	enlargeStringInfo(buf, st.st_size + 1);
 	/* read until EOF: the file may have changed since fstat */
@@ -109,140 +644,5 @@ SkadeReadLocation(const char *location)
 					 errdetail("It grew past skade.max_metadata_size (%zu bytes) while being read.", cap)));
 	}
 	buf->data[buf->len] = '\0';
-	CloseTransientFile(fd);
-
-	if (SkadeIsGzip(buf->data, buf->len))
-		buf = SkadeGunzip(buf->data, buf->len, cap, location);
 	return buf;
-}
-
-/*
- * SkadeProbeLocation
- *		Could SkadeReadLocation read this location?  Never raises for the
- *		expected cases (other scheme, outside the roots, missing file), so
- *		callers in a commit path can skip unreadable metadata cheaply.
- */
-SkadeReadStatus
-SkadeProbeLocation(const char *location)
-{
-	char	   *path;
-	SkadeReadStatus status = resolve_location(location, &path, false);
-	struct stat st;
-
-	if (status != SKADE_READ_OK)
-		return status;
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return SKADE_READ_MISSING;
-	return SKADE_READ_OK;
-}
-
-/*
- * resolve_location
- *		Turn a location into a resolved path inside the allowed roots.
- *		With report, failures are ERRORs; else a status is returned.
- */
-static SkadeReadStatus
-resolve_location(const char *location, char **path, bool report)
-{
-	const char *p = location;
-	const unsigned char *c;
-	char	   *resolved;
-
-	for (c = (const unsigned char *) location; *c; c++)
-		if (*c < 0x20 || *c == 0x7f)
-		{
-			if (!report)
-				return SKADE_READ_FAILED;
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("metadata location contains a control character"),
-					 errdetail("Byte %d is 0x%02x.",
-							   (int) (c - (const unsigned char *) location) + 1, *c)));
-		}
-
-	if (strncmp(p, "file://localhost/", 17) == 0)
-		p += 16;
-	else if (strncmp(p, "file:///", 8) == 0)
-		p += 7;
-	else if (strncmp(p, "file:/", 6) == 0)
-		p += 5;
-	else if (p[0] != '/')
-	{
-		if (!report)
-			return strchr(p, ':') ? SKADE_READ_UNSUPPORTED : SKADE_READ_FAILED;
-		if (strchr(p, ':'))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("cannot read metadata location \"%s\": only local files are supported", location),
-					 errdetail("Reading metadata needs file content; pointer operations on this table keep working."),
-					 errhint("Use file:/ locations under skade.allowed_roots.")));
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("metadata location \"%s\" is neither a file URI nor an absolute path", location)));
-	}
-
-	if (skade_allowed_roots == NULL || skade_allowed_roots[0] == '\0')
-	{
-		if (!report)
-			return SKADE_READ_DENIED;
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("cannot read file \"%s\": file access is disabled", location),
-				 errhint("A superuser can allow directories with skade.allowed_roots.")));
-	}
-
-	resolved = realpath(p, NULL);
-	if (resolved == NULL)
-	{
-		int			save_errno = errno;
-
-		if (!report)
-			return save_errno == ENOENT || save_errno == ENOTDIR ? SKADE_READ_MISSING : SKADE_READ_FAILED;
-		errno = save_errno;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open file \"%s\": %m", location)));
-	}
-	*path = pstrdup(resolved);
-	free(resolved);
-
-	if (!inside_allowed_roots(*path))
-	{
-		if (!report)
-			return SKADE_READ_DENIED;
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("file \"%s\" is outside skade.allowed_roots", location),
-				 errdetail("It resolves to \"%s\".", *path)));
-	}
-	return SKADE_READ_OK;
-}
-
-/* Is the resolved path inside one of the (resolved) allowed roots? */
-static bool
-inside_allowed_roots(const char *resolved)
-{
-	char	   *raw = pstrdup(skade_allowed_roots);
-	List	   *roots;
-	ListCell   *lc;
-
-	if (!SplitDirectoriesString(raw, ',', &roots))
-		return false;
-	foreach(lc, roots)
-	{
-		char	   *root = realpath((char *) lfirst(lc), NULL);
-		size_t		len;
-		bool		inside;
-
-		if (root == NULL)
-			continue;
-		len = strlen(root);
-		/* "/" as a root allows everything; else match on a component boundary */
-		inside = (len == 1 && root[0] == '/') ||
-			(strncmp(resolved, root, len) == 0 && resolved[len] == '/');
-		free(root);
-		if (inside)
-			return true;
-	}
-	return false;
 }

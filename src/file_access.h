@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * file_access.h
- *	  Confined reading of metadata files named by a metadata location.
+ *	  Confined reading of the files named by metadata locations and
+ *	  manifest paths (see file_access.c).
  *
  * IDENTIFICATION
  *	  src/file_access.h
@@ -13,17 +14,18 @@
 
 #include "lib/stringinfo.h"
 
-/* Why a location could not be read (SkadeTryReadLocation) */
+/* Why a location could not be read (SkadeProbeLocation) */
 typedef enum SkadeReadStatus
 {
 	SKADE_READ_OK,
 	SKADE_READ_UNSUPPORTED,		/* a scheme other than file (s3://, ...) */
 	SKADE_READ_DENIED,			/* outside skade.allowed_roots, or none set */
-	SKADE_READ_MISSING,			/* no such file */
-	SKADE_READ_FAILED			/* anything else; the error was reported */
+	SKADE_READ_MISSING,			/* no such file (inside the roots) */
+	SKADE_READ_FAILED			/* anything else */
 } SkadeReadStatus;
 
-extern StringInfo SkadeReadLocation(const char *location);
+extern StringInfo SkadeReadLocation(const char *location, char **real_path);
 extern SkadeReadStatus SkadeProbeLocation(const char *location);
+extern bool SkadePathAllowed(const char *real_path);
 
 #endif							/* SKADE_FILE_ACCESS_H */

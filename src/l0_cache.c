@@ -63,7 +63,7 @@ typedef struct SummaryVisit
 static SkadeBlobCache *l0 = NULL;
 
 static long l0_max_entries(void);
-static void *load_metadata(const char *location, void *arg, Size *size);
+static void *load_metadata(const char *location, void *arg, Size *size, char **origin);
 static void copy_visitor(const void *blob, Size size, void *arg);
 static void summary_visitor(const void *blob, Size size, void *arg);
 static void put_blob_stats(SkadeBlobCache *c, Datum *values);
@@ -88,7 +88,7 @@ void
 L0ShmemInit(void)
 {
 	l0 = SkadeBlobCacheShmemInit("skade_l0", (Size) skade_metadata_cache_size * 1024,
-								 l0_max_entries());
+								 l0_max_entries(), SkadePathAllowed);
 }
 
 /* ---------------------------------------------------------------- lookups */
@@ -173,9 +173,9 @@ summary_visitor(const void *blob, Size size, void *arg)
 
 /* SkadeBlobLoader: read and parse one metadata file into a SkadeMeta */
 static void *
-load_metadata(const char *location, void *arg, Size *size)
+load_metadata(const char *location, void *arg, Size *size, char **origin)
 {
-	StringInfo	text = SkadeReadLocation(location);
+	StringInfo	text = SkadeReadLocation(location, origin);
 	SkadeMeta  *meta;
 
 	CHECK_FOR_INTERRUPTS();

@@ -39,6 +39,7 @@
 
 #include "avro_reader.h"
 #include "bound_json.h"
+#include "file_access.h"
 #include "guc.h"
 #include "manifest_cache.h"
 #include "skade.h"
@@ -54,7 +55,7 @@ static const char *const stat_fields[] = {
 static SkadeBlobCache *manifest_cache = NULL;
 
 static long max_entries(void);
-static void *load_manifest(const char *path, void *arg, Size *size);
+static void *load_manifest(const char *path, void *arg, Size *size, char **origin);
 static void decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
 						 const SkadeColumn *cols, int ncols);
 static SkadeManifestStat *stat_for(SkadeManifestStat *stats, int *nstats, int32 field_id);
@@ -86,7 +87,7 @@ ManifestCacheShmemInit(void)
 {
 	manifest_cache = SkadeBlobCacheShmemInit("skade_manifests",
 											 (Size) skade_manifest_cache_size * 1024,
-											 max_entries());
+											 max_entries(), SkadePathAllowed);
 }
 
 /* the cache instance (NULL when skade was not preloaded) */
@@ -120,7 +121,7 @@ ManifestGet(const char *path, int64 expected_length)
  * points to the length its manifest list records.
  */
 static void *
-load_manifest(const char *path, void *arg, Size *size)
+load_manifest(const char *path, void *arg, Size *size, char **origin)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext cxt = AllocSetContextCreate(caller, "skade manifest decode",
@@ -139,6 +140,7 @@ load_manifest(const char *path, void *arg, Size *size)
 	MemoryContextSwitchTo(cxt);
 	/* its length is checked before anything is decoded */
 	f = SkadeAvroOpen(path, SKADE_AVRO_MANIFEST, *(int64 *) arg);
+	*origin = MemoryContextStrdup(caller, SkadeAvroRealPath(f));
 	initStringInfo(&blob);
 	append_zeros(&blob, MAXALIGN(sizeof(SkadeManifest)));
 

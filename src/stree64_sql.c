@@ -154,8 +154,8 @@ Datum
 skade_stree64_bench(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int64		n = PG_GETARG_INT64(0);
-	int64		m = PG_GETARG_INT64(1);
+	int64		n;
+	int64		m;
 	MemoryContext cxt;
 	MemoryContext old;
 	pg_prng_state rng;
@@ -170,6 +170,12 @@ skade_stree64_bench(PG_FUNCTION_ARGS)
 	double		ns[4];
 	int			k;
 
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("n and queries must not be NULL")));
+	n = PG_GETARG_INT64(0);
+	m = PG_GETARG_INT64(1);
 	if (n < 1 || n > 100000000 || m < 1 || m > 100000000)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -239,8 +239,8 @@ skade_load_table_as_of(PG_FUNCTION_ARGS)
 Datum
 skade_index_check(PG_FUNCTION_ARGS)
 {
-	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
-	int			n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	ArrayType  *arr;
+	int			n;
 	Datum	   *elems;
 	bool	   *nulls;
 	int64	   *ids;
@@ -250,6 +250,11 @@ skade_index_check(PG_FUNCTION_ARGS)
 	int			i;
 
 	SkadeRequireShared();
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("snapshot_ids must not be NULL")));
+	arr = PG_GETARG_ARRAYTYPE_P(0);
 	StoreRequireAttached();
 	deconstruct_array(arr, INT8OID, 8, true, TYPALIGN_DOUBLE, &elems, &nulls, &n);
 	ids = palloc(sizeof(int64) * (n + 1));

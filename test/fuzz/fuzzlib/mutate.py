@@ -37,8 +37,28 @@ class Obj:
 
 
 def dumps(v) -> bytes:
+    """JSON text of v; the stdlib encoder does the work, Raw and Obj values
+    go through a placeholder that is swapped for their bytes afterwards"""
+    special = []
+
+    def default(x):
+        if isinstance(x, (Raw, Obj)):
+            special.append(x)
+            return f"\x00@{len(special) - 1}@\x00"
+        return str(x)
+
+    text = json.dumps(v, ensure_ascii=False, default=default, check_circular=False)
+    out = text.encode("utf-8", "surrogatepass")
+    for i in range(len(special) - 1, -1, -1):
+        x = special[i]
+        raw = x.b if isinstance(x, Raw) else _dump_obj(x)
+        out = out.replace(f'"\\u0000@{i}@\\u0000"'.encode(), raw)
+    return out
+
+
+def _dump_obj(x) -> bytes:
     out = bytearray()
-    _dump(v, out, 0)
+    _dump(x, out, 0)
     return bytes(out)
 
 
