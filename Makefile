@@ -22,7 +22,7 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # skade needs shared_preload_libraries, so pg_regress brings up its own
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
-               metadata manifests manifest_cache avro_formats avro_hostile cache pointer_mirror time_travel \
+               metadata manifests manifest_cache avro_formats avro_hostile confinement cache pointer_mirror time_travel \
                stree64 durability adopt search_path null_args privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale

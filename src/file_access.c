@@ -98,6 +98,7 @@ static bool walk(const AllowedRoot *root, const char *rest, Opened *o);
 static const AllowedRoot *root_of(const char *path, const char **rest);
 static int	open_at(int dirfd, const char *name, int flags);
 static void close_fd(int fd);
+static int	file_errcode(int err);
 static void report_open(const char *location, const Opened *o) pg_attribute_noreturn();
 static StringInfo read_whole(int fd, const char *location);
 
@@ -582,6 +583,25 @@ close_fd(int fd)
 	}
 }
 
+/* The SQLSTATE of a file access error (never XX000: it is not skade's fault). */
+static int
+file_errcode(int err)
+{
+	switch (err)
+	{
+		case ENOENT:
+		case ENOTDIR:
+			return ERRCODE_UNDEFINED_FILE;
+		case EACCES:
+		case EPERM:
+			return ERRCODE_INSUFFICIENT_PRIVILEGE;
+		case ENAMETOOLONG:
+			return ERRCODE_NAME_TOO_LONG;
+		default:
+			return ERRCODE_IO_ERROR;	/* ELOOP, ESTALE (swapped), EIO, ... */
+	}
+}
+
 /* The ERROR for a failed confined open. */
 static void
 report_open(const char *location, const Opened *o)
@@ -598,7 +618,7 @@ report_open(const char *location, const Opened *o)
 				 errmsg("\"%s\" is not a regular file", location)));
 	errno = o->status == SKADE_READ_MISSING && o->err == 0 ? ENOENT : o->err;
 	ereport(ERROR,
-			(errcode_for_file_access(),
+			(errcode(file_errcode(o->status == SKADE_READ_MISSING && o->err == 0 ? ENOENT : o->err)),
 			 errmsg("could not open file \"%s\": %m", location)));
 }
 
@@ -613,7 +633,7 @@ read_whole(int fd, const char *location)
 
 	if (fstat(fd, &st) < 0)
 		ereport(ERROR,
-				(errcode_for_file_access(),
+				(errcode(ERRCODE_IO_ERROR),
 				 errmsg("could not stat file \"%s\": %m", location)));
 	if ((size_t) st.st_size > cap)
 		ereport(ERROR,
@@ -632,7 +652,7 @@ read_whole(int fd, const char *location)
 		n = read(fd, buf->data + buf->len, buf->maxlen - buf->len - 1);
 		if (n < 0)
 			ereport(ERROR,
-					(errcode_for_file_access(),
+					(errcode(ERRCODE_IO_ERROR),
 					 errmsg("could not read file \"%s\": %m", location)));
 		if (n == 0)
 			break;

@@ -8,7 +8,9 @@ same bytes on every run:
 
 writes OUTDIR/<case>/metadata/{v1.metadata.json, list.avro[, m0.avro]} for
 each case below; the metadata's only snapshot points at list.avro, whose
-manifests (if any) point at m0.avro.  Paths inside are absolute (OUTDIR).
+manifests (if any) point at m0.avro (for "split": OUTDIR/split_manifests/
+m0.avro, a good table whose manifest lies in another directory).  Paths
+inside are absolute (OUTDIR).
 """
 
 import json
@@ -218,6 +220,13 @@ def cases(root: Path) -> None:
     no_path["fields"][2]["type"]["fields"][1]["name"] = "path"
     m = header(no_path) + block(1, manifest_record("x"))
     write_table(root, "not_a_manifest", list_of(root, "not_a_manifest", m), m)
+    # a good table whose manifest lives in another directory than its list
+    # (for the confinement test: a cached manifest outside the roots)
+    m = header(MANIFEST_SCHEMA) + block(1, manifest_record(str(root / "split" / "data" / "f.parquet")))
+    (root / "split_manifests").mkdir(parents=True, exist_ok=True)
+    (root / "split_manifests" / "m0.avro").write_bytes(m)
+    rec = list_record(str(root / "split_manifests" / "m0.avro"), len(m))
+    write_table(root, "split", header(LIST_SCHEMA) + block(1, rec))
     # a manifest path that is not UTF-8, one with a NUL byte
     for case, bad in (("bad_utf8", b"/tmp/\xff\xfe.avro"), ("nul_path", b"/tmp/a\x00b.avro")):
         rec = zbytes(bad) + zlong(1) + zlong(0) + zlong(0) + zlong(1) + zlong(1) + zlong(SNAPSHOT_ID)
