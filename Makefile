@@ -23,7 +23,7 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
                metadata manifests manifest_cache avro_formats avro_hostile confinement cache pointer_mirror time_travel \
-               stree64 durability adopt search_path null_args privileges
+               stree64 durability adopt search_path null_args log_trigger privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
 ISOLATION      = cas_both_paths mirror_snapshots index_snapshots

@@ -127,6 +127,7 @@ static Oid	cached_log_seq = InvalidOid;
 static Oid	cached_log_owner = InvalidOid;
 
 static void resolve_columns(Relation rel, PointerColumns *cols);
+static void check_column(Relation rel, int attnum, bool key);
 static Datum get_col(HeapTuple tuple, TupleDesc desc, int attnum, bool *isnull);
 static void fill_row(LogRow *row, const char *op, HeapTuple tuple,
 					 TupleDesc desc, const PointerColumns *cols);
@@ -358,7 +359,10 @@ skade_commit_log_append_only(PG_FUNCTION_ARGS)
 	PG_RETURN_NULL();			/* keep compiler quiet */
 }
 
-/* Find the JDBC columns by name; any client's column order is accepted. */
+/*
+ * Find the JDBC columns by name (any client's column order is accepted) and
+ * check their types and nullability.
+ */
 static void
 resolve_columns(Relation rel, PointerColumns *cols)
 {
@@ -379,6 +383,41 @@ resolve_columns(Relation rel, PointerColumns *cols)
 				 errdetail("It lacks one of catalog_name, table_namespace, table_name, metadata_location, previous_metadata_location.")));
 	if (cols->type <= 0)
 		cols->type = 0;
+	check_column(rel, cols->catalog, true);
+	check_column(rel, cols->ns, true);
+	check_column(rel, cols->name, true);
+	check_column(rel, cols->location, false);
+	check_column(rel, cols->previous, false);
+	if (cols->type)
+		check_column(rel, cols->type, false);
+}
+
+/*
+ * A column the trigger reads as text must be text or varchar (or a domain
+ * over them), and a key column NOT NULL: an owner's ALTER TABLE must not
+ * make the trigger read other datums as text.
+ */
+static void
+check_column(Relation rel, int attnum, bool key)
+{
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+	Oid			type = getBaseType(att->atttypid);
+
+	if (type != TEXTOID && type != VARCHAROID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of relation \"%s\" has type %s",
+						NameStr(att->attname), RelationGetRelationName(rel),
+						format_type_be(att->atttypid)),
+				 errdetail("skade records the JDBC catalog's columns as text; they must be varchar or text."),
+				 errhint("Restore the column's type as the Iceberg JDBC catalog defines it.")));
+	if (key && !att->attnotnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("column \"%s\" of relation \"%s\" must be NOT NULL",
+						NameStr(att->attname), RelationGetRelationName(rel)),
+				 errdetail("A table is named by catalog_name, table_namespace and table_name; none may be null."),
+				 errhint("Restore the primary key the Iceberg JDBC catalog defines.")));
 }
 
 static Datum

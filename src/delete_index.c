@@ -37,6 +37,8 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+
 #include "common/hashfn.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -181,6 +183,7 @@ SkadeDeletesFor(SkadeDeleteIndex *idx, const SkadeManifestEntry *data, uint64 ke
 		SkadeDeleteFile *d = lfirst(lc);
 		bool		applies;
 
+		CHECK_FOR_INTERRUPTS();
 		if (d->entry->content == 1)
 			applies = (!seq_known || !d->seq_known || seq <= d->seq) &&
 				position_applies(d, path);

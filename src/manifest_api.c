@@ -169,7 +169,10 @@ skade_manifests(PG_FUNCTION_ARGS)
 		cols = SkadeParseSchemaColumns(SkadeMetaStr(m, m->current_schema), "the table", &ncols);
 	f = SkadeAvroOpen(list, SKADE_AVRO_MANIFEST_LIST, -1);
 	while ((rec = SkadeAvroNext(f)) != NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
 		put_manifest(rsinfo, rec, snap, list, m, cols, ncols);
+	}
 	SkadeAvroClose(f);
 	return (Datum) 0;
 }
@@ -270,6 +273,7 @@ skade_plan_files(PG_FUNCTION_ARGS)
 			SkadeDeleteFile *d = lfirst(lc);
 			MemoryContext old = MemoryContextSwitchTo(plan.row_cxt);
 
+			CHECK_FOR_INTERRUPTS();
 			if (d->used)
 				put_file(rsinfo, d->entry, (FileContext *) d->owner, NULL);
 			MemoryContextSwitchTo(old);
@@ -377,6 +381,7 @@ read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
 	{
 		ManifestRef *m = palloc0(sizeof(ManifestRef));
 
+		CHECK_FOR_INTERRUPTS();
 		parse_manifest_ref(rec, snap, list, m);
 		out = lappend(out, m);
 	}
@@ -407,6 +412,7 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 
 	for (i = 0, e = SkadeManifestFirst(man); i < man->nentries; i++, e = SkadeManifestNext(e))
 	{
+		CHECK_FOR_INTERRUPTS();
 		MemoryContextSwitchTo(entry_cxt);
 		put_file(rsinfo, e, fc, plan);
 		MemoryContextSwitchTo(manifest_cxt);
@@ -478,6 +484,7 @@ index_deletes(const ManifestRef *mref, const SkadeMeta *m, bool v1, ScanPlan *pl
 		int64		seq;
 		bool		known = entry_data_seq(e, fc, &seq);
 
+		CHECK_FOR_INTERRUPTS();
 		if (e->content != 0)
 			SkadeDeleteIndexAdd(plan->deletes, e, mref->spec_id, partition_key(fc, e),
 								matchable && e->npartition == fc->nparts, unpartitioned,

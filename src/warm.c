@@ -12,7 +12,9 @@
  * outside the allowed roots, on other schemes or missing are skipped
  * without reading; a file that is there but fails to read or parse is
  * caught in a subtransaction and reported as a WARNING; the log row stays
- * unresolved (snapshot_id NULL).  Only a failed continuity check with
+ * unresolved (snapshot_id NULL).  A query cancel or statement timeout that
+ * arrives meanwhile is not the file's fault: it is re-thrown, as PL/pgSQL's
+ * WHEN OTHERS does not catch it either.  Only a failed continuity check with
  * skade.validate_commits = error fails the commit, by design.
  *
  * IDENTIFICATION
@@ -135,6 +137,9 @@ try_fetch_summary(const char *location)
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(caller);
 		CurrentResourceOwner = owner;
+		/* a cancel or statement timeout is the user's, not the file's: as PL/pgSQL */
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(edata);
 		ereport(WARNING,
 				(errcode(edata->sqlerrcode),
 				 errmsg("could not read metadata \"%s\"; its commit-log row stays unresolved", location),

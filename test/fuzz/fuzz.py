@@ -26,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from fuzzlib import avro, seeds as seedmod              # noqa: E402
+from fuzzlib import avro, leak, seeds as seedmod        # noqa: E402
 from fuzzlib.harness import Case, Harness               # noqa: E402
 from fuzzlib.targets import TARGETS                     # noqa: E402
 
@@ -97,6 +97,7 @@ def parse_args(argv):
     p.add_argument("--replay", nargs="*", default=[], help="finding/regress dirs to replay")
     p.add_argument("--no-regress", action="store_true", help="skip test/fuzz/regress")
     p.add_argument("--replay-only", action="store_true")
+    p.add_argument("--no-leak-probe", action="store_true", help="skip the leak probe")
     p.add_argument("--statement-timeout", type=int, default=10)
     p.add_argument("--mem-limit-mb", type=int, default=256)
     p.add_argument("--leak-limit-mb", type=int, default=128)
@@ -149,7 +150,10 @@ def report(h: Harness, names, t0: float, interrupted: bool) -> bool:
     total = sum(h.stats[n].execs for n in h.stats)
     print("\n==== skade fuzz report " + ("(interrupted) " if interrupted else "") + "=" * 40)
     print(f"seed {h.args.seed}, {wall:.0f} s, {total} executions, {total / max(wall, 1e-9):.0f}/s")
-    for n in [x for x in ["regress"] + names if x in h.stats]:
+    if getattr(h, "leak_results", None):
+        print("leak probe (RssAnon kB per call, same input): " +
+              ", ".join(f"{k} {v:+.2f}" for k, v in h.leak_results.items()))
+    for n in [x for x in ["regress", "leakprobe"] + names if x in h.stats]:
         st = h.stats[n]
         drift = st.drifts
         dtxt = (f"RSS drift {sum(drift) / len(drift):+.2f} kB/call (max {max(drift):+.2f}, {len(drift)} windows)"
@@ -215,6 +219,9 @@ def main(argv) -> int:
         t.setup()
         targets.append(t)
     h.fp = None
+    if not args.no_leak_probe:
+        meta = next(t.metadata_path for t in seeds.tables if t.name == "avro/v2_deflate")
+        h.leak_results = leak.run(h, meta)
     pick = random.Random(args.seed)
     deadline = time.monotonic() + args.seconds if args.seconds > 0 else float("inf")
     last = time.monotonic()

@@ -36,6 +36,11 @@ from pathlib import Path
 import psycopg2
 import psycopg2.extensions
 
+# results stay text: json/jsonb (and their arrays) are not parsed client-side
+_JSONTEXT = psycopg2.extensions.new_type((114, 3802), "JSONTEXT", lambda v, cur: v)
+psycopg2.extensions.register_type(_JSONTEXT)
+psycopg2.extensions.register_type(psycopg2.extensions.new_array_type((199, 3807), "JSONTEXT[]", _JSONTEXT))
+
 CRASH_LOG = re.compile(r"terminated by signal|was terminated by exception|PANIC:|TRAP:|"
                        r"terminating any other active server processes|"
                        r"all server processes terminated; reinitializing")
@@ -306,13 +311,15 @@ class Harness:
         s.calls += 1
         t0 = time.monotonic()
         self.watchdog.arm(s.pid, self.args.statement_timeout + 15)
-        rows, err = None, None
+        rows, err, bad_text = None, None, None
         try:
             with s.conn.cursor() as cur:
                 cur.execute(case.sql)
                 rows = cur.fetchall() if cur.description else []
         except psycopg2.Error as e:
             err = e
+        except UnicodeDecodeError as e:      # the server sent text that is not UTF-8
+            bad_text = str(e)
         finally:
             killed = self.watchdog.disarm()
         st.seconds += time.monotonic() - t0
@@ -320,11 +327,15 @@ class Harness:
         lost = err is not None and (code is None or code in CONNECTION_LOST) or s.conn.closed
         crash_lines = self.scan_log()
         msg = (getattr(err, "pgerror", None) or str(err) or "").strip() if err is not None else ""
-        st.states[code or ("lost" if lost else "ok")] += 1
+        st.states[code or ("lost" if lost else "bad-utf8" if bad_text else "ok")] += 1
 
         if lost or crash_lines:
             self.after_lost(target, func, case, msg, crash_lines, killed, lost)
             return None, code or "lost"
+        if bad_text:
+            self.finding("internal", target, func, case, None,
+                         f"a result holds text that is not valid UTF-8 (the database encoding): {bad_text}",
+                         sig=("utf8", func))
         if killed:
             self.finding("hang", target, func, case, code, f"ignored statement_timeout; {msg}")
         elif code == "57014":

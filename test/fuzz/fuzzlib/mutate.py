@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
 import zlib
 
 # ------------------------------------------------------------ JSON values
@@ -49,11 +50,13 @@ def dumps(v) -> bytes:
 
     text = json.dumps(v, ensure_ascii=False, default=default, check_circular=False)
     out = text.encode("utf-8", "surrogatepass")
-    for i in range(len(special) - 1, -1, -1):
-        x = special[i]
-        raw = x.b if isinstance(x, Raw) else _dump_obj(x)
-        out = out.replace(f'"\\u0000@{i}@\\u0000"'.encode(), raw)
-    return out
+    if not special:
+        return out
+    raws = [x.b if isinstance(x, Raw) else _dump_obj(x) for x in special]
+    return _PLACEHOLDER.sub(lambda m: raws[int(m.group(1))], out)
+
+
+_PLACEHOLDER = re.compile(rb'"\\u0000@(\d+)@\\u0000"')
 
 
 def _dump_obj(x) -> bytes:
