@@ -19,6 +19,19 @@
  * Schema skade holds the commit log, the SQL API and skade's internals.
  */
 
+-- Every string skade reads from a file is UTF-8 (Iceberg's encoding) and
+-- becomes text as it is: the database must be UTF8 too.
+DO $encoding$
+BEGIN
+	IF pg_catalog.getdatabaseencoding() OPERATOR(pg_catalog.<>) 'UTF8' THEN
+		RAISE EXCEPTION 'skade needs a UTF8 database, not %', pg_catalog.getdatabaseencoding()
+			USING ERRCODE = 'feature_not_supported',
+				  DETAIL = 'Iceberg metadata and manifests hold UTF-8 text, which skade returns as text, json and jsonb.',
+				  HINT = 'Create the database with ENCODING ''UTF8'' (from template0).';
+	END IF;
+END
+$encoding$;
+
 CREATE SCHEMA skade;
 
 -- Roles: created once per cluster, kept across DROP EXTENSION.

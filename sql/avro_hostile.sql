@@ -27,7 +27,7 @@ SELECT t, skade.register_table('hostile', t, format('/tmp/skade_regress/hostile/
 FROM unnest(ARRAY['recursive_schema', 'recursive_union', 'deep_schema', 'array_of_nulls',
                   'undefined_type', 'deflate_bomb', 'snappy_bomb', 'count_bomb', 'short_block',
                   'long_block', 'huge_string', 'negative_size', 'no_sync', 'not_a_list',
-                  'not_a_manifest', 'bad_utf8', 'nul_path']) t;
+                  'not_a_manifest', 'bad_utf8', 'nul_path', 'bad_bound_utf8']) t;
 
 -- writer schemas libavro would have recursed on, or that Iceberg never writes
 SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'recursive_schema')$$);
@@ -60,6 +60,10 @@ SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'no_sync')$$);
 -- strings that are not UTF-8 text never become text
 SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'bad_utf8')$$);
 SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'nul_path')$$);
+-- a string bound: not UTF-8 is an error when its file is returned; one
+-- holding a NUL (valid UTF-8, but no text) comes out as hex
+SELECT pg_temp.err($$SELECT * FROM skade.files('hostile', 'bad_bound_utf8')$$);
+SELECT pg_temp.err($$SELECT * FROM skade.plan_files('hostile', 'bad_bound_utf8', '{"type": "eq", "term": "id", "value": "zz"}')$$);
 
 -- the server is still the same one (no backend crashed)
 SELECT count(*) AS tables FROM skade.list_tables('hostile');

@@ -103,3 +103,12 @@ SELECT skade.adopt_jdbc_catalog() AS adopted;
 SELECT skade.table_exists('keep', 't');
 SELECT skade.drop_namespace('keep');
 SELECT count(*) AS rows_left FROM iceberg_namespace_properties;
+
+-- skade returns the files' UTF-8 strings as text: only a UTF8 database takes it
+SELECT current_database() AS regress_db \gset
+CREATE DATABASE skade_latin1 TEMPLATE template0 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C';
+\c skade_latin1
+CREATE EXTENSION skade;
+SELECT count(*) AS skade_schemas FROM pg_namespace WHERE nspname = 'skade';
+\c :regress_db
+DROP DATABASE skade_latin1;

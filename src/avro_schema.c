@@ -57,13 +57,20 @@
 /* sizes saturate here: far beyond any block we accept */
 #define SKADE_AVRO_SIZE_CAP		((int64) 1 << 40)
 
+/* a named type defined so far, and the bytes it takes at least */
+typedef struct NamedType
+{
+	const char *name;			/* full or simple name */
+	int64		size;
+} NamedType;
+
 /* walk state */
 typedef struct SchemaWalk
 {
 	const char *location;
 	int			nodes;
 	List	   *open;			/* simple names of the named types being defined */
-	List	   *defined;		/* full and simple names of those defined */
+	List	   *defined;		/* NamedType: full and simple names of those defined */
 } SchemaWalk;
 
 static int64 walk_type(SchemaWalk *w, JsonbValue *type, int depth, const char *ns);
@@ -78,6 +85,7 @@ static bool get_key(JsonbContainer *obj, const char *key, JsonbValue *out);
 static char *string_key(SchemaWalk *w, JsonbContainer *obj, const char *key, bool required);
 static bool valid_name(const char *s, bool dotted);
 static char *simple_name(const char *full);
+static void define(SchemaWalk *w, const char *full, int64 size);
 static int64 size_sum(int64 a, int64 b);
 static void schema_error(SchemaWalk *w, const char *problem) pg_attribute_noreturn();
 
@@ -173,7 +181,7 @@ walk_object(SchemaWalk *w, JsonbContainer *obj, int depth, const char *ns)
 		w->open = lappend(w->open, simple_name(full));
 		size = walk_record(w, obj, full, depth, inner_ns);
 		w->open = list_delete_last(w->open);
-		w->defined = lappend(lappend(w->defined, (char *) full), simple_name(full));
+		define(w, full, size);
 		return size;
 	}
 	if (strcmp(kind, "enum") == 0 || strcmp(kind, "fixed") == 0)
@@ -211,7 +219,7 @@ walk_object(SchemaWalk *w, JsonbContainer *obj, int depth, const char *ns)
 					 !valid_name(pnstrdup(v.val.string.val, v.val.string.len), false)))
 					schema_error(w, "an enum symbol is not an Avro name");
 		}
-		w->defined = lappend(lappend(w->defined, (char *) full), simple_name(full));
+		define(w, full, size);
 		return size;
 	}
 	if (strcmp(kind, "array") == 0 || strcmp(kind, "map") == 0)
@@ -305,9 +313,8 @@ primitive_size(const char *name)
 
 /*
  * A reference to a named type: it must have been defined, and must not be
- * one still being defined (that would be recursion).  Its size is not
- * remembered; references are rare in Iceberg schemas, so 0 (a fixed may be
- * empty) stands for it: a lower bound is all the caller needs.
+ * one still being defined (that would be recursion).  It takes as many
+ * bytes as the type it names.
  */
 static int64
 named_reference(SchemaWalk *w, const char *ref)
@@ -319,8 +326,12 @@ named_reference(SchemaWalk *w, const char *ref)
 		if (strcmp((char *) lfirst(lc), simple) == 0)
 			schema_error(w, psprintf("type \"%s\" refers to itself", ref));
 	foreach(lc, w->defined)
-		if (strcmp((char *) lfirst(lc), ref) == 0)
-			return 0;
+	{
+		const NamedType *t = lfirst(lc);
+
+		if (strcmp(t->name, ref) == 0)
+			return t->size;
+	}
 	schema_error(w, psprintf("it refers to type \"%s\", which it does not define before", ref));
 }
 
@@ -398,6 +409,20 @@ valid_name(const char *s, bool dotted)
 		start = false;
 	}
 	return !start;
+}
+
+/* remember a defined named type under its full and its simple name */
+static void
+define(SchemaWalk *w, const char *full, int64 size)
+{
+	NamedType  *f = palloc(sizeof(NamedType));
+	NamedType  *sn = palloc(sizeof(NamedType));
+
+	f->name = full;
+	f->size = size;
+	sn->name = simple_name(full);
+	sn->size = size;
+	w->defined = lappend(lappend(w->defined, f), sn);
 }
 
 static char *

@@ -19,6 +19,8 @@
  */
 #include "postgres.h"
 
+#include "mb/pg_wchar.h"
+
 #include <math.h>
 
 #include "fmgr.h"
@@ -155,6 +157,9 @@ SkadeBoundReadable(const SkadeColumn *c, const char *p, size_t len)
 {
 	if (!SkadeBoundLengthOk(c, len))
 		return false;
+	if (strcmp(c->type, "string") == 0)
+		return memchr(p, '\0', len) != NULL ||
+			(len <= (size_t) PG_INT32_MAX && pg_verifymbstr(p, (int) len, true));
 	if (strncmp(c->type, "timestamp", 9) == 0)
 	{
 		int64		v = SkadeLeInt(p, 8);
@@ -239,7 +244,18 @@ SkadeBoundJsonb(const SkadeColumn *c, const char *p, size_t len, const char *whi
 					  : pstrdup(buf));
 	}
 	else if (strcmp(t, "string") == 0)
-		SkadeJbText(out, p, strnlen(p, len));	/* as text: up to a NUL */
+	{
+		/* UTF-8 text; one holding a NUL (valid, but not text here) as hex */
+		if (memchr(p, '\0', len) != NULL)
+			SkadeHexJsonb(p, len, out);
+		else if (!SkadeBoundReadable(c, p, len))
+			ereport(ERROR,
+					(errcode(ERRCODE_SKADE_INVALID_FILE),
+					 errmsg("the %s bound of column \"%s\" in manifest \"%s\" is not UTF-8 text",
+							which, c->name, file)));
+		else
+			SkadeJbText(out, pnstrdup(p, len), len);
+	}
 	else if (strcmp(t, "uuid") == 0)
 	{
 		pg_uuid_t	u;

@@ -129,7 +129,8 @@ def snappy_zeros(n: int) -> bytes:
 
 # ------------------------------------------------------------------ cases
 
-def write_table(root: Path, case: str, list_bytes: bytes, manifest: bytes = None) -> None:
+def write_table(root: Path, case: str, list_bytes: bytes, manifest: bytes = None,
+                column_type: str = "long") -> None:
     d = root / case / "metadata"
     d.mkdir(parents=True, exist_ok=True)
     (d / "list.avro").write_bytes(list_bytes)
@@ -140,7 +141,7 @@ def write_table(root: Path, case: str, list_bytes: bytes, manifest: bytes = None
         "location": str(root / case), "last-sequence-number": 1, "last-updated-ms": 1700000000000,
         "last-column-id": 1, "current-schema-id": 0,
         "schemas": [{"type": "struct", "schema-id": 0,
-                     "fields": [{"id": 1, "name": "id", "required": False, "type": "long"}]}],
+                     "fields": [{"id": 1, "name": "id", "required": False, "type": column_type}]}],
         "default-spec-id": 0, "partition-specs": [{"spec-id": 0, "fields": []}],
         "last-partition-id": 999, "default-sort-order-id": 0,
         "sort-orders": [{"order-id": 0, "fields": []}], "properties": {},
@@ -227,6 +228,18 @@ def cases(root: Path) -> None:
     (root / "split_manifests" / "m0.avro").write_bytes(m)
     rec = list_record(str(root / "split_manifests" / "m0.avro"), len(m))
     write_table(root, "split", header(LIST_SCHEMA) + block(1, rec))
+    # a string column whose lower bound is not UTF-8 (its upper one holds a NUL: hex)
+    with_bounds = json.loads(json.dumps(MANIFEST_SCHEMA))
+    kv = {"type": "record", "name": "k1_v2", "fields": [
+        {"name": "key", "type": "int"}, {"name": "value", "type": "bytes"}]}
+    with_bounds["fields"][2]["type"]["fields"] += [
+        {"name": "lower_bounds", "type": ["null", {"type": "array", "items": kv}]},
+        {"name": "upper_bounds", "type": ["null", {"type": "array", "items": "k1_v2"}]}]
+    rec = (manifest_record(str(root / "bad_bound_utf8" / "data" / "f.parquet"))
+           + zlong(1) + zlong(1) + zlong(1) + zbytes(b"\xff\xfe") + zlong(0)
+           + zlong(1) + zlong(1) + zlong(1) + zbytes(b"a\x00b") + zlong(0))
+    m = header(with_bounds) + block(1, rec)
+    write_table(root, "bad_bound_utf8", list_of(root, "bad_bound_utf8", m), m, column_type="string")
     # a manifest path that is not UTF-8, one with a NUL byte
     for case, bad in (("bad_utf8", b"/tmp/\xff\xfe.avro"), ("nul_path", b"/tmp/a\x00b.avro")):
         rec = zbytes(bad) + zlong(1) + zlong(0) + zlong(0) + zlong(1) + zlong(1) + zlong(SNAPSHOT_ID)

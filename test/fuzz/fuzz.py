@@ -98,6 +98,7 @@ def parse_args(argv):
     p.add_argument("--no-regress", action="store_true", help="skip test/fuzz/regress")
     p.add_argument("--replay-only", action="store_true")
     p.add_argument("--no-leak-probe", action="store_true", help="skip the leak probe")
+    p.add_argument("--max-sql-mb", type=int, default=32, help="larger statements are not sent")
     p.add_argument("--statement-timeout", type=int, default=10)
     p.add_argument("--mem-limit-mb", type=int, default=256)
     p.add_argument("--leak-limit-mb", type=int, default=128)

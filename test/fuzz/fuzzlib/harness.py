@@ -307,6 +307,9 @@ class Harness:
         except (ValueError, psycopg2.Error) as e:       # e.g. a NUL in a string
             st.states["(client)"] += 1
             return None, "client"
+        if len(case.sql) > self.args.max_sql_mb << 20:   # our mutators overdid it
+            st.states["(too big)"] += 1
+            return None, "client"
         st.execs += 1
         s.calls += 1
         t0 = time.monotonic()

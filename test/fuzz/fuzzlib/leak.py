@@ -35,7 +35,7 @@ def probe_calls(h: Harness, meta: str) -> list:
     ]
 
 
-def run(h: Harness, meta: str, calls: int = 600, warmup: int = 100, limit_kb: float = 2.0) -> dict:
+def run(h: Harness, meta: str, calls: int = 300, warmup: int = 50, limit_kb: float = 2.0) -> dict:
     """{label: kB per call}; a memory finding for each function that leaks"""
     h.sql("SELECT skade.create_namespace(%s)", (NS,))
     h.sql("SELECT skade.register_table(%s, 't', %s)", (NS, meta))
