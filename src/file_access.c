@@ -379,6 +379,23 @@ root_of(const char *path, const char **rest)
 	return NULL;
 }
 
+/* a walk in progress: where it is, and what is left */
+typedef struct Walk
+{
+	const AllowedRoot *root;	/* the root walked in */
+	List	   *queue;			/* components still to walk */
+	StringInfoData cur;			/* the real path of dirfd */
+	int			dirfd;
+	int			hops;			/* symbolic links followed */
+} Walk;
+
+static bool walk_enter(Walk *w, const AllowedRoot *root, Opened *o);
+static bool walk_up(Walk *w, Opened *o);
+static bool walk_link(Walk *w, const char *name, Opened *o);
+static void walk_open_file(Walk *w, const char *name, const struct stat *st, Opened *o);
+static void walk_fail(Opened *o, SkadeReadStatus status, int err, bool escaped);
+static List *components(const char *path, List *tail);
+
 /*
  * Walk rest ("/a/b/c") from root's real directory, one component at a time,
  * following symbolic links only while they stay inside a root.  Fills o;
@@ -387,165 +404,64 @@ root_of(const char *path, const char **rest)
 static bool
 walk(const AllowedRoot *root, const char *rest, Opened *o)
 {
-	List	   *queue = NIL;	/* components still to walk */
-	StringInfoData cur;			/* the real path of dirfd */
-	int			dirfd;
-	int			hops = 0;
-	char	   *copy = pstrdup(rest);
-	char	   *save;
-	char	   *comp;
+	Walk		w = {0};
 
-	for (comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save))
-		queue = lappend(queue, comp);
-	initStringInfo(&cur);
-	appendStringInfoString(&cur, root->real);
-	dirfd = open_at(AT_FDCWD, root->real, O_PATH | O_DIRECTORY);
-	if (dirfd < 0)
-	{
-		o->status = SKADE_READ_FAILED;
-		o->err = errno;
-		return false;
-	}
+	w.dirfd = -1;
+	initStringInfo(&w.cur);
+	w.queue = components(rest, NIL);
 	o->status = SKADE_READ_OK;
-	while (queue != NIL && o->status == SKADE_READ_OK)
+	if (!walk_enter(&w, root, o))
+		return false;
+	while (w.queue != NIL && o->status == SKADE_READ_OK && o->fd < 0)
 	{
-		char	   *name = linitial(queue);
-		bool		last = list_length(queue) == 1;
+		char	   *name = linitial(w.queue);
+		bool		last = list_length(w.queue) == 1;
 		int			fd;
 		struct stat st;
 
-		queue = list_delete_first(queue);
+		w.queue = list_delete_first(w.queue);
 		if (strcmp(name, ".") == 0)
 			continue;
 		if (strcmp(name, "..") == 0)
 		{
-			/* in a link target: never above the root we walk in */
-			if (strcmp(cur.data, root->real) == 0)
-			{
-				o->status = SKADE_READ_DENIED;
-				o->escaped = true;
-				break;
-			}
-			fd = open_at(dirfd, "..", O_PATH | O_DIRECTORY);
-			if (fd < 0)
-			{
-				o->status = SKADE_READ_FAILED;
-				o->err = errno;
-				break;
-			}
-			close_fd(dirfd);
-			dirfd = fd;
-			cur.len = strrchr(cur.data, '/') - cur.data;
-			if (cur.len == 0)
-				cur.len = 1;
-			cur.data[cur.len] = '\0';
+			(void) walk_up(&w, o);
 			continue;
 		}
-		fd = open_at(dirfd, name, O_PATH | O_NOFOLLOW);
+		fd = open_at(w.dirfd, name, O_PATH | O_NOFOLLOW);
 		if (fd < 0 || fstat(fd, &st) < 0)
 		{
-			o->err = errno;
-			o->status = (o->err == ENOENT || o->err == ENOTDIR) ? SKADE_READ_MISSING
-				: SKADE_READ_FAILED;
-			if (fd >= 0)
-				close_fd(fd);
+			int			err = errno;
+
+			close_fd(fd);
+			walk_fail(o, (err == ENOENT || err == ENOTDIR) ? SKADE_READ_MISSING
+					  : SKADE_READ_FAILED, err, false);
 			break;
 		}
 		if (S_ISLNK(st.st_mode))
 		{
-			char		target[MAXPGPATH];
-			ssize_t		n = readlinkat(dirfd, name, target, sizeof(target) - 1);
-			List	   *more = NIL;
-			char	   *tsave;
-			char	   *t;
-
 			close_fd(fd);
-			if (n < 0 || ++hops > SKADE_MAX_SYMLINKS)
-			{
-				o->status = SKADE_READ_FAILED;
-				o->err = n < 0 ? errno : ELOOP;
-				break;
-			}
-			target[n] = '\0';
-			if (target[0] == '/')
-			{
-				/* absolute: it must lead back into a root, lexically */
-				const char *trest;
-				char	   *tnorm = normalize(target);
-				const AllowedRoot *troot = root_of(tnorm, &trest);
-
-				if (troot == NULL)
-				{
-					o->status = SKADE_READ_DENIED;
-					o->escaped = true;
-					break;
-				}
-				root = troot;
-				close_fd(dirfd);
-				dirfd = open_at(AT_FDCWD, root->real, O_PATH | O_DIRECTORY);
-				if (dirfd < 0)
-				{
-					o->status = SKADE_READ_FAILED;
-					o->err = errno;
-					break;
-				}
-				resetStringInfo(&cur);
-				appendStringInfoString(&cur, root->real);
-				strlcpy(target, trest, sizeof(target));
-			}
-			for (t = strtok_r(target, "/", &tsave); t; t = strtok_r(NULL, "/", &tsave))
-				more = lappend(more, pstrdup(t));
-			queue = list_concat(more, queue);
-			continue;
+			(void) walk_link(&w, name, o);
 		}
-		if (!last)
+		else if (!last && S_ISDIR(st.st_mode))
 		{
-			if (!S_ISDIR(st.st_mode))
-			{
-				close_fd(fd);
-				o->status = SKADE_READ_MISSING;
-				o->err = ENOTDIR;
-				break;
-			}
-			close_fd(dirfd);
-			dirfd = fd;
-			if (cur.len > 1)
-				appendStringInfoChar(&cur, '/');
-			appendStringInfoString(&cur, name);
-			continue;
+			close_fd(w.dirfd);
+			w.dirfd = fd;
+			if (w.cur.len > 1)
+				appendStringInfoChar(&w.cur, '/');
+			appendStringInfoString(&w.cur, name);
 		}
-		/* the file itself: a regular file, opened as the very inode checked */
-		close_fd(fd);
-		if (!S_ISREG(st.st_mode))
+		else if (!last)
 		{
-			o->status = SKADE_READ_FAILED;
-			o->not_regular = true;
-			break;
+			close_fd(fd);
+			walk_fail(o, SKADE_READ_MISSING, ENOTDIR, false);
 		}
-		o->fd = open_at(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | PG_BINARY);
-		if (o->fd >= 0)
+		else
 		{
-			struct stat st2;
-
-			if (fstat(o->fd, &st2) < 0 || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino)
-			{
-				close_fd(o->fd);
-				o->fd = -1;
-				errno = ESTALE; /* swapped while we looked */
-			}
+			close_fd(fd);
+			walk_open_file(&w, name, &st, o);
 		}
-		if (o->fd < 0)
-		{
-			o->status = SKADE_READ_FAILED;
-			o->err = errno;
-			break;
-		}
-		if (cur.len > 1)
-			appendStringInfoChar(&cur, '/');
-		appendStringInfoString(&cur, name);
-		o->real = cur.data;
 	}
-	close_fd(dirfd);
+	close_fd(w.dirfd);
 	if (o->status == SKADE_READ_OK && o->fd < 0)
 	{
 		/* the walk ended on a directory (a root itself, or "dir/..") */
@@ -553,6 +469,138 @@ walk(const AllowedRoot *root, const char *rest, Opened *o)
 		o->not_regular = true;
 	}
 	return o->status == SKADE_READ_OK;
+}
+
+/* Start (again) at root's real directory. */
+static bool
+walk_enter(Walk *w, const AllowedRoot *root, Opened *o)
+{
+	close_fd(w->dirfd);
+	w->root = root;
+	w->dirfd = open_at(AT_FDCWD, root->real, O_PATH | O_DIRECTORY);
+	if (w->dirfd < 0)
+	{
+		walk_fail(o, SKADE_READ_FAILED, errno, false);
+		return false;
+	}
+	resetStringInfo(&w->cur);
+	appendStringInfoString(&w->cur, root->real);
+	return true;
+}
+
+/* "..", from a link target: to the parent, never above the root */
+static bool
+walk_up(Walk *w, Opened *o)
+{
+	int			fd;
+
+	if (strcmp(w->cur.data, w->root->real) == 0)
+	{
+		walk_fail(o, SKADE_READ_DENIED, 0, true);
+		return false;
+	}
+	fd = open_at(w->dirfd, "..", O_PATH | O_DIRECTORY);
+	if (fd < 0)
+	{
+		walk_fail(o, SKADE_READ_FAILED, errno, false);
+		return false;
+	}
+	close_fd(w->dirfd);
+	w->dirfd = fd;
+	w->cur.len = strrchr(w->cur.data, '/') - w->cur.data;
+	if (w->cur.len == 0)
+		w->cur.len = 1;
+	w->cur.data[w->cur.len] = '\0';
+	return true;
+}
+
+/*
+ * A symbolic link in the current directory: its target's components go
+ * first in the queue; an absolute target must lead (lexically) into a
+ * root, where the walk goes on.
+ */
+static bool
+walk_link(Walk *w, const char *name, Opened *o)
+{
+	char		target[MAXPGPATH];
+	ssize_t		n = readlinkat(w->dirfd, name, target, sizeof(target) - 1);
+
+	if (n < 0 || ++w->hops > SKADE_MAX_SYMLINKS)
+	{
+		walk_fail(o, SKADE_READ_FAILED, n < 0 ? errno : ELOOP, false);
+		return false;
+	}
+	target[n] = '\0';
+	if (target[0] == '/')
+	{
+		const char *trest;
+		const AllowedRoot *troot = root_of(normalize(target), &trest);
+
+		if (troot == NULL)
+		{
+			walk_fail(o, SKADE_READ_DENIED, 0, true);
+			return false;
+		}
+		if (!walk_enter(w, troot, o))
+			return false;
+		w->queue = components(trest, w->queue);
+	}
+	else
+		w->queue = components(target, w->queue);
+	return true;
+}
+
+/* The file itself: a regular file, opened as the very inode inspected. */
+static void
+walk_open_file(Walk *w, const char *name, const struct stat *st, Opened *o)
+{
+	struct stat st2;
+
+	if (!S_ISREG(st->st_mode))
+	{
+		o->status = SKADE_READ_FAILED;
+		o->not_regular = true;
+		return;
+	}
+	o->fd = open_at(w->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | PG_BINARY);
+	if (o->fd >= 0 &&
+		(fstat(o->fd, &st2) < 0 || st2.st_dev != st->st_dev || st2.st_ino != st->st_ino))
+	{
+		close_fd(o->fd);
+		o->fd = -1;
+		errno = ESTALE;			/* swapped while we looked */
+	}
+	if (o->fd < 0)
+	{
+		walk_fail(o, SKADE_READ_FAILED, errno, false);
+		return;
+	}
+	if (w->cur.len > 1)
+		appendStringInfoChar(&w->cur, '/');
+	appendStringInfoString(&w->cur, name);
+	o->real = w->cur.data;
+}
+
+static void
+walk_fail(Opened *o, SkadeReadStatus status, int err, bool escaped)
+{
+	o->status = status;
+	o->err = err;
+	o->escaped = escaped;
+}
+
+/* path's components (palloc'd), then tail */
+static List *
+components(const char *path, List *tail)
+{
+	char	   *copy = pstrdup(path);
+	char	   *save;
+	char	   *comp;
+	List	   *out = NIL;
+
+	for (comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save))
+		out = lappend(out, comp);
+	return list_concat(out, tail);
 }
 
 /* openat, with the descriptor reported to fd.c */
