@@ -683,6 +683,11 @@ IndexRebuild(void)
 	if (!OidIsValid(get_extension_oid("skade", true)))
 	{
 		CommitTransactionCommand();
+		ereport(absent_backoff_s == 0 ? LOG : DEBUG1,
+				(errmsg("skade index worker: extension \"skade\" is not installed in database \"%s\"",
+						skade_database),
+				 errdetail("Looking again in %d s.",
+						   Min(Max(absent_backoff_s * 2, 1), SKADE_ABSENT_BACKOFF_MAX_S))));
 		absent_backoff_s = Min(Max(absent_backoff_s * 2, 1), SKADE_ABSENT_BACKOFF_MAX_S);
 		absent_retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													  absent_backoff_s * 1000);

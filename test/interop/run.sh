@@ -23,8 +23,10 @@ FIXDIR=$(mktemp -d /tmp/skade-interop-fixtures.XXXXXX)
 cp -r "$SKADE_ROOT/data/clients" "$FIXDIR/" && chmod -R a+rX "$FIXDIR"
 export SKADE_PY_FIXTURES="$FIXDIR/clients/python"
 # the server reads metadata only under these roots: the shared warehouse, the
-# fixture trees of both clients and the readable copy of the committed fixtures
-ROOTS="$WAREHOUSE,/tmp/skade-fixtures,$FIXDIR"
+# fixture trees of both clients and the readable copy of the committed fixtures,
+# and the link that test_fixtures.py makes to it at the pyiceberg fixtures'
+# recorded root (a location must name a path under a root as it is written)
+ROOTS="$WAREHOUSE,/tmp/skade-fixtures,$FIXDIR,/tmp/skade-fixture-py"
 
 start_server "$DATA" "$PORT"
 echo "skade.allowed_roots = '$ROOTS'" >>"$DATA/postgresql.conf"

@@ -14,7 +14,7 @@ from .harness import Case, Harness, read_status
 NS = "fz_probe"
 
 
-def probe_calls(h: Harness, meta: str) -> list:
+def probe_calls(h: Harness, meta: str, meta2: str) -> list:
     t = (NS, "t")
     eq = '{"type":"and","left":{"type":"eq","term":"category","value":"a"},"right":{"type":"gt","term":"id","value":1}}'
     return [
@@ -31,17 +31,24 @@ def probe_calls(h: Harness, meta: str) -> list:
         ("load_table_as_of", "SELECT snapshot_id FROM skade.load_table_as_of(%s, %s, now())", t),
         ("list_tables", "SELECT * FROM skade.list_tables(%s)", (NS,)),
         ("namespace_properties", "SELECT skade.namespace_properties(%s)", (NS,)),
+        ("commit_table", "SELECT skade.commit_table(%s, %s, %s, %s)",     # there and back
+         lambda i: t + ((meta, meta2) if i % 2 == 0 else (meta2, meta))),
+        ("commit_transaction", "SELECT * FROM skade.commit_transaction(%s::jsonb)",
+         (f'[{{"namespace":"{NS}","name":"t","expected_location":"{meta}","new_location":"{meta}"}}]',)),
+        ("commit_error", "SELECT skade.commit_table(%s, %s, 'nope', %s)", t + (meta,)),
         ("plan_files_error", "SELECT * FROM skade.plan_files(%s, %s, '{\"type\":\"eq\",\"term\":\"nope\",\"value\":1}')", t),
     ]
 
 
-def run(h: Harness, meta: str, calls: int = 300, warmup: int = 50, limit_kb: float = 2.0) -> dict:
+def run(h: Harness, meta: str, meta2: str, calls: int = 300, warmup: int = 50, limit_kb: float = 2.0) -> dict:
     """{label: kB per call}; a memory finding for each function that leaks"""
     h.sql("SELECT skade.create_namespace(%s)", (NS,))
     h.sql("SELECT skade.register_table(%s, 't', %s)", (NS, meta))
     out = {}
-    for func, query, params in probe_calls(h, meta):
-        label = f"{func}:{query.split('FROM')[0][7:30].strip()}" if func == "plan_files" else func
+    for func, query, params in probe_calls(h, meta, meta2):
+        label = func
+        while label in out:
+            label += "'"
         h.drop_session("leakprobe")
         case = Case("leakprobe", files=[meta], ops=["leak_probe"],
                     setup=[("SELECT skade.create_namespace(%s)", (NS,)),
@@ -50,8 +57,9 @@ def run(h: Harness, meta: str, calls: int = 300, warmup: int = 50, limit_kb: flo
         for phase in range(3):
             s = h.session("leakprobe")
             before = read_status(s.pid).get("RssAnon", 0)
-            for _ in range(warmup if phase == 0 else calls):
-                h.run("leakprobe", func, query, params, case)
+            for i in range(warmup if phase == 0 else calls):
+                h.run("leakprobe", func, query, params(i) if callable(params) else params, case,
+                      writes=func.startswith("commit"))
             after = read_status(h.session("leakprobe").pid).get("RssAnon", 0)
             if phase:
                 growth.append((after - before) / calls)

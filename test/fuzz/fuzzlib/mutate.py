@@ -163,6 +163,29 @@ def interesting(rnd: random.Random):
 
 # --------------------------------------------------------- JSON mutations
 
+def approx_size(v, limit: int = 8 << 20) -> int:
+    """about how many bytes v serialises to; stops counting past limit"""
+    total, stack = 0, [v]
+    while stack and total <= limit:
+        x = stack.pop()
+        if isinstance(x, str):
+            total += len(x) + 2
+        elif isinstance(x, Raw):
+            total += len(x.b)
+        elif isinstance(x, dict):
+            total += 2 + 4 * len(x)
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            total += 2 + len(x)
+            stack.extend(x)
+        elif isinstance(x, Obj):
+            stack.extend(v for p in x.pairs for v in p)
+        else:
+            total += 8
+    return total
+
+
 def _nodes(doc, path=(), out=None, limit=5000):
     """every (path, value) in doc, depth first (paths are keys/indexes)"""
     if out is None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import avro, avro_mutate
 from .harness import Case, Harness, op_family
-from .mutate import (INTS, RAW_NUMBERS, STRINGS, Raw, deep_nesting, dumps, gzip_bomb,
+from .mutate import (INTS, RAW_NUMBERS, STRINGS, Raw, approx_size, deep_nesting, dumps, gzip_bomb,
                      gzip_bytes, interesting, mutate_bytes, mutate_json)
 
 CATALOG = "skade"
@@ -163,6 +163,8 @@ class MetadataTarget(Target):
             for _ in range(rnd.choice([1, 1, 2, 3, 5])):
                 doc, what = mutate_json(doc, rnd)
                 ops.append(what)
+            if approx_size(doc) > 8 << 20:          # metadata files stay under 8 MB
+                return self.make_input()
             b = dumps(doc)
             if rnd.random() < 0.15:
                 b, what = mutate_bytes(b, rnd)
@@ -438,6 +440,8 @@ class FilterTarget(Target):
         if rnd.random() < 0.2 and not isinstance(doc, Raw):
             doc, what = mutate_json(doc, rnd)
             ops.append(what)
+            if approx_size(doc) > 4 << 20:
+                doc, ops = self.gen.filter(t.columns), ["gen"]
         text = jtext(doc)
         if rnd.random() < 0.03:
             text = mutate_bytes(text.encode(), rnd)[0].decode("utf-8", "replace")
@@ -527,6 +531,8 @@ class CommitTarget(Target):
         if rnd.random() < 0.1:
             doc, what = mutate_json(doc, rnd)
             ops.append(what)
+            if approx_size(doc) > 4 << 20:
+                doc, ops = changes, ops[:-1]
         if rnd.random() < 0.02:
             doc = rnd.choice([{}, "x", 1, None, [], [[]], deep_nesting(rnd)])
             ops.append("not_array")
