@@ -27,7 +27,8 @@ SELECT t, skade.register_table('hostile', t, format('/tmp/skade_regress/hostile/
 FROM unnest(ARRAY['recursive_schema', 'recursive_union', 'deep_schema', 'array_of_nulls',
                   'undefined_type', 'deflate_bomb', 'snappy_bomb', 'count_bomb', 'short_block',
                   'long_block', 'huge_string', 'negative_size', 'no_sync', 'not_a_list',
-                  'not_a_manifest', 'bad_utf8', 'nul_path', 'bad_bound_utf8']) t;
+                  'not_a_manifest', 'bad_utf8', 'nul_path', 'bad_bound_utf8',
+                  'deep_struct', 'parse_budget']) t;
 
 -- writer schemas libavro would have recursed on, or that Iceberg never writes
 SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'recursive_schema')$$);
@@ -64,6 +65,15 @@ SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'nul_path')$$);
 -- holding a NUL (valid UTF-8, but no text) comes out as hex
 SELECT pg_temp.err($$SELECT * FROM skade.files('hostile', 'bad_bound_utf8')$$);
 SELECT pg_temp.err($$SELECT * FROM skade.plan_files('hostile', 'bad_bound_utf8', '{"type": "eq", "term": "id", "value": "zz"}')$$);
+
+-- hostile metadata: structs nested 100 deep in the current schema, and a
+-- file whose parse would take 20 times its size (the budget is 8 times
+-- skade.max_metadata_size)
+SELECT pg_temp.err($$SELECT * FROM skade.plan_files('hostile', 'deep_struct', 'true')$$);
+SET skade.max_metadata_size = '1MB';
+SELECT pg_temp.err($$SELECT * FROM skade.snapshots('hostile', 'parse_budget')$$);
+RESET skade.max_metadata_size;
+SELECT count(*) AS snapshots FROM skade.snapshots('hostile', 'parse_budget');
 
 -- the server is still the same one (no backend crashed)
 SELECT count(*) AS tables FROM skade.list_tables('hostile');

@@ -32,11 +32,24 @@
 #include <jansson.h>
 
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "nodes/pg_list.h"
 #include "utils/memutils.h"
 
+#include "guc.h"
 #include "metadata_json.h"
 #include "skade.h"
+
+/*
+ * A parse may take at most this many times skade.max_metadata_size of memory
+ * (jansson's values of realistic metadata take 3 to 5 times its text; a file
+ * of nothing but tiny values, 20 times).
+ */
+#define SKADE_PARSE_BUDGET_FACTOR 8
+
+/* limits on a schema's structs (Iceberg's own are far smaller) */
+#define SKADE_MAX_STRUCT_DEPTH	64
+#define SKADE_MAX_COLUMN_NAME	8192
 
 /* parse state: where errors point */
 typedef struct ParseCtx
@@ -45,7 +58,15 @@ typedef struct ParseCtx
 	int			format_version;
 } ParseCtx;
 
+/* the memory budget of the jansson parse in progress (0: none) */
+static Size json_budget = 0;
+static Size json_budget_left = 0;
+static bool json_budget_exceeded = false;
+
 static void *json_palloc(size_t size);
+static json_t *load_budgeted(const char *text, size_t len, size_t flags, json_error_t *err,
+							 Size budget);
+static Size parse_budget(void);
 static void json_pfree(void *ptr);
 static void field_error(ParseCtx *ctx, const char *path, const char *problem) pg_attribute_noreturn();
 static json_t *get_field(ParseCtx *ctx, json_t *obj, const char *key,
@@ -60,7 +81,8 @@ static uint32 add_bytes(StringInfo buf, const char *s, size_t len);
 static uint32 add_array(StringInfo buf, const void *data, size_t size);
 static uint32 add_varlena(StringInfo buf, const char *s, size_t len);
 static bool id_in(int64 id, const int64 *ids, int n);
-static void add_columns(json_t *fields, const char *prefix, List **out);
+static void add_columns(json_t *fields, const char *prefix, List **out, const char *what,
+						int depth);
 static void set_bound_width(SkadeColumn *c);
 
 /*
@@ -112,7 +134,14 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 									  ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(parse_cxt);
 
-	root = json_loadb(text, len, 0, &jerr);
+	root = load_budgeted(text, len, 0, &jerr, parse_budget());
+	if (root == NULL && json_budget_exceeded)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("metadata file \"%s\" takes too much memory to parse", location),
+				 errdetail("Parsed, it needs more than %zu bytes (%d times skade.max_metadata_size).",
+						   parse_budget(), SKADE_PARSE_BUDGET_FACTOR),
+				 errhint("Raise skade.max_metadata_size if the file is legitimate.")));
 	if (root == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_JSON_TEXT),
@@ -416,7 +445,8 @@ SkadeColumn *
 SkadeParseSchemaColumns(const char *schema_json, const char *what, int *ncolumns)
 {
 	json_error_t err;
-	json_t	   *root = json_loads(schema_json, JSON_REJECT_DUPLICATES, &err);
+	json_t	   *root = load_budgeted(schema_json, strlen(schema_json), JSON_REJECT_DUPLICATES,
+									 &err, parse_budget());
 	List	   *cols = NIL;
 	SkadeColumn *result;
 	ListCell   *lc;
@@ -428,7 +458,7 @@ SkadeParseSchemaColumns(const char *schema_json, const char *what, int *ncolumns
 				 errmsg("the schema of %s is not a valid Iceberg schema", what),
 				 root == NULL ? errdetail("%s at line %d, column %d.", err.text, err.line,
 										  err.column) : 0));
-	add_columns(json_object_get(root, "fields"), NULL, &cols);
+	add_columns(json_object_get(root, "fields"), NULL, &cols, what, 0);
 	result = palloc0(sizeof(SkadeColumn) * (list_length(cols) + 1));
 	foreach(lc, cols)
 		result[i++] = *(SkadeColumn *) lfirst(lc);
@@ -448,7 +478,7 @@ SkadeParseSchemaColumns(const char *schema_json, const char *what, int *ncolumns
 SkadePartitionField *
 SkadeParsePartitionSpec(const char *json, int32 spec_id, int *nfields)
 {
-	json_t	   *root = json_loads(json, 0, NULL);
+	json_t	   *root = load_budgeted(json, strlen(json), 0, NULL, parse_budget());
 	json_t	   *fields = NULL;
 	SkadePartitionField *result = NULL;
 	size_t		i;
@@ -525,12 +555,24 @@ set_bound_width(SkadeColumn *c)
 		c->width = -1;
 }
 
+/*
+ * The primitive columns of fields (a struct's), prefixed; structs nest at
+ * most SKADE_MAX_STRUCT_DEPTH deep and a column's full name is at most
+ * SKADE_MAX_COLUMN_NAME bytes (else the names of a deep schema grow with
+ * the square of its depth).
+ */
 static void
-add_columns(json_t *fields, const char *prefix, List **out)
+add_columns(json_t *fields, const char *prefix, List **out, const char *what, int depth)
 {
 	size_t		i;
 	json_t	   *f;
 
+	check_stack_depth();
+	if (depth > SKADE_MAX_STRUCT_DEPTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
+				 errmsg("the schema of %s nests structs deeper than %d levels",
+						what, SKADE_MAX_STRUCT_DEPTH)));
 	json_array_foreach(fields, i, f)
 	{
 		json_t	   *id = json_object_get(f, "id");
@@ -540,6 +582,12 @@ add_columns(json_t *fields, const char *prefix, List **out)
 
 		if (!json_is_integer(id) || !json_is_string(name) || type == NULL)
 			continue;
+		if ((prefix ? strlen(prefix) + 1 : 0) + strlen(json_string_value(name)) >
+			SKADE_MAX_COLUMN_NAME)
+			ereport(ERROR,
+					(errcode(ERRCODE_SKADE_INVALID_FILE),
+					 errmsg("the schema of %s has a column name longer than %d bytes",
+							what, SKADE_MAX_COLUMN_NAME)));
 		full = prefix ? psprintf("%s.%s", prefix, json_string_value(name))
 			: pstrdup(json_string_value(name));
 		if (json_is_string(type))
@@ -556,21 +604,66 @@ add_columns(json_t *fields, const char *prefix, List **out)
 				 json_is_string(json_object_get(type, "type")) &&
 				 strcmp(json_string_value(json_object_get(type, "type")), "struct") == 0 &&
 				 json_is_array(json_object_get(type, "fields")))
-			add_columns(json_object_get(type, "fields"), full, out);
+			add_columns(json_object_get(type, "fields"), full, out, what, depth + 1);
 	}
 }
 
+/*
+ * jansson's allocator: palloc, within the budget of the parse in progress
+ * (json_budget > 0): past it, NULL, which jansson reports as a failed parse.
+ */
 static void *
 json_palloc(size_t size)
 {
-	return palloc(size > 0 ? size : 1);
+	void	   *p;
+
+	if (json_budget > 0 && (Size) size + 64 > json_budget_left)
+	{
+		json_budget_exceeded = true;
+		return NULL;
+	}
+	p = palloc(size > 0 ? size : 1);
+	if (json_budget > 0)
+		json_budget_left -= GetMemoryChunkSpace(p);
+	return p;
 }
 
 static void
 json_pfree(void *ptr)
 {
 	if (ptr)
+	{
+		if (json_budget > 0)
+			json_budget_left = Min(json_budget, json_budget_left + GetMemoryChunkSpace(ptr));
 		pfree(ptr);
+	}
+}
+
+/* the budget of a parse: SKADE_PARSE_BUDGET_FACTOR times skade.max_metadata_size */
+static Size
+parse_budget(void)
+{
+	return (Size) skade_max_metadata_size * SKADE_PARSE_BUDGET_FACTOR;
+}
+
+/* parse len bytes of text with jansson within a memory budget of budget bytes */
+static json_t *
+load_budgeted(const char *text, size_t len, size_t flags, json_error_t *err, Size budget)
+{
+	json_t	   *root;
+
+	json_budget = json_budget_left = budget;
+	json_budget_exceeded = false;
+	PG_TRY();
+	{
+		root = json_loadb(text, len, flags, err);
+	}
+	PG_FINALLY();
+	{
+		json_budget = 0;
+	}
+	PG_END_TRY();
+	return root;
 }
 
 static void

@@ -550,6 +550,7 @@ may_match(const SkadeFilter *f, bool negated, const SkadeColumn *cols, int ncols
 {
 	int			i;
 
+	check_stack_depth();
 	switch (f->kind)
 	{
 		case F_TRUE:

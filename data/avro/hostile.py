@@ -130,7 +130,7 @@ def snappy_zeros(n: int) -> bytes:
 # ------------------------------------------------------------------ cases
 
 def write_table(root: Path, case: str, list_bytes: bytes, manifest: bytes = None,
-                column_type: str = "long") -> None:
+                column_type="long", properties=None) -> None:
     d = root / case / "metadata"
     d.mkdir(parents=True, exist_ok=True)
     (d / "list.avro").write_bytes(list_bytes)
@@ -144,7 +144,7 @@ def write_table(root: Path, case: str, list_bytes: bytes, manifest: bytes = None
                      "fields": [{"id": 1, "name": "id", "required": False, "type": column_type}]}],
         "default-spec-id": 0, "partition-specs": [{"spec-id": 0, "fields": []}],
         "last-partition-id": 999, "default-sort-order-id": 0,
-        "sort-orders": [{"order-id": 0, "fields": []}], "properties": {},
+        "sort-orders": [{"order-id": 0, "fields": []}], "properties": properties or {},
         "current-snapshot-id": SNAPSHOT_ID,
         "snapshots": [{"snapshot-id": SNAPSHOT_ID, "sequence-number": 1,
                        "timestamp-ms": 1700000000000, "manifest-list": str(d / "list.avro"),
@@ -152,7 +152,7 @@ def write_table(root: Path, case: str, list_bytes: bytes, manifest: bytes = None
         "snapshot-log": [{"snapshot-id": SNAPSHOT_ID, "timestamp-ms": 1700000000000}],
         "metadata-log": [],
     }
-    (d / "v1.metadata.json").write_text(json.dumps(meta, indent=1))
+    (d / "v1.metadata.json").write_text(json.dumps(meta, separators=(",", ":")))
 
 
 def good_manifest(root: Path, case: str) -> bytes:
@@ -240,6 +240,16 @@ def cases(root: Path) -> None:
            + zlong(1) + zlong(1) + zlong(1) + zbytes(b"a\x00b") + zlong(0))
     m = header(with_bounds) + block(1, rec)
     write_table(root, "bad_bound_utf8", list_of(root, "bad_bound_utf8", m), m, column_type="string")
+    # metadata: a current schema of structs nested 100 deep (the names of
+    # its columns grew with the square of the depth), and a file of 450,000
+    # tiny values (jansson needs 20 times its size to parse it)
+    deep_type = "long"
+    for i in range(100):
+        deep_type = {"type": "struct", "fields": [{"id": 100 + i, "name": "s%d" % i,
+                                                   "required": False, "type": deep_type}]}
+    write_table(root, "deep_struct", header(LIST_SCHEMA), column_type=deep_type)
+    write_table(root, "parse_budget", header(LIST_SCHEMA),
+                properties={"many": [0] * 450000})
     # a manifest path that is not UTF-8, one with a NUL byte
     for case, bad in (("bad_utf8", b"/tmp/\xff\xfe.avro"), ("nul_path", b"/tmp/a\x00b.avro")):
         rec = zbytes(bad) + zlong(1) + zlong(0) + zlong(0) + zlong(1) + zlong(1) + zlong(SNAPSHOT_ID)

@@ -30,6 +30,9 @@ from fuzzlib import avro, leak, seeds as seedmod        # noqa: E402
 from fuzzlib.harness import Case, Harness               # noqa: E402
 from fuzzlib.targets import TARGETS                     # noqa: E402
 
+# how often each target is picked (the file targets are where most bugs live)
+WEIGHTS = {"metadata": 3, "avro": 3, "filter": 2, "commit": 2, "names": 2, "admin": 0.5}
+
 SETUP_SQL = """
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'skade_fuzz') THEN
@@ -132,10 +135,16 @@ def replay(h: Harness, dirs, scratch: Path) -> int:
             src, dst = d / "files" / rel, Path(new) / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
             dst.write_bytes(avro.rehome(src.read_bytes(), old.encode(), new.encode()))
-        case = Case("regress", files=[f"{new}/{r}" for r in meta["files"]], ops=[f"replay:{d.name}"])
+        role = meta.get("role") or "skade_fuzz"
+        case = Case("regress", files=[f"{new}/{r}" for r in meta["files"]], ops=[f"replay:{d.name}"],
+                    role=role)
+        h.drop_session("regress")
         for s in meta["setup"]:
-            h.run("regress", "setup", s.replace(old, new), None, Case("regress", ops=case.ops), writes=True)
-        h.run("regress", meta.get("func") or "call", meta["sql"].replace(old, new), None, case, writes=True)
+            h.run("regress", "setup", s.replace(old, new), None, Case("regress", ops=case.ops, role=role),
+                  writes=True, role=role)
+        h.run("regress", meta.get("func") or "call", meta["sql"].replace(old, new), None, case,
+              writes=True, role=role)
+        h.drop_session("regress")
         print(f"replayed {d}")
     # leave the catalog as the targets expect it
     h.sql("DELETE FROM public.iceberg_tables")
@@ -232,7 +241,7 @@ def main(argv) -> int:
             total = sum(h.stats[n].execs for n in names)
             if args.execs and total >= args.execs:
                 break
-            t = pick.choice(targets)
+            t = pick.choices(targets, weights=[WEIGHTS.get(x.name, 1) for x in targets])[0]
             try:
                 t.step()
             except KeyboardInterrupt:

@@ -62,6 +62,7 @@ class Case:
                                                   # text, or (query, params) inlined when saved
     ops: list = field(default_factory=list)       # mutation operators applied
     sql: str = ""
+    role: str = "skade_fuzz"                      # who runs it
 
 
 @dataclass
@@ -97,8 +98,8 @@ def read_status(pid: int) -> dict:
 class Session:
     """one connection of the fuzz role, per target"""
 
-    def __init__(self, h: "Harness"):
-        self.conn = h.connect(h.fuzz_user)
+    def __init__(self, h: "Harness", role: str):
+        self.conn = h.connect(role)
         self.conn.autocommit = True
         with self.conn.cursor() as cur:
             cur.execute("SELECT pg_backend_pid()")
@@ -226,13 +227,18 @@ class Harness:
     def postmaster_start(self):
         return self.sql("SELECT pg_postmaster_start_time()")[0][0]
 
-    def session(self, target: str) -> Session:
+    def session(self, target: str, role: str | None = None) -> Session:
         s = self.sessions.get(target)
         if s is not None and (s.conn.closed or s.calls >= self.args.reconnect_every):
             self.end_window(target, s)
             s = None
         if s is None:
-            s = self.sessions[target] = Session(self)
+            try:
+                s = Session(self, role or self.fuzz_user)
+            except psycopg2.OperationalError:
+                self.wait_for_server()
+                s = Session(self, role or self.fuzz_user)
+            self.sessions[target] = s
         return s
 
     def drop_session(self, target: str):
@@ -296,11 +302,12 @@ class Harness:
 
     # ----------------------------------------------------------- the call
     def run(self, target: str, func: str, query: str, params=None, case: Case | None = None,
-            writes: bool = False):
-        """one execution; returns (rows or None, sqlstate or None)"""
+            writes: bool = False, role: str | None = None):
+        """one execution; returns (rows or None, sqlstate or None).  role: a
+        target that runs as another role keeps it for its whole session"""
         case = case or Case(target)
         st = self.stats[target]
-        s = self.session(target)
+        s = self.session(target, role)
         if self.fp is None:
             self.fp = self.fingerprint()
         try:
@@ -452,7 +459,7 @@ def save_case(d: Path, case: Case, root: Path, **info) -> None:
             (d / "files" / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(p, d / "files" / rel)
             rels.append(str(rel))
-    meta = dict(info, target=case.target, root=str(root), files=rels, setup=case.setup,
+    meta = dict(info, target=case.target, role=case.role, root=str(root), files=rels, setup=case.setup,
                 sql=case.sql, ops=case.ops)
     (d / "case.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
     lines = [f"-- skade fuzz finding: {info.get('kind')} in {case.target}/{info.get('func')}"
@@ -461,6 +468,7 @@ def save_case(d: Path, case: Case, root: Path, **info) -> None:
              f"-- the files under files/ were at {root}/ (paths inside them too);",
              "-- replay with: test/fuzz/run.sh --replay <this directory>",
              "-- (or copy files/ back to that root, with skade.allowed_roots covering it)",
+             f"-- as role {case.role} (SET ROLE or connect as it)",
              "\\set ON_ERROR_STOP 0"]
     lines += [s.rstrip(";") + ";" for s in case.setup]
     lines.append(case.sql.rstrip(";") + ";")

@@ -721,4 +721,42 @@ class NamesTarget(Target):
         h.fp = None
 
 
-TARGETS = {c.name: c for c in (MetadataTarget, AvroTarget, FilterTarget, CommitTarget, NamesTarget)}
+# ------------------------------------------------------------------- admin
+
+class AdminTarget(Target):
+    """the superuser-only functions, with odd and NULL arguments (as the
+    superuser: the fuzz role may not run them)"""
+    name = "admin"
+    role = "postgres"
+
+    def setup(self):
+        self.ids = sorted({i for t in self.seeds.tables for i in t.snapshot_ids if isinstance(i, int)})
+
+    def ids_arg(self):
+        rnd = self.rnd
+        if rnd.random() < 0.15:
+            return None
+        return [rnd.choice(self.ids + [0, -1, 2**63 - 1, -2**63, None])
+                for _ in range(rnd.choice([0, 1, 5, 1000]))]
+
+    def step(self):
+        rnd, h = self.rnd, self.h
+        f, q, p = rnd.choice([
+            ("index_check", "SELECT skade.index_check(%s::bigint[])", (self.ids_arg(),)),
+            ("index_check", "SELECT skade.index_check(%s::bigint[])", (self.ids_arg(),)),
+            ("resolve_commit_log", "SELECT skade.resolve_commit_log(%s)",
+             (rnd.choice([None, 0, -1, 1, 100, 2**31 - 1]),)),
+            ("stree64_bench", "SELECT * FROM skade.stree64_bench(%s, %s)",
+             (rnd.choice([None, 0, -1, 1, 7, 1000]), rnd.choice([None, 0, -1, 1, 100]))),
+            ("cache_reset", "SELECT skade.cache_reset()", ()),
+            ("cache_stats", "SELECT * FROM skade.cache_stats()", ()),
+            ("index_status", "SELECT * FROM skade.index_status()", ()),
+            ("adopt_jdbc_catalog", "SELECT skade.adopt_jdbc_catalog()", ()),
+        ])
+        case = Case(self.name, ops=[f], role=self.role)
+        h.run(self.name, f, q, p, case, writes=f in ("resolve_commit_log", "adopt_jdbc_catalog"),
+              role=self.role)
+
+
+TARGETS = {c.name: c for c in (MetadataTarget, AvroTarget, FilterTarget, CommitTarget, NamesTarget,
+                               AdminTarget)}
