@@ -22,7 +22,8 @@
  *	 - libavro-c allocates through skade_avro_alloc (malloc, with no single
  *	   allocation out of proportion to the block being read, so a bogus
  *	   length in the data fails the read instead of allocating it, see
- *	   AVRO_ALLOC_LIMIT); its reader, schema
+ *	   AVRO_ALLOC_LIMIT), and no more than AVRO_TOTAL_LIMIT in all (54000);
+ *	   its reader, schema
  *	   and value live as long as the memory context the SkadeAvroFile was
  *	   opened in (a reset callback frees them), so an error anywhere cannot
  *	   leak them;
@@ -86,8 +87,18 @@ struct SkadeAvroValue
  */
 #define AVRO_ALLOC_LIMIT(len)	((size_t) (len) * 64 + 1024 * 1024)
 
+/*
+ * All that libavro-c may hold at once: the values of the record being read
+ * (and what earlier records left allocated for reuse) of the files open.
+ */
+#define AVRO_TOTAL_LIMIT	((size_t) skade_max_manifest_size * 2 + 64 * 1024 * 1024)
+
 /* the largest single allocation libavro-c may make now (see skade_avro_alloc) */
 static size_t avro_alloc_limit = 0;
+
+/* bytes libavro-c holds, and whether it was refused for the total */
+static size_t avro_outstanding = 0;
+static bool avro_refused_total = false;
 
 static void *skade_avro_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 static void check_shape(SkadeAvroFile *f, SkadeAvroKind kind);
@@ -122,14 +133,28 @@ SkadeAvroInit(void)
 static void *
 skade_avro_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
+	void	   *p;
+
 	if (nsize == 0)
 	{
 		free(ptr);
+		avro_outstanding -= Min(osize, avro_outstanding);
 		return NULL;
 	}
 	if (avro_alloc_limit > 0 && nsize > avro_alloc_limit)
 		return NULL;
-	return realloc(ptr, nsize);
+	if (nsize > osize && avro_outstanding + (nsize - osize) > AVRO_TOTAL_LIMIT)
+	{
+		avro_refused_total = true;
+		return NULL;
+	}
+	p = realloc(ptr, nsize);
+	if (p != NULL)
+	{
+		avro_outstanding -= Min(osize, avro_outstanding);
+		avro_outstanding += nsize;
+	}
+	return p;
 }
 
 /*
@@ -267,8 +292,15 @@ SkadeAvroNext(SkadeAvroFile *f)
 	avro_value_reset(&f->value);
 	avro_set_error("%s", "");	/* libavro prefixes its messages to the last one */
 	avro_alloc_limit = AVRO_ALLOC_LIMIT(f->container->blocks[f->block].len);
+	avro_refused_total = false;
 	rc = avro_value_read(f->reader, &f->value);
 	avro_alloc_limit = 0;
+	if (rc != 0 && avro_refused_total)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a record of Avro file \"%s\" takes too much memory to read", f->location),
+				 errdetail("Its values need more than %zu bytes.", AVRO_TOTAL_LIMIT),
+				 errhint("Raise skade.max_manifest_size if the file is legitimate.")));
 	if (rc != 0)
 		report_avro(f, "could not read a record of");
 	f->left--;

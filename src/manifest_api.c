@@ -160,6 +160,7 @@ skade_manifests(PG_FUNCTION_ARGS)
 	const char *list;
 	SkadeColumn *cols = NULL;
 	int			ncols = 0;
+	MemoryContext row_cxt;
 
 	if (snap == NULL)
 		return (Datum) 0;		/* no current snapshot: an empty table */
@@ -168,12 +169,20 @@ skade_manifests(PG_FUNCTION_ARGS)
 	if (m->current_schema)
 		cols = SkadeParseSchemaColumns(SkadeMetaStr(m, m->current_schema), "the table", &ncols);
 	f = SkadeAvroOpen(list, SKADE_AVRO_MANIFEST_LIST, -1);
+	/* what one row needs lives only while it is formed (the tuplestore copies it) */
+	row_cxt = AllocSetContextCreate(CurrentMemoryContext, "skade manifests row",
+									ALLOCSET_DEFAULT_SIZES);
 	while ((rec = SkadeAvroNext(f)) != NULL)
 	{
+		MemoryContext old = MemoryContextSwitchTo(row_cxt);
+
 		CHECK_FOR_INTERRUPTS();
 		put_manifest(rsinfo, rec, snap, list, m, cols, ncols);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(row_cxt);
 	}
 	SkadeAvroClose(f);
+	MemoryContextDelete(row_cxt);
 	return (Datum) 0;
 }
 
@@ -296,7 +305,7 @@ parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap, con
 	int64		v;
 	SkadeAvroValue *arr;
 
-	if (!SkadeAvroText(rec, "manifest_path", &m->path))
+	if (!SkadeAvroText(rec, "manifest_path", &m->path) || m->path[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("manifest list \"%s\" has an entry without manifest_path", list)));

@@ -55,6 +55,7 @@ static const char *const stat_fields[] = {
 static SkadeBlobCache *manifest_cache = NULL;
 
 static long max_entries(void);
+static Size max_blob_size(void);
 static void *load_manifest(const char *path, void *arg, Size *size, char **origin);
 static void decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
 						 const SkadeColumn *cols, int ncols);
@@ -66,6 +67,13 @@ static void add_columns_jsonb(StringInfo blob, int entry_start, const SkadeColum
 							  int ncols, const char *path);
 static int	column_index(const SkadeColumn *cols, int ncols, int64 id);
 
+/*
+ * A decoded manifest takes at most this many times skade.max_manifest_size
+ * (real ones take 2 to 4 times their decoded Avro bytes: paths, statistics
+ * and their jsonb), and never more than a palloc'd buffer can hold.
+ */
+#define SKADE_BLOB_FACTOR	8
+
 /* ---------------------------------------------------------------- shmem */
 
 static long
@@ -73,6 +81,12 @@ max_entries(void)
 {
 	/* index slots for manifests of ~2 kB (one small append each) */
 	return Max(128, ((long) skade_manifest_cache_size * 1024L) / 2048);
+}
+
+static Size
+max_blob_size(void)
+{
+	return Min((Size) skade_max_manifest_size * SKADE_BLOB_FACTOR, MaxAllocSize / 2);
 }
 
 Size
@@ -160,6 +174,14 @@ load_manifest(const char *path, void *arg, Size *size, char **origin)
 	{
 		int			before = blob.len;
 
+		/* a decoded manifest may take a few times its Avro bytes, no more */
+		if ((Size) blob.len > max_blob_size())
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("manifest \"%s\" is too large once decoded", path),
+					 errdetail("Its entries take more than %zu bytes (%d times skade.max_manifest_size).",
+							   max_blob_size(), SKADE_BLOB_FACTOR),
+					 errhint("Raise skade.max_manifest_size if the file is legitimate.")));
 		/* the libavro value is reused; only the blob grows */
 		MemoryContextSwitchTo(entry_cxt);
 		decode_entry(entry, path, &blob, cols, ncols);
@@ -212,7 +234,8 @@ decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
 	if (v == 2)
 		return;					/* DELETED */
 	e.status = (uint8) v;
-	if (!SkadeAvroField(entry, "data_file", &df) || !SkadeAvroText(df, "file_path", &s))
+	if (!SkadeAvroField(entry, "data_file", &df) || !SkadeAvroText(df, "file_path", &s) ||
+		s[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("manifest \"%s\" has an entry without data_file.file_path", path)));

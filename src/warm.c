@@ -169,6 +169,8 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 	Oid			argtypes[2] = {INT8OID, INT8OID};
 	SPIPlanPtr	plan;
 	SkadeSafeSql safe;
+	MemoryContext row_cxt;
+	MemoryContext caller;
 
 	SkadeRequireShared();
 	/* SECURITY DEFINER: its statements must not follow the caller's search_path */
@@ -191,8 +193,11 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 					   2, argtypes);
 	if (plan == NULL)
 		elog(ERROR, "could not prepare commit log update");
+	/* what one row reads (its metadata's summaries) is freed before the next */
+	row_cxt = AllocSetContextCreate(CurrentMemoryContext, "skade resolve row",
+									ALLOCSET_DEFAULT_SIZES);
 
-	for (i = 0; i < nrows && (limit < 0 || resolved < limit); i++)
+	for (i = 0; i < nrows && (limit < 0 || resolved < limit); i++, MemoryContextReset(row_cxt))
 	{
 		bool		isnull;
 		HeapTuple	row = rows->vals[i];
@@ -206,8 +211,12 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 		Datum		args[2];
 
 		CHECK_FOR_INTERRUPTS();
+		caller = MemoryContextSwitchTo(row_cxt);
 		if (!SkadeWarmMetadata(location, previous, &meta, &old))
+		{
+			MemoryContextSwitchTo(caller);
 			continue;
+		}
 		/* its snapshots become resolvable, if the table is still known by that name */
 		if (table_exists)
 			SnapshotMapRecord(seq, SPI_getbinval(row, desc, 4, &isnull),
@@ -228,6 +237,7 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 			resolving = false;
 		}
 		PG_END_TRY();
+		MemoryContextSwitchTo(caller);
 		resolved++;
 	}
 	SPI_finish();
