@@ -28,7 +28,7 @@ FROM unnest(ARRAY['recursive_schema', 'recursive_union', 'deep_schema', 'array_o
                   'undefined_type', 'deflate_bomb', 'snappy_bomb', 'count_bomb', 'short_block',
                   'long_block', 'huge_string', 'negative_size', 'no_sync', 'not_a_list',
                   'not_a_manifest', 'bad_utf8', 'nul_path', 'bad_bound_utf8',
-                  'deep_struct', 'parse_budget']) t;
+                  'deep_struct', 'parse_budget', 'zero_records']) t;
 
 -- writer schemas libavro would have recursed on, or that Iceberg never writes
 SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'recursive_schema')$$);
@@ -47,6 +47,9 @@ RESET skade.max_manifest_size;
 -- under the default the deflate bomb decodes (16 MB), and is still refused:
 -- its one record does not use up its block
 SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'deflate_bomb')$$);
+
+-- a million records of zeros: a manifest list entry needs its manifest_path
+SELECT pg_temp.err($$SELECT count(*) FROM skade.manifests('hostile', 'zero_records')$$);
 
 -- record counts must fit the block, records must use it up exactly
 SELECT pg_temp.err($$SELECT * FROM skade.files('hostile', 'count_bomb')$$);

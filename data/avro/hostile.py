@@ -191,6 +191,10 @@ def cases(root: Path) -> None:
     # deflate bomb: one record, then 16 MB of zeros, in one 16 kB block
     bomb = list_record(str(root / "deflate_bomb/metadata/m0.avro"), 1) + bytes(16 << 20)
     write_table(root, "deflate_bomb", header(LIST_SCHEMA, "deflate") + block(1, deflate_raw(bomb)))
+    # a million records of zeros (1 MB): each decodes (an empty manifest_path,
+    # zero counts), and manifests() formed all their rows at once (1.4 GB)
+    write_table(root, "zero_records", header(LIST_SCHEMA, "deflate")
+                + block(1 << 20, deflate_raw(bytes(7 << 20))))
     # snappy bomb: a valid stream of 4 MB of zeros (declared up front)
     stream = snappy_zeros(4 << 20)
     crc = struct.pack(">I", zlib.crc32(bytes(4 << 20)) & 0xFFFFFFFF)
