@@ -101,6 +101,8 @@ def parse_args(argv):
     p.add_argument("--no-regress", action="store_true", help="skip test/fuzz/regress")
     p.add_argument("--replay-only", action="store_true")
     p.add_argument("--no-leak-probe", action="store_true", help="skip the leak probe")
+    p.add_argument("--selftest", action="store_true",
+                   help="only check that every detector fires (exit 0 if all do)")
     p.add_argument("--max-sql-mb", type=int, default=32, help="larger statements are not sent")
     p.add_argument("--statement-timeout", type=int, default=10)
     p.add_argument("--mem-limit-mb", type=int, default=256)
@@ -116,6 +118,25 @@ def parse_args(argv):
 
 # ------------------------------------------------------------------ replay
 
+def rehome_files(d: Path, rels: list, old: str, new: str) -> None:
+    """copy a case's files to the new root, paths inside rewritten: other
+    files first, then manifest lists, whose manifest_length follow the new
+    sizes of their manifests (recompressed blocks change size)"""
+    deltas, lists = {}, []
+    for rel in rels:
+        src, dst = d / "files" / rel, Path(new) / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        b = src.read_bytes()
+        if b.startswith(avro.MAGIC) and avro.rehome_list(b, old.encode(), new.encode(), {}) is not None:
+            lists.append((src, dst))
+            continue
+        out = avro.rehome(b, old.encode(), new.encode())
+        dst.write_bytes(out)
+        deltas[str(dst)] = len(out) - len(b)
+    for src, dst in lists:
+        dst.write_bytes(avro.rehome_list(src.read_bytes(), old.encode(), new.encode(), deltas))
+
+
 def replay(h: Harness, dirs, scratch: Path) -> int:
     """run saved cases (findings or regress fixtures) again; their files are
     re-homed from the root they were recorded at to a fresh root of the
@@ -123,6 +144,9 @@ def replay(h: Harness, dirs, scratch: Path) -> int:
     n = 0
     for d in dirs:
         d = Path(d)
+        if not (d / "case.json").is_file():
+            print(f"replay {d}: no case.json; skipped")
+            continue
         meta = json.loads((d / "case.json").read_text())
         old = meta["root"]
         pad = len(old) - len(str(scratch)) - 2
@@ -131,10 +155,7 @@ def replay(h: Harness, dirs, scratch: Path) -> int:
             continue
         n += 1
         new = f"{scratch}/r{n:0{pad}d}"
-        for rel in meta["files"]:
-            src, dst = d / "files" / rel, Path(new) / rel
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            dst.write_bytes(avro.rehome(src.read_bytes(), old.encode(), new.encode()))
+        rehome_files(d, meta["files"], old, new)
         role = meta.get("role") or "skade_fuzz"
         case = Case("regress", files=[f"{new}/{r}" for r in meta["files"]], ops=[f"replay:{d.name}"],
                     role=role)
@@ -151,6 +172,32 @@ def replay(h: Harness, dirs, scratch: Path) -> int:
     h.sql("DELETE FROM public.iceberg_namespace_properties")
     h.fp = None
     return n
+
+
+# ---------------------------------------------------------------- selftest
+
+def selftest(h: Harness) -> bool:
+    """each detector on a call made to trip it; True if all fired"""
+    ok = True
+    checks = [
+        ("crash", "SELECT pg_terminate_backend(pg_backend_pid())", None, None),
+        ("hang", f"SELECT pg_sleep({h.args.statement_timeout + 2})", None, None),
+        ("internal", "DO $$ BEGIN RAISE EXCEPTION 'selftest' USING ERRCODE = 'XX000'; END $$", None, None),
+        ("memory", "SELECT length(repeat('x', %s))", ((h.args.mem_limit_mb + 64) << 20,), None),
+        ("state", "SELECT 1/0", None, "INSERT INTO public.iceberg_namespace_properties VALUES "
+                                "('skade', 'fz_selftest', 'k', 'v')"),
+    ]
+    for kind, query, params, sneak in checks:
+        before = h.findings[kind]
+        if sneak:            # a change behind the harness's back, as a buggy failed call would make
+            h.fp = h.fingerprint()
+            h.sql(sneak, fetch=False)
+        h.run("selftest", kind, query, params, None)
+        fired = h.findings[kind] > before
+        ok &= fired
+        print(f"selftest {kind}: {'detected' if fired else 'NOT DETECTED'}")
+    h.sql("DELETE FROM public.iceberg_namespace_properties WHERE namespace = 'fz_selftest'", fetch=False)
+    return ok
 
 
 # ------------------------------------------------------------------ report
@@ -190,8 +237,26 @@ def report(h: Harness, names, t0: float, interrupted: bool) -> bool:
 
 # -------------------------------------------------------------------- main
 
+class Tee:
+    """stdout also into <out>/fuzz.log"""
+
+    def __init__(self, path: Path):
+        self.f = open(path, "a", buffering=1, errors="replace")
+        self.out = sys.stdout
+
+    def write(self, s):
+        self.out.write(s)
+        self.f.write(s)
+
+    def flush(self):
+        self.out.flush()
+        self.f.flush()
+
+
 def main(argv) -> int:
     args = parse_args(argv)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    sys.stdout = Tee(Path(args.out) / "fuzz.log")
     scratch = Path(args.scratch)
     root = scratch / "root"
     root.mkdir(parents=True, exist_ok=True)
@@ -210,7 +275,9 @@ def main(argv) -> int:
     signal.signal(signal.SIGTERM, on_sigint)
     t0 = time.monotonic()
 
-    regress = [] if args.no_regress else sorted(p for p in (HERE / "regress").glob("*") if (p / "case.json").exists())
+    if args.selftest:
+        return 0 if selftest(h) else 1
+    regress = [] if args.no_regress or args.replay else sorted(p for p in (HERE / "regress").glob("*") if (p / "case.json").exists())
     if regress or args.replay:
         replay(h, regress + args.replay, scratch)
     names = [n for n in args.targets.split(",") if n]

@@ -32,7 +32,11 @@ while [ $# -gt 0 ]; do
 		--targets) targets=$2; shift 2 ;;
 		--keep) keep=1; shift ;;
 		--out) out=$2; shift 2 ;;
-		--replay) shift; while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do replay+=("$(cd "$1" && pwd)"); shift; done ;;
+		--replay) shift
+			while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do
+				[ -f "$1/case.json" ] && replay+=("$(cd "$1" && pwd)")   # (README.md etc. skipped)
+				shift
+			done ;;
 		--) shift; extra+=("$@"); break ;;
 		-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
 		*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
@@ -86,12 +90,15 @@ max_connections = 30
 shared_buffers = 16MB
 fsync = off
 full_page_writes = off
-synchronous_commit = off
 # keep the log to what shows a crash: no per-error lines from the fuzz calls
 log_min_messages = log
 log_min_error_statement = panic
 restart_after_crash = on
 skade.allowed_roots = '$scratch'
+# bombs are cut at these sizes: memory past --mem-limit-mb (256 MB) is then
+# amplification, not a file as big as allowed
+skade.max_metadata_size = ${SKADE_FUZZ_MAX_METADATA:-16MB}
+skade.max_manifest_size = ${SKADE_FUZZ_MAX_MANIFEST:-32MB}
 # small caches, so that eviction paths run
 skade.metadata_cache_size = 2MB
 skade.manifest_cache_size = 2MB

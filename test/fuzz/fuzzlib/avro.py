@@ -59,6 +59,28 @@ def varint(n: int) -> bytes:
     return bytes(out)
 
 
+def _check_schema(s, enclosing: list, depth: int) -> None:
+    if depth > 64:
+        raise ValueError("writer schema too deep")
+    if isinstance(s, str):
+        if s in enclosing:
+            raise ValueError("recursive writer schema")
+    elif isinstance(s, list):
+        for x in s:
+            _check_schema(x, enclosing, depth + 1)
+    elif isinstance(s, dict):
+        name = s.get("name") if s.get("type") in ("record", "error") else None
+        inner = enclosing + [name] if isinstance(name, str) else enclosing
+        fields = s.get("fields")
+        for f in fields if isinstance(fields, list) else []:
+            _check_schema(f.get("type") if isinstance(f, dict) else f, inner, depth + 1)
+        for k in ("items", "values", "type"):
+            if k in s and not isinstance(s[k], str) or (k != "type" and k in s):
+                _check_schema(s[k], inner, depth + 1)
+    else:
+        raise ValueError("not a schema")
+
+
 # ------------------------------------------------------------------ codecs
 
 def compress(codec: str, raw: bytes) -> bytes:
@@ -84,11 +106,21 @@ def decompress(codec: str, data: bytes, limit: int = 256 << 20) -> bytes:
             raise ValueError("deflate block inflates beyond the limit")
         return out
     if codec == "snappy":
+        n = shift = 0
+        for i, x in enumerate(data[:5]):       # the declared length, checked first
+            n |= (x & 0x7F) << shift
+            shift += 7
+            if not x & 0x80:
+                break
+        if n > limit:
+            raise ValueError("snappy block declares more than the limit")
         raw = bytes(cramjam.snappy.decompress_raw(data[:-4]))
         if struct.unpack(">I", data[-4:])[0] != zlib.crc32(raw):
             raise ValueError("snappy block CRC mismatch")
         return raw
     if codec == "zstandard":
+        if len(data) * 1000 > limit:          # no streaming limit here: only small frames
+            raise ValueError("zstandard block too large to inflate safely")
         return bytes(cramjam.zstd.decompress(data))
     raise ValueError(f"unknown codec {codec!r}")
 
@@ -170,15 +202,24 @@ class Container:
     def schema_json(self):
         return json.loads(self.get("avro.schema"))
 
+    def checked_schema(self):
+        """the writer schema, if fastavro can take it: not recursive, not
+        too deep (fastavro itself may crash on those)"""
+        schema = self.schema_json()
+        _check_schema(schema, [], 0)
+        return schema
+
     # records -----------------------------------------------------------
     def records(self) -> list:
         """every record, decoded with the writer schema; ValueError if corrupt"""
         if self.trailer or any(b.sync != self.sync for b in self.blocks):
             raise ValueError("truncated container or bad sync marker")
-        schema = fastavro.parse_schema(self.schema_json())
+        schema = fastavro.parse_schema(self.checked_schema())
         out = []
         for blk in self.blocks:
             raw = decompress(self.codec, blk.data)
+            if blk.count < 0 or blk.count > len(raw) or len(out) + blk.count > 20000:
+                raise ValueError("block claims more records than it can hold")
             buf = io.BytesIO(raw)
             for _ in range(blk.count):
                 out.append(fastavro.schemaless_reader(buf, schema, None))
@@ -251,3 +292,27 @@ def rehome(b: bytes, old: bytes, new: bytes) -> bytes:
             return b.replace(old, new)
         return gzip.compress(raw.replace(old, new), mtime=0) if old in raw else b
     return b.replace(old, new)
+
+
+def rehome_list(b: bytes, old: bytes, new: bytes, deltas: dict) -> bytes | None:
+    """a manifest list re-homed by its records: paths replaced and each
+    manifest_length moved by how much re-homing changed that manifest's
+    size (deltas: new local path -> bytes); None if it does not decode"""
+    try:
+        c = Container(b)
+        recs = c.records()
+    except Exception:
+        return None
+    if not recs or not isinstance(recs[0], dict) or "manifest_path" not in recs[0]:
+        return None
+    o, n = old.decode(), new.decode()
+    for r in recs:
+        if isinstance(r.get("manifest_path"), str):
+            r["manifest_path"] = r["manifest_path"].replace(o, n)
+            for path, delta in deltas.items():
+                if r["manifest_path"].endswith(path) and isinstance(r.get("manifest_length"), int):
+                    r["manifest_length"] += delta
+    c.meta = [(k, v.replace(old, new)) for k, v in c.meta]
+    per_block = None if len(c.blocks) <= 1 else max(1, c.blocks[0].count)
+    c.set_records(recs, per_block=per_block)
+    return c.to_bytes()

@@ -482,8 +482,9 @@ def mutate(seed, rnd: random.Random, pool: list, odd_paths: list) -> tuple[bytes
         else:
             b, what = header_map_bytes(c, rnd)
             return b, [what]
-    except (ValueError, TypeError, OverflowError, KeyError, AttributeError, IndexError) as e:
-        # fastavro could not encode the edit: fall back to bytes
+    except Exception as e:
+        # fastavro could not take the edit (an encoding error, a schema whose
+        # defaults no longer fit, ...): fall back to bytes
         b, what = mutate_bytes(seed.data, rnd)
         return b, [f"encode_failed({type(e).__name__})", what]
     b = c.to_bytes()

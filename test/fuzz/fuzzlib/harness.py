@@ -40,6 +40,9 @@ import psycopg2.extensions
 _JSONTEXT = psycopg2.extensions.new_type((114, 3802), "JSONTEXT", lambda v, cur: v)
 psycopg2.extensions.register_type(_JSONTEXT)
 psycopg2.extensions.register_type(psycopg2.extensions.new_array_type((199, 3807), "JSONTEXT[]", _JSONTEXT))
+# ... and so do dates and times (skade may return years Python cannot hold)
+_TIMETEXT = psycopg2.extensions.new_type((1082, 1083, 1114, 1184, 1266, 1186), "TIMETEXT", lambda v, cur: v)
+psycopg2.extensions.register_type(_TIMETEXT)
 
 CRASH_LOG = re.compile(r"terminated by signal|was terminated by exception|PANIC:|TRAP:|"
                        r"terminating any other active server processes|"
@@ -312,7 +315,7 @@ class Harness:
             self.fp = self.fingerprint()
         try:
             case.sql = self.literal(query, params) if params is not None else query
-        except (ValueError, psycopg2.Error) as e:       # e.g. a NUL in a string
+        except (ValueError, psycopg2.Error):            # e.g. a NUL in a string
             st.states["(client)"] += 1
             return None, "client"
         if len(case.sql) > self.args.max_sql_mb << 20:   # our mutators overdid it
@@ -335,10 +338,12 @@ class Harness:
             killed = self.watchdog.disarm()
         st.seconds += time.monotonic() - t0
         code = getattr(err, "pgcode", None) if err is not None else None
-        lost = err is not None and (code is None or code in CONNECTION_LOST) or s.conn.closed
+        lost = bool(s.conn.closed) or code in CONNECTION_LOST or (
+            code is None and isinstance(err, (psycopg2.OperationalError, psycopg2.InterfaceError)))
         crash_lines = self.scan_log()
         msg = (getattr(err, "pgerror", None) or str(err) or "").strip() if err is not None else ""
-        st.states[code or ("lost" if lost else "bad-utf8" if bad_text else "ok")] += 1
+        st.states[code or ("lost" if lost else "bad-utf8" if bad_text else
+                           "(client)" if err is not None else "ok")] += 1
 
         if lost or crash_lines:
             self.after_lost(target, func, case, msg, crash_lines, killed, lost)
@@ -433,7 +438,10 @@ class Harness:
             return
         self.saved += 1
         d = self.out / "findings" / f"{self.saved:04d}-{kind}"
-        case.setup = [x if isinstance(x, str) else self.literal(*x) for x in case.setup]
+        try:
+            case.setup = [x if isinstance(x, str) else self.literal(*x) for x in case.setup]
+        except (ValueError, psycopg2.Error):
+            case.setup = [x for x in case.setup if isinstance(x, str)]
         save_case(d, case, self.root, kind=kind, func=func, sqlstate=code, message=msg,
                   seed=self.args.seed)
         line = f"FINDING {kind} [{target}/{func}] {code or ''} {first[:160]} -> {d}"
@@ -450,6 +458,10 @@ def save_case(d: Path, case: Case, root: Path, **info) -> None:
     d.mkdir(parents=True, exist_ok=True)
     rels = []
     for f in dict.fromkeys(case.files):
+        for scheme in ("file://localhost/", "file:///", "file:/"):
+            if f.startswith(scheme):
+                f = "/" + f[len(scheme):]
+                break
         p = Path(f)
         try:
             rel = p.relative_to(root)

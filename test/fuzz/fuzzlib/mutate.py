@@ -447,7 +447,7 @@ def gzip_bytes(raw: bytes, rnd: random.Random) -> tuple[bytes, str]:
 
 def gzip_bomb(rnd: random.Random) -> tuple[bytes, str]:
     """a small file inflating to tens of MB (JSON-ish or zeros)"""
-    mb = rnd.choice([8, 63, 65, 200])
+    mb = rnd.choice([8, 15, 17, 63, 65, 200])
     c = zlib.compressobj(9, zlib.DEFLATED, 31)
     head = rnd.choice([b"", b"{\"a\":\"", b"[" * 2000, b" "])
     out = c.compress(head)

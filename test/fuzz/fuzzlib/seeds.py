@@ -18,6 +18,8 @@ import copy
 import gzip
 import json
 import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -158,20 +160,22 @@ def _load_json(b: bytes):
     return json.loads(b)
 
 
-def _avro_seed(path: str) -> AvroSeed:
+def _avro_seed(path: str, decode: bool = True) -> AvroSeed:
     b = Path(path).read_bytes()
     try:
         c = avro.Container(b)
     except Exception:
         return AvroSeed(path, b, None, None)
     try:
+        if not decode:
+            raise ValueError("not decoded")
         recs = c.records()
     except Exception:
         recs = None
     return AvroSeed(path, b, c, recs)
 
 
-def _table_seed(name: str, meta_path: Path) -> TableSeed:
+def _table_seed(name: str, meta_path: Path, decode: bool = True) -> TableSeed:
     md = _load_json(meta_path.read_bytes())
     schema = next((s for s in md.get("schemas", []) if s.get("schema-id") == md.get("current-schema-id")),
                   md.get("schema") or {"fields": []})
@@ -183,7 +187,7 @@ def _table_seed(name: str, meta_path: Path) -> TableSeed:
                    [s.get("snapshot-id") for s in snaps], None)
     ts.files = sorted(str(p) for p in meta_path.parent.iterdir())
     if cur and cur.get("manifest-list"):
-        ts.manifest_list = _avro_seed(_local(cur["manifest-list"]))
+        ts.manifest_list = _avro_seed(_local(cur["manifest-list"]), decode)
         for r in ts.manifest_list.records or []:
             p = _local(r["manifest_path"])
             if os.path.exists(p):
@@ -221,6 +225,26 @@ def build(data_dir: Path, root: Path) -> Seeds:
         seeds.tables.append(_table_seed(name, _current_metadata(dst / "metadata")))
         for f in sorted((dst / "metadata").glob("*.avro")):
             seeds.avro.append(_avro_seed(str(f)))
+
+    # data/avro/hostile.py: hand-made hostile manifest lists and manifests
+    # (they crashed or blew up older builds), written straight into the root
+    hostile = data_dir / "avro" / "hostile.py"
+    if hostile.exists():
+        dst = out / "hostile"
+        r = subprocess.run([sys.executable, str(hostile), str(dst)], capture_output=True, text=True)
+        if r.returncode == 0:
+            for meta in sorted(dst.glob("*/metadata/v1.metadata.json")):
+                name = f"hostile/{meta.parent.parent.name}"
+                try:
+                    # not decoded: some take fastavro seconds (arrays of a million nulls)
+                    seeds.tables.append(_table_seed(name, meta, decode=False))
+                except Exception:
+                    continue
+                seeds.metadata_raw.append((f"{name}/{meta.name}", meta.read_bytes()))
+                for f in sorted(meta.parent.glob("*.avro")):
+                    seeds.avro.append(_avro_seed(str(f), decode=False))
+        else:
+            print(f"seeds: {hostile} failed: {r.stderr[-500:]}")
 
     for name, b in seeds.metadata_raw:
         try:

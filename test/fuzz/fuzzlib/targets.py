@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import avro, avro_mutate
 from .harness import Case, Harness, op_family
-from .mutate import (INTS, RAW_NUMBERS, STRINGS, Raw, approx_size, deep_nesting, dumps, gzip_bomb,
+from .mutate import (INTS, RAW_NUMBERS, Raw, approx_size, deep_nesting, dumps, gzip_bomb,
                      gzip_bytes, interesting, mutate_bytes, mutate_json)
 
 CATALOG = "skade"
@@ -101,21 +101,24 @@ class Pool:
 
     def point(self, target: Target, name: str, loc: str, case: Case, how: str):
         """make table name point at loc: skade.commit_table or a client's
-        compare-and-swap UPDATE; returns True if it moved"""
-        h, ns = self.h, self.ns
-        case.setup = [("SELECT skade.create_namespace(%s)", (ns,)),
-                      ("SELECT skade.drop_table(%s, %s)", (ns, name)),
-                      ("SELECT skade.register_table(%s, %s, %s)", (ns, name, loc))]
+        compare-and-swap UPDATE; returns True if it moved.  The commit reads
+        the previous metadata too, so its case starts from there; the reads
+        that follow get case, set up to start from loc"""
+        h, ns, prev = self.h, self.ns, self.cur[name]
+        start = [("SELECT skade.create_namespace(%s)", (ns,)), ("SELECT skade.drop_table(%s, %s)", (ns, name))]
+        ccase = Case(case.target, files=case.files + [prev], ops=case.ops,
+                     setup=start + [("SELECT skade.register_table(%s, %s, %s)", (ns, name, prev))])
+        case.setup = start + [("SELECT skade.register_table(%s, %s, %s)", (ns, name, loc))]
         if how == "update":
             rows, code = h.run(target.name, "client_update",
                                """UPDATE public.iceberg_tables SET metadata_location = %s,
                                   previous_metadata_location = %s
                                   WHERE catalog_name = %s AND table_namespace = %s
                                   AND table_name = %s AND metadata_location = %s""",
-                               (loc, self.cur[name], CATALOG, ns, name, self.cur[name]), case, writes=True)
+                               (loc, prev, CATALOG, ns, name, prev), ccase, writes=True)
         else:
             rows, code = h.run(target.name, "commit_table", "SELECT skade.commit_table(%s, %s, %s, %s)",
-                               (ns, name, self.cur[name], loc), case, writes=True)
+                               (ns, name, prev, loc), ccase, writes=True)
         if code is None:
             self.cur[name] = loc
             self.commits[name] += 1
@@ -254,13 +257,14 @@ class AvroTarget(Target):
         self.filter_gen = FilterGen(self.rnd)
 
     def step(self):
-        rnd, h = self.rnd, self.h
+        rnd = self.rnd
         t = rnd.choice(self.tables)
         lst = t.manifest_list
         mutate_list = not t.manifests or rnd.random() < 0.45
         seed = lst if mutate_list else rnd.choice(t.manifests)
         for _ in range(3):
             data, ops = avro_mutate.mutate(seed, rnd, self.seeds.avro, self.odd_paths)
+            ops = [f"seed:{t.name}"] + ops           # a seed that keeps crashing is tried less too
             if not self.suppressed(ops):
                 break
         files = []
@@ -268,6 +272,7 @@ class AvroTarget(Target):
         files.append(mpath)
         if mutate_list:
             list_path = mpath
+            files += [m.path for m in t.manifests]
         else:
             list_path = self.write_list(lst, seed, mpath, len(data), ops)
             files.append(list_path)
@@ -436,12 +441,14 @@ class FilterTarget(Target):
         name = rnd.choice(list(self.tables))
         t = self.tables[name]
         doc = self.gen.filter(t.columns)
-        ops = ["gen"]
+        ops = [f"seed:{t.name}", "gen"]
+        if self.suppressed(ops):
+            return
         if rnd.random() < 0.2 and not isinstance(doc, Raw):
             doc, what = mutate_json(doc, rnd)
             ops.append(what)
             if approx_size(doc) > 4 << 20:
-                doc, ops = self.gen.filter(t.columns), ["gen"]
+                doc, ops = self.gen.filter(t.columns), ops[:2]
         text = jtext(doc)
         if rnd.random() < 0.03:
             text = mutate_bytes(text.encode(), rnd)[0].decode("utf-8", "replace")
@@ -514,7 +521,6 @@ class CommitTarget(Target):
             self.lookups()
 
     def pool_setup(self) -> list:
-        h = self.h
         out = [("SELECT skade.create_namespace(%s)", (self.NS,))]
         for n, loc in self.pool.cur.items():
             out.append(("SELECT skade.register_table(%s, %s, %s)", (self.NS, n, loc)))
