@@ -4,7 +4,8 @@
 #   2. make installcheck as the unprivileged user postgres: pg_regress and
 #      isolation tests each in their own temporary instance with skade
 #      preloaded, then the TAP tests;
-#   3. the real-client suites (Java JdbcCatalog, pyiceberg SqlCatalog)
+#   3. a bounded pass of the fuzzer (test/fuzz), against its own server;
+#   4. the real-client suites (Java JdbcCatalog, pyiceberg SqlCatalog)
 #      against a throwaway server, when present.
 # Ends with one line "N passed, N failed" (suites) and exits non-zero on any
 # failure.
@@ -52,6 +53,13 @@ installcheck() {
     return 1
 }
 suite "make installcheck (regress, isolation, TAP)" installcheck
+
+# the fuzzer: a bounded pass with a fixed seed (test/fuzz/README.md); it
+# fails on a crash, a hang, an internal error, a memory blow-up or state
+# changed by a failed call
+python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
+suite "fuzzer (bounded pass, seed 1)" \
+    "$SKADE_ROOT/test/fuzz/run.sh" --seconds "${SKADE_FUZZ_SECONDS:-150}" --seed 1
 
 # real clients
 INTEROP_PORT=${SKADE_INTEROP_PORT:-5477}

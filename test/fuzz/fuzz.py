@@ -103,7 +103,9 @@ def parse_args(argv):
     p.add_argument("--no-leak-probe", action="store_true", help="skip the leak probe")
     p.add_argument("--selftest", action="store_true",
                    help="only check that every detector fires (exit 0 if all do)")
-    p.add_argument("--max-sql-mb", type=int, default=32, help="larger statements are not sent")
+    # a 21 MB jsonb literal of nested arrays takes PostgreSQL's own jsonb_in 2.3 GB
+    # before skade is called: bigger statements would measure the server, not skade
+    p.add_argument("--max-sql-mb", type=int, default=4, help="larger statements are not sent")
     p.add_argument("--statement-timeout", type=int, default=10)
     p.add_argument("--mem-limit-mb", type=int, default=256)
     p.add_argument("--leak-limit-mb", type=int, default=128)
