@@ -5,6 +5,7 @@ neighbours.  Every file is written byte by byte here (no Avro library), the
 same bytes on every run:
 
     python3 hostile.py OUTDIR
+    python3 hostile.py OUTDIR --big N     (only OUTDIR/big: N data files)
 
 writes OUTDIR/<case>/metadata/{v1.metadata.json, list.avro[, m0.avro]} for
 each case below; the metadata's only snapshot points at list.avro, whose
@@ -260,5 +261,16 @@ def cases(root: Path) -> None:
         write_table(root, case, header(LIST_SCHEMA) + block(1, rec))
 
 
+def big(root: Path, n: int) -> None:
+    """A good table whose one manifest lists n data files (for t/009)."""
+    recs = b"".join(manifest_record(str(root / "big" / "data" / ("f%07d.parquet" % i)))
+                    for i in range(n))
+    m = header(MANIFEST_SCHEMA) + block(n, recs)
+    write_table(root, "big", list_of(root, "big", m), m)
+
+
 if __name__ == "__main__":
-    cases(Path(sys.argv[1]).resolve())
+    if len(sys.argv) > 3 and sys.argv[2] == "--big":
+        big(Path(sys.argv[1]).resolve(), int(sys.argv[3]))
+    else:
+        cases(Path(sys.argv[1]).resolve())
