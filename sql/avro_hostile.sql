@@ -28,7 +28,8 @@ FROM unnest(ARRAY['recursive_schema', 'recursive_union', 'deep_schema', 'array_o
                   'undefined_type', 'deflate_bomb', 'snappy_bomb', 'count_bomb', 'short_block',
                   'long_block', 'huge_string', 'negative_size', 'no_sync', 'not_a_list',
                   'not_a_manifest', 'bad_utf8', 'nul_path', 'bad_bound_utf8',
-                  'deep_struct', 'parse_budget', 'zero_records']) t;
+                  'deep_struct', 'parse_budget', 'zero_records', 'nul_bound',
+                  'value_bomb']) t;
 
 -- writer schemas libavro would have recursed on, or that Iceberg never writes
 SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'recursive_schema')$$);
@@ -43,6 +44,10 @@ SELECT pg_temp.err($$SELECT * FROM skade.files('hostile', 'not_a_manifest')$$);
 SET skade.max_manifest_size = '1MB';
 SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'deflate_bomb')$$);
 SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'snappy_bomb')$$);
+-- and what libavro-c holds for one record is bounded too (here 80 MB: 7
+-- million array elements of a 7 MB record would take it far beyond)
+SET skade.max_manifest_size = '8MB';
+SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'value_bomb')$$);
 RESET skade.max_manifest_size;
 -- under the default the deflate bomb decodes (16 MB), and is still refused:
 -- its one record does not use up its block
@@ -68,6 +73,8 @@ SELECT pg_temp.err($$SELECT * FROM skade.manifests('hostile', 'nul_path')$$);
 -- holding a NUL (valid UTF-8, but no text) comes out as hex
 SELECT pg_temp.err($$SELECT * FROM skade.files('hostile', 'bad_bound_utf8')$$);
 SELECT pg_temp.err($$SELECT * FROM skade.plan_files('hostile', 'bad_bound_utf8', '{"type": "eq", "term": "id", "value": "zz"}')$$);
+SELECT columns->'id'->>'lower' AS lower, columns->'id'->>'upper' AS upper
+FROM skade.files('hostile', 'nul_bound');
 
 -- hostile metadata: structs nested 100 deep in the current schema, and a
 -- file whose parse would take 20 times its size (the budget is 8 times

@@ -19,14 +19,16 @@
  *	 - the schema must have the shape of the kind of file asked for (a
  *	   manifest list's manifest_path, a manifest's status and
  *	   data_file.file_path);
- *	 - libavro-c allocates through skade_avro_alloc (malloc, with no single
- *	   allocation out of proportion to the block being read, so a bogus
- *	   length in the data fails the read instead of allocating it, see
- *	   AVRO_ALLOC_LIMIT), and no more than AVRO_TOTAL_LIMIT in all (54000);
- *	   its reader, schema
- *	   and value live as long as the memory context the SkadeAvroFile was
- *	   opened in (a reset callback frees them), so an error anywhere cannot
- *	   leak them;
+ *	 - libavro-c allocates through skade_avro_alloc, in the file's own memory
+ *	   context ("skade avro", a child of the context it was opened in), at
+ *	   most AVRO_TOTAL_LIMIT bytes (54000 beyond).  libavro-c cannot survive
+ *	   a failed reallocation (it overwrites its pointer with NULL and later
+ *	   walks the array), so the allocator never returns NULL: past the limit,
+ *	   or out of memory, it raises the error itself, and the file is marked
+ *	   broken so that nothing of libavro-c's is used again; the context goes
+ *	   with its parent, or at SkadeAvroClose.  A file that is not broken
+ *	   releases its schema, class and value first (libavro-c's primitive
+ *	   schemas are counted statics);
  *	 - every string that leaves here as text is valid UTF-8 (no NUL);
  *	 - every malformed input is 22SK1 naming the file.
  *
@@ -62,6 +64,9 @@ struct SkadeAvroFile
 	char	   *real_path;		/* the real path of the file read */
 	StringInfo	bytes;			/* the file as read */
 	SkadeAvroContainer *container;	/* its blocks, decoded */
+	MemoryContext cxt;			/* libavro-c's allocations for this file */
+	Size		used;			/* bytes of them */
+	bool		broken;			/* an allocation failed inside libavro-c */
 	avro_schema_t schema;
 	avro_value_iface_t *iface;
 	avro_value_t value;
@@ -80,27 +85,26 @@ struct SkadeAvroValue
 };
 
 /*
- * The largest single allocation libavro-c may make while it reads a record
- * of a block of len bytes: no string or bytes value can be longer than the
- * block, and its in-memory values take a few dozen bytes per encoded byte
- * (every array element and map entry takes at least one byte to encode).
- */
-#define AVRO_ALLOC_LIMIT(len)	((size_t) (len) * 64 + 1024 * 1024)
-
-/*
- * All that libavro-c may hold at once: the values of the record being read
- * (and what earlier records left allocated for reuse) of the files open.
+ * All that libavro-c may hold for one file at once: its schema and class,
+ * and the values of the record being read (with what earlier records left
+ * allocated for reuse).  Its values take a few dozen bytes per encoded
+ * byte at most (every array element and map entry takes a byte to encode).
  */
 #define AVRO_TOTAL_LIMIT	((size_t) skade_max_manifest_size * 2 + 64 * 1024 * 1024)
 
-/* the largest single allocation libavro-c may make now (see skade_avro_alloc) */
-static size_t avro_alloc_limit = 0;
+/*
+ * No single value of a file can need more: a string or bytes value is at
+ * most all its decoded bytes, an array takes a few dozen bytes per element
+ * and every element takes a byte to encode.  A bigger request comes from a
+ * corrupt length.
+ */
+#define AVRO_VALUE_LIMIT(f)	((size_t) (f)->container->decoded->len * 64 + 1024 * 1024)
 
-/* bytes libavro-c holds, and whether it was refused for the total */
-static size_t avro_outstanding = 0;
-static bool avro_refused_total = false;
+/* the file libavro-c works for now (its allocations go to its context) */
+static SkadeAvroFile *avro_active = NULL;
 
 static void *skade_avro_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+static void avro_alloc_failed(const char *why, size_t nsize) pg_attribute_noreturn();
 static void check_shape(SkadeAvroFile *f, SkadeAvroKind kind);
 static bool schema_has(avro_schema_t rec, const char *field, avro_type_t type,
 					   avro_schema_t *out);
@@ -126,35 +130,69 @@ SkadeAvroInit(void)
 }
 
 /*
- * libavro-c's allocator: malloc, but no single allocation over
- * avro_alloc_limit (0: no limit, outside a record read).  libavro reports a
- * refused allocation as ENOMEM, which fails the read cleanly.
+ * libavro-c's allocator (see the banner): palloc in the active file's
+ * context, never more than AVRO_TOTAL_LIMIT for the file, never NULL.
  */
 static void *
 skade_avro_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
+	SkadeAvroFile *f = avro_active;
 	void	   *p;
 
 	if (nsize == 0)
 	{
-		free(ptr);
-		avro_outstanding -= Min(osize, avro_outstanding);
+		if (ptr)
+			pfree(ptr);
+		if (f)
+			f->used -= Min(osize, f->used);
 		return NULL;
 	}
-	if (avro_alloc_limit > 0 && nsize > avro_alloc_limit)
-		return NULL;
-	if (nsize > osize && avro_outstanding + (nsize - osize) > AVRO_TOTAL_LIMIT)
+	if (f == NULL)
+		avro_alloc_failed("outside a file", nsize);	/* skade never lets it */
+	if (nsize > AVRO_VALUE_LIMIT(f))
+		avro_alloc_failed("impossible", nsize); /* e.g. a corrupt length */
+	if (nsize > osize && nsize - osize > AVRO_TOTAL_LIMIT - Min(f->used, AVRO_TOTAL_LIMIT))
+		avro_alloc_failed("too much", nsize);
+	p = MemoryContextAllocExtended(f->cxt, nsize, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (p == NULL)
+		avro_alloc_failed("out of memory", nsize);
+	if (ptr)
 	{
-		avro_refused_total = true;
-		return NULL;
+		memcpy(p, ptr, Min(osize, nsize));
+		pfree(ptr);
 	}
-	p = realloc(ptr, nsize);
-	if (p != NULL)
-	{
-		avro_outstanding -= Min(osize, avro_outstanding);
-		avro_outstanding += nsize;
-	}
+	f->used = f->used - Min(osize, f->used) + nsize;
 	return p;
+}
+
+/* An allocation libavro-c cannot have: the file is broken, the call fails. */
+static void
+avro_alloc_failed(const char *why, size_t nsize)
+{
+	SkadeAvroFile *f = avro_active;
+
+	avro_active = NULL;
+	if (f == NULL)
+		elog(ERROR, "libavro-c allocated %zu bytes outside an Avro file", nsize);
+	f->broken = true;
+	if (strcmp(why, "impossible") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
+				 errmsg("Avro file \"%s\" holds a value of an impossible size", f->location),
+				 errdetail("A value claims %zu bytes; the file decodes to %d.",
+						   nsize, f->container->decoded->len),
+				 errhint("The file may be truncated or corrupt.")));
+	if (strcmp(why, "too much") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("Avro file \"%s\" takes too much memory to read", f->location),
+				 errdetail("Its values need more than %zu bytes.", AVRO_TOTAL_LIMIT),
+				 errhint("Raise skade.max_manifest_size if the file is legitimate.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_OUT_OF_MEMORY),
+			 errmsg("out of memory"),
+			 errdetail("Failed on request of size %zu while reading Avro file \"%s\".",
+					   nsize, f->location)));
 }
 
 /*
@@ -183,15 +221,24 @@ SkadeAvroOpen(const char *location, SkadeAvroKind kind, int64 expected_length)
 {
 	SkadeAvroFile *f = palloc0(sizeof(SkadeAvroFile));
 
+	MemoryContext caller;
+
 	f->location = pstrdup(location);
 	f->block = -1;
 	f->bytes = SkadeReadLocation(location, &f->real_path);
 	SkadeAvroCheckLength(location, f->bytes->len, expected_length);
 	f->container = SkadeAvroContainerDecode(f->location, f->bytes->data, f->bytes->len);
+	f->current = palloc(sizeof(SkadeAvroValue));
+	f->current->file = f;
 
+	/* libavro-c's allocations, and jansson's as it parses the schema, go here */
+	f->cxt = AllocSetContextCreate(CurrentMemoryContext, "skade avro",
+								   ALLOCSET_DEFAULT_SIZES);
 	f->cleanup.func = release;
 	f->cleanup.arg = f;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, &f->cleanup);
+	MemoryContextRegisterResetCallback(f->cxt, &f->cleanup);
+	caller = MemoryContextSwitchTo(f->cxt);
+	avro_active = f;
 
 	/* the schema was validated: libavro-c may parse it now */
 	avro_set_error("%s", "");
@@ -206,8 +253,9 @@ SkadeAvroOpen(const char *location, SkadeAvroKind kind, int64 expected_length)
 	f->reader = avro_reader_memory(NULL, 0);
 	if (f->reader == NULL)
 		report_avro(f, "could not read");
-	f->current = palloc(sizeof(SkadeAvroValue));
-	f->current->file = f;
+
+	avro_active = NULL;
+	MemoryContextSwitchTo(caller);
 	return f;
 }
 
@@ -289,18 +337,11 @@ SkadeAvroNext(SkadeAvroFile *f)
 	while (f->left == 0)
 		if (!next_block(f))
 			return NULL;
+	avro_active = f;
 	avro_value_reset(&f->value);
 	avro_set_error("%s", "");	/* libavro prefixes its messages to the last one */
-	avro_alloc_limit = AVRO_ALLOC_LIMIT(f->container->blocks[f->block].len);
-	avro_refused_total = false;
 	rc = avro_value_read(f->reader, &f->value);
-	avro_alloc_limit = 0;
-	if (rc != 0 && avro_refused_total)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a record of Avro file \"%s\" takes too much memory to read", f->location),
-				 errdetail("Its values need more than %zu bytes.", AVRO_TOTAL_LIMIT),
-				 errhint("Raise skade.max_manifest_size if the file is legitimate.")));
+	avro_active = NULL;
 	if (rc != 0)
 		report_avro(f, "could not read a record of");
 	f->left--;
@@ -320,7 +361,6 @@ next_block(SkadeAvroFile *f)
 	if (f->block >= 0)
 	{
 		char		extra;
-
 		int64		n = f->container->blocks[f->block].count;
 
 		if (avro_read(f->reader, &extra, 1) == 0)
@@ -345,7 +385,7 @@ next_block(SkadeAvroFile *f)
 void
 SkadeAvroClose(SkadeAvroFile *f)
 {
-	release(f);
+	MemoryContextDelete(f->cxt);	/* release() runs first */
 }
 
 /* A header metadata value (e.g. "format-version", "schema"), or NULL */
@@ -826,30 +866,28 @@ report_avro(const SkadeAvroFile *f, const char *what)
 			 errhint("The file may be truncated or corrupt.")));
 }
 
-/* frees libavro's allocations; idempotent (explicit close, then reset) */
+/*
+ * The file's context is going: release libavro-c's objects while their
+ * memory is still there (a broken file's are left alone, their memory goes
+ * with the context).
+ */
 static void
 release(void *arg)
 {
 	SkadeAvroFile *f = (SkadeAvroFile *) arg;
 
+	if (avro_active == f)
+		avro_active = NULL;
+	if (f->broken)
+		return;
+	avro_active = f;			/* frees are counted against it */
 	if (f->have_value)
-	{
 		avro_value_decref(&f->value);
-		f->have_value = false;
-	}
 	if (f->iface != NULL)
-	{
 		avro_value_iface_decref(f->iface);
-		f->iface = NULL;
-	}
 	if (f->schema != NULL)
-	{
 		avro_schema_decref(f->schema);
-		f->schema = NULL;
-	}
 	if (f->reader != NULL)
-	{
 		avro_reader_free(f->reader);
-		f->reader = NULL;
-	}
+	avro_active = NULL;
 }

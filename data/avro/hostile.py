@@ -196,6 +196,13 @@ def cases(root: Path) -> None:
     # zero counts), and manifests() formed all their rows at once (1.4 GB)
     write_table(root, "zero_records", header(LIST_SCHEMA, "deflate")
                 + block(1 << 20, deflate_raw(bytes(7 << 20))))
+    # 7 million nulls in one record's array of ["null", "long"]: 7 MB to
+    # decode, but each element takes libavro-c dozens of bytes in memory
+    many = {"type": "record", "name": "manifest_file", "fields": [
+        {"name": "manifest_path", "type": "string"},
+        {"name": "n", "type": {"type": "array", "items": ["null", "long"]}}]}
+    write_table(root, "value_bomb", header(many, "deflate") + block(
+        1, deflate_raw(zstr("x") + zlong(7 << 20) + bytes(7 << 20) + zlong(0))))
     # snappy bomb: a valid stream of 4 MB of zeros (declared up front)
     stream = snappy_zeros(4 << 20)
     crc = struct.pack(">I", zlib.crc32(bytes(4 << 20)) & 0xFFFFFFFF)
@@ -245,6 +252,13 @@ def cases(root: Path) -> None:
            + zlong(1) + zlong(1) + zlong(1) + zbytes(b"a\x00b") + zlong(0))
     m = header(with_bounds) + block(1, rec)
     write_table(root, "bad_bound_utf8", list_of(root, "bad_bound_utf8", m), m, column_type="string")
+    # a string column whose bounds are "a" and "a\0b": the NUL one as hex
+    # (it was cut at the NUL, "a")
+    rec = (manifest_record(str(root / "nul_bound" / "data" / "f.parquet"))
+           + zlong(1) + zlong(1) + zlong(1) + zbytes(b"a") + zlong(0)
+           + zlong(1) + zlong(1) + zlong(1) + zbytes(b"a\x00b") + zlong(0))
+    m = header(with_bounds) + block(1, rec)
+    write_table(root, "nul_bound", list_of(root, "nul_bound", m), m, column_type="string")
     # metadata: a current schema of structs nested 100 deep (the names of
     # its columns grew with the square of the depth), and a file of 450,000
     # tiny values (jansson needs 20 times its size to parse it)
