@@ -133,7 +133,7 @@ static Size area_size(Size capacity);
 static dsa_area *attach(SkadeBlobCache *c);
 static uint64 location_key(const char *location);
 static const void *find_ready(SkadeBlobCache *c, uint64 key, const char *location,
-							  BlobEntry **entry_out, bool *refused);
+							  BlobEntry **entry_out);
 static const void *fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
 						 void *larg, SkadeBlobVisitor visitor, void *varg, bool pin,
 						 Size *size);
@@ -330,13 +330,12 @@ SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size *size)
 {
 	BlobEntry  *entry;
 	const void *blob;
-	bool		refused;
 
 	if (c == NULL)
 		return NULL;
 	attach(c);
 	LWLockAcquire(&c->shared->lock, LW_SHARED);
-	blob = find_ready(c, location_key(location), location, &entry, &refused);
+	blob = find_ready(c, location_key(location), location, &entry);
 	if (blob)
 	{
 		pin_entry(entry);
@@ -350,29 +349,23 @@ SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size *size)
 
 /*
  * The READY entry holding location, marked used for the clock; NULL if
- * there is none (or a different location hashed alike), and also, with
- * *refused set, if the instance does not admit the file it came from.
- * Caller holds the lock.
+ * there is none, if a different location hashed alike, or if the instance
+ * does not admit the file it came from.  Caller holds the lock.
  */
 static const void *
-find_ready(SkadeBlobCache *c, uint64 key, const char *location, BlobEntry **entry_out,
-		   bool *refused)
+find_ready(SkadeBlobCache *c, uint64 key, const char *location, BlobEntry **entry_out)
 {
 	BlobEntry  *entry = hash_search(c->index, &key, HASH_FIND, NULL);
 	const char *chunk;
 
 	*entry_out = entry;
-	*refused = false;
 	if (entry == NULL || entry->state != BLOB_READY)
 		return NULL;
 	chunk = dsa_get_address(c->area, entry->chunk);
 	if (strcmp(chunk, location) != 0)
 		return NULL;
 	if (c->admit && !c->admit(chunk + entry->origin_off))
-	{
-		*refused = true;
 		return NULL;
-	}
 	if (pg_atomic_read_u32(&entry->referenced) == 0)
 		pg_atomic_write_u32(&entry->referenced, 1);
 	return chunk + entry->blob_off;
@@ -431,13 +424,12 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 		BlobEntry  *entry;
 		const void *hit;
 		bool		found;
-		bool		refused;
 
 		LWLockAcquire(&s->lock, LW_SHARED);
 		entry = hash_search(c->index, &key, HASH_FIND, NULL);
 		if (entry && entry->state == BLOB_READY)
 		{
-			hit = find_ready(c, key, location, &entry, &refused);
+			hit = find_ready(c, key, location, &entry);
 			if (hit)
 			{
 				*size = entry->size;

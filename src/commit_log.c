@@ -401,8 +401,11 @@ static void
 check_column(Relation rel, int attnum, bool key)
 {
 	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
-	Oid			type = getBaseType(att->atttypid);
+	Oid			type = att->atttypid;
 
+	/* (every change runs this: no catalog lookup for the JDBC DDL's own types) */
+	if (type != TEXTOID && type != VARCHAROID)
+		type = getBaseType(type);
 	if (type != TEXTOID && type != VARCHAROID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),

@@ -64,8 +64,7 @@ static Size json_budget_left = 0;
 static bool json_budget_exceeded = false;
 
 static void *json_palloc(size_t size);
-static json_t *load_budgeted(const char *text, size_t len, size_t flags, json_error_t *err,
-							 Size budget);
+static json_t *load_budgeted(const char *text, size_t len, size_t flags, json_error_t *err);
 static Size parse_budget(void);
 static void json_pfree(void *ptr);
 static void field_error(ParseCtx *ctx, const char *path, const char *problem) pg_attribute_noreturn();
@@ -134,7 +133,7 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 									  ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(parse_cxt);
 
-	root = load_budgeted(text, len, 0, &jerr, parse_budget());
+	root = load_budgeted(text, len, 0, &jerr);
 	if (root == NULL && json_budget_exceeded)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -446,7 +445,7 @@ SkadeParseSchemaColumns(const char *schema_json, const char *what, int *ncolumns
 {
 	json_error_t err;
 	json_t	   *root = load_budgeted(schema_json, strlen(schema_json), JSON_REJECT_DUPLICATES,
-									 &err, parse_budget());
+									 &err);
 	List	   *cols = NIL;
 	SkadeColumn *result;
 	ListCell   *lc;
@@ -478,7 +477,7 @@ SkadeParseSchemaColumns(const char *schema_json, const char *what, int *ncolumns
 SkadePartitionField *
 SkadeParsePartitionSpec(const char *json, int32 spec_id, int *nfields)
 {
-	json_t	   *root = load_budgeted(json, strlen(json), 0, NULL, parse_budget());
+	json_t	   *root = load_budgeted(json, strlen(json), 0, NULL);
 	json_t	   *fields = NULL;
 	SkadePartitionField *result = NULL;
 	size_t		i;
@@ -646,13 +645,13 @@ parse_budget(void)
 	return (Size) skade_max_metadata_size * SKADE_PARSE_BUDGET_FACTOR;
 }
 
-/* parse len bytes of text with jansson within a memory budget of budget bytes */
+/* parse len bytes of text with jansson within the budget of a parse */
 static json_t *
-load_budgeted(const char *text, size_t len, size_t flags, json_error_t *err, Size budget)
+load_budgeted(const char *text, size_t len, size_t flags, json_error_t *err)
 {
 	json_t	   *root;
 
-	json_budget = json_budget_left = budget;
+	json_budget = json_budget_left = parse_budget();
 	json_budget_exceeded = false;
 	PG_TRY();
 	{
