@@ -111,6 +111,13 @@ typedef struct BlobShared
 	uint32	   *free_slots;		/* [nslots] */
 } BlobShared;
 
+/* a pin this backend holds: the entry and the blob address it handed out */
+typedef struct PinnedBlob
+{
+	BlobEntry  *entry;
+	const void *blob;
+} PinnedBlob;
+
 struct SkadeBlobCache
 {
 	const char *name;
@@ -127,7 +134,7 @@ struct SkadeBlobCache
 static SkadeBlobCache *caches[MAX_CACHES];
 static int	ncaches = 0;
 static bool callbacks_registered = false;
-static List *pinned = NIL;		/* BlobEntry pointers pinned, in TopMemoryContext */
+static List *pinned = NIL;		/* of PinnedBlob, in TopMemoryContext */
 
 static Size area_size(Size capacity);
 static dsa_area *attach(SkadeBlobCache *c);
@@ -148,7 +155,7 @@ static void remove_entry(SkadeBlobCache *c, BlobEntry *entry);
 static void abandon_fill(SkadeBlobCache *c);
 static void abandon_fills_at_exit(int code, Datum arg);
 static bool evict_one(SkadeBlobCache *c);
-static void pin_entry(BlobEntry *entry);
+static void pin_entry(BlobEntry *entry, const void *blob);
 static void release_pins(void);
 static void xact_callback(XactEvent event, void *arg);
 
@@ -338,7 +345,7 @@ SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size *size)
 	blob = find_ready(c, location_key(location), location, &entry);
 	if (blob)
 	{
-		pin_entry(entry);
+		pin_entry(entry, blob);
 		*size = entry->size;
 	}
 	LWLockRelease(&c->shared->lock);
@@ -371,14 +378,43 @@ find_ready(SkadeBlobCache *c, uint64 key, const char *location, BlobEntry **entr
 	return chunk + entry->blob_off;
 }
 
+/*
+ * SkadeBlobCacheRelease
+ *		Give back the pin of a blob SkadeBlobCacheGet returned, before the
+ *		transaction ends (a call that is done with it must not keep it from
+ *		eviction while its session idles in the transaction).  A palloc'd
+ *		blob (a miss) holds no pin: nothing happens.
+ */
+void
+SkadeBlobCacheRelease(const void *blob)
+{
+	ListCell   *lc;
+
+	foreach(lc, pinned)
+	{
+		PinnedBlob *p = lfirst(lc);
+
+		if (p->blob == blob)
+		{
+			pg_atomic_fetch_sub_u32(&p->entry->pins, 1);
+			pinned = foreach_delete_current(pinned, lc);
+			pfree(p);
+			return;
+		}
+	}
+}
+
 /* pin an entry until the end of the transaction (caller holds the lock) */
 static void
-pin_entry(BlobEntry *entry)
+pin_entry(BlobEntry *entry, const void *blob)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+	PinnedBlob *p = palloc(sizeof(PinnedBlob));
 
+	p->entry = entry;
+	p->blob = blob;
 	/* remember the pin first: an ERROR in lappend must not leak it */
-	pinned = lappend(pinned, entry);
+	pinned = lappend(pinned, p);
 	pg_atomic_fetch_add_u32(&entry->pins, 1);
 	MemoryContextSwitchTo(old);
 }
@@ -390,8 +426,8 @@ release_pins(void)
 	ListCell   *lc;
 
 	foreach(lc, pinned)
-		pg_atomic_fetch_sub_u32(&((BlobEntry *) lfirst(lc))->pins, 1);
-	list_free(pinned);
+		pg_atomic_fetch_sub_u32(&((PinnedBlob *) lfirst(lc))->entry->pins, 1);
+	list_free_deep(pinned);
 	pinned = NIL;
 }
 
@@ -434,7 +470,7 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 			{
 				*size = entry->size;
 				if (pin)
-					pin_entry(entry);
+					pin_entry(entry, hit);
 				else
 					visitor(hit, entry->size, varg);
 			}

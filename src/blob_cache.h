@@ -48,6 +48,7 @@ extern void SkadeBlobCacheVisit(SkadeBlobCache *c, const char *location,
 								SkadeBlobVisitor visitor, void *varg);
 extern const void *SkadeBlobCacheGet(SkadeBlobCache *c, const char *location,
 									 SkadeBlobLoader loader, void *larg, Size *size);
+extern void SkadeBlobCacheRelease(const void *blob);
 extern const void *SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location,
 											 Size *size);
 extern void SkadeBlobCacheStatsGet(SkadeBlobCache *c, SkadeBlobCacheStats *stats);

@@ -184,7 +184,7 @@ static SPIPlanPtr store_plans[Q_COUNT];
 static bool attached_checked = false;
 static bool callback_registered = false;
 static Oid	attached_relid = InvalidOid;
-static bool mirror_flush_needed = false;
+static MirrorScope attached_scope;	/* valid while attached_checked */
 
 /* the caller's memory context while connected to SPI: results go there */
 static MemoryContext caller_cxt = NULL;
@@ -494,22 +494,25 @@ store_connect(void)
 /*
  * StoreRequireAttached
  *		Cheap once checked: error out unless the JDBC tables are attached.
- *		Also where the pointer mirror is flushed after iceberg_tables' triggers
- *		or definition changed (changes made meanwhile may not have been seen).
  */
 void
 StoreRequireAttached(void)
 {
-	if (attached_checked && !mirror_flush_needed)
-		return;
 	if (!attached_checked)
 		check_attached();
-	/* after the check: an invalidation it processed must flush too */
-	if (mirror_flush_needed)
-	{
-		mirror_flush_needed = false;
-		MirrorFlush();
-	}
+}
+
+/*
+ * StoreAttachedScope
+ *		The pointer mirror's scope of the attached catalog table: this
+ *		database, its relation, its commit-log trigger and that trigger's row
+ *		version.  Errors out unless attached.
+ */
+const MirrorScope *
+StoreAttachedScope(void)
+{
+	StoreRequireAttached();
+	return &attached_scope;
 }
 
 /*
@@ -523,7 +526,7 @@ check_attached(void)
 {
 	Oid			relid;
 	Relation	rel;
-	bool		found = false;
+	Oid			tgoid = InvalidOid;
 	int			i;
 
 	if (!callback_registered)
@@ -547,27 +550,26 @@ check_attached(void)
 		/* it must fire always, even under session_replication_role = replica */
 		if (strcmp(tg->tgname, "skade_log_pointer_change") == 0 &&
 			tg->tgenabled == TRIGGER_FIRES_ALWAYS)
-			found = true;
+			tgoid = tg->tgoid;
 	}
 	table_close(rel, NoLock);
 	attached_relid = relid;
-	if (!found)
+	if (!OidIsValid(tgoid))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("public.iceberg_tables is not attached to skade"),
 				 errdetail("Its changes would not be recorded in skade.commit_log (the trigger skade_log_pointer_change is missing or not ENABLE ALWAYS)."),
 				 errhint("Run SELECT skade.adopt_jdbc_catalog(); to adopt it, keeping every row.")));
+	MirrorScopeOf(&attached_scope, relid, tgoid);
 	attached_checked = true;
 }
 
+/* any relcache invalidation of the table (or all): check again on next use */
 static void
 attached_invalidate(Datum arg, Oid relid)
 {
 	if (relid == InvalidOid || relid == attached_relid)
-	{
 		attached_checked = false;
-		mirror_flush_needed = true;
-	}
 }
 
 /*

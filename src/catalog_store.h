@@ -25,6 +25,8 @@ typedef struct StoreTable
 	TransactionId xmax;
 } StoreTable;
 
+struct MirrorScope;
+extern const struct MirrorScope *StoreAttachedScope(void);
 extern void StoreRequireAttached(void);
 
 /* namespaces */

@@ -136,7 +136,8 @@ static void log_owner_invalidate(Datum arg, int cacheid, uint32 hashvalue);
 static void set_arg(LogRow *row, LogArg arg, Datum value, bool isnull);
 static void row_as_dropped(LogRow *row);
 static void append_row(LogRow *row);
-static void note_mirror(HeapTuple tuple, TupleDesc desc, const PointerColumns *cols,
+static void note_mirror(const MirrorScope *scope, HeapTuple tuple, TupleDesc desc,
+						const PointerColumns *cols,
 						bool removed);
 static bool datum_text_equal(Datum a, bool a_null, Datum b, bool b_null);
 
@@ -176,6 +177,7 @@ skade_log_pointer_change(PG_FUNCTION_ARGS)
 	TupleDesc	desc;
 	PointerColumns cols;
 	LogRow		row;
+	MirrorScope scope;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) ||
 		!TRIGGER_FIRED_AFTER(trigdata->tg_event) ||
@@ -186,19 +188,21 @@ skade_log_pointer_change(PG_FUNCTION_ARGS)
 
 	desc = RelationGetDescr(trigdata->tg_relation);
 	resolve_columns(trigdata->tg_relation, &cols);
+	MirrorScopeOf(&scope, RelationGetRelid(trigdata->tg_relation),
+				  trigdata->tg_trigger->tgoid);
 
 	if (TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
 	{
 		fill_row(&row, current_api_op ? current_api_op : SKADE_OP_CREATE,
 				 trigdata->tg_trigtuple, desc, &cols);
-		note_mirror(trigdata->tg_trigtuple, desc, &cols, false);
+		note_mirror(&scope, trigdata->tg_trigtuple, desc, &cols, false);
 		append_row(&row);
 	}
 	else if (TRIGGER_FIRED_BY_DELETE(trigdata->tg_event))
 	{
 		fill_row(&row, SKADE_OP_DROP, trigdata->tg_trigtuple, desc, &cols);
 		row_as_dropped(&row);
-		note_mirror(trigdata->tg_trigtuple, desc, &cols, true);
+		note_mirror(&scope, trigdata->tg_trigtuple, desc, &cols, true);
 		SnapshotMapDrop(row.v[L_CATALOG], row.v[L_NS], row.v[L_NAME]);
 		append_row(&row);
 	}
@@ -229,8 +233,8 @@ skade_log_pointer_change(PG_FUNCTION_ARGS)
 
 		/* the mirror follows every column it holds, logged or not */
 		if (!same_catalog || !same_ident)
-			note_mirror(oldtup, desc, &cols, true);
-		note_mirror(newtup, desc, &cols, false);
+			note_mirror(&scope, oldtup, desc, &cols, true);
+		note_mirror(&scope, newtup, desc, &cols, false);
 
 		/* the table's snapshots follow it to its new name or catalog */
 		if (!same_catalog || !same_ident)
@@ -300,7 +304,12 @@ skade_log_truncate(PG_FUNCTION_ARGS)
 
 	rel = trigdata->tg_relation;
 	resolve_columns(rel, &cols);
-	MirrorNoteTruncate();
+	{
+		/* every entry of this catalog table, whatever the trigger version */
+		MirrorScope scope = {MyDatabaseId, RelationGetRelid(rel)};
+
+		MirrorNoteTruncate(&scope);
+	}
 	SnapshotMapTruncate();
 
 	initStringInfo(&sql);
@@ -635,7 +644,8 @@ append_row(LogRow *row)
 
 /* Tell the pointer mirror about one changed row version. */
 static void
-note_mirror(HeapTuple tuple, TupleDesc desc, const PointerColumns *cols, bool removed)
+note_mirror(const MirrorScope *scope, HeapTuple tuple, TupleDesc desc,
+			const PointerColumns *cols, bool removed)
 {
 	bool		isnull;
 	Datum		d;
@@ -663,7 +673,7 @@ note_mirror(HeapTuple tuple, TupleDesc desc, const PointerColumns *cols, bool re
 		d = get_col(tuple, desc, cols->type, &isnull);
 		is_view = !isnull && strcmp(TextDatumGetCString(d), "VIEW") == 0;
 	}
-	MirrorNoteChange(catalog, ns, name, removed, location, previous, is_view);
+	MirrorNoteChange(scope, catalog, ns, name, removed, location, previous, is_view);
 }
 
 /* Equality of two text-like datums, NULL-aware (IS NOT DISTINCT FROM). */

@@ -427,6 +427,8 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 		MemoryContextSwitchTo(manifest_cxt);
 		MemoryContextReset(entry_cxt);
 	}
+	/* the rows are in the tuplestore: the cache may evict it again */
+	ManifestRelease(man);
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(manifest_cxt);
 }
@@ -499,6 +501,8 @@ index_deletes(const ManifestRef *mref, const SkadeMeta *m, bool v1, ScanPlan *pl
 								matchable && e->npartition == fc->nparts, unpartitioned,
 								known, seq, fc);
 	}
+	/* the index holds copies of the entries */
+	ManifestRelease(man);
 	MemoryContextSwitchTo(caller);
 }
 

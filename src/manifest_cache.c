@@ -113,8 +113,8 @@ ManifestCache(void)
 
 /*
  * ManifestGet
- *		The decoded manifest at path: pinned in the cache until the end of
- *		the transaction, or freshly decoded (and cached) on a miss.  It must
+ *		The decoded manifest at path: pinned in the cache until
+ *		ManifestRelease or the end of the transaction, or freshly decoded (and cached) on a miss.  It must
  *		have expected_length bytes (-1: not recorded), else data_corrupted.
  */
 const SkadeManifest *
@@ -126,6 +126,17 @@ ManifestGet(const char *path, int64 expected_length)
 
 	SkadeAvroCheckLength(path, m->file_size, expected_length);
 	return m;
+}
+
+/*
+ * ManifestRelease
+ *		The caller is done with m (from ManifestGet): unpin it now rather
+ *		than at the end of the transaction.
+ */
+void
+ManifestRelease(const SkadeManifest *m)
+{
+	SkadeBlobCacheRelease(m);
 }
 
 /* ---------------------------------------------------------------- decoding */

@@ -7,6 +7,13 @@
  *	  from the heap for the caller's snapshot.
  *
  * Invariants
+ *   - An entry is keyed by its scope (database, catalog table, commit-log
+ *     trigger and that trigger's row version, see MirrorScope) and the
+ *     table's catalog/namespace/name.  So two databases, or a catalog table
+ *     dropped and re-created (or re-adopted), never see each other's entries,
+ *     and after the trigger was disabled or replaced (changes made meanwhile
+ *     were not seen) the old entries are simply never found again; nothing
+ *     needs flushing on a relcache invalidation (VACUUM, ANALYZE).
  *   - An entry holds a committed row version: its values and the
  *     transaction id (xmin) that wrote them.  Entries come from two places:
  *     a writer's commit (installed in the XACT_EVENT_COMMIT callback, after
@@ -27,9 +34,15 @@
  *     runs late never overwrites a newer one.  Subtransaction aborts drop
  *     their pending installs; PREPARE TRANSACTION drops the entries (the
  *     outcome is decided elsewhere; the heap answers meanwhile).
- *   - Full: a change that finds no free slot evicts an entry that is not
- *     changing, else falls back to a global in-flight mark; a fill that
- *     finds no slot just does not fill.  A miss always falls back to the heap.
+ *   - During recovery (a hot standby) the mirror is neither read nor filled:
+ *     replay fires no trigger, so nothing would keep it in step.  A promoted
+ *     standby starts with an empty mirror.
+ *   - Size: the table holds at most skade.pointer_cache_entries entries
+ *     (HASH_FIXED_SIZE, never more shared memory than its setting).  A change
+ *     or a fill that finds no free slot evicts an entry that is not changing
+ *     (the first of the bucket walk); a change that still finds none
+ *     falls back to a global in-flight mark, a fill just does not fill.  A
+ *     miss always falls back to the heap.
  *   - Views are mirrored too (is_view), so table_exists stays exact.
  *
  * Locking: one LWLock (tranche "skade_l1"), shared for lookups, exclusive
@@ -43,11 +56,20 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/pg_trigger.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
+#include "utils/fmgroids.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
@@ -56,12 +78,19 @@
 #include "skade.h"
 
 /* catalog \x1f namespace \x1f name */
-#define MIRROR_KEY_LEN		(3 * SKADE_MAX_NAME_LEN + 3)
+#define MIRROR_NAMES_LEN	(3 * SKADE_MAX_NAME_LEN + 3)
 #define MIRROR_SEP			'\x1f'
+
+/* zero-padded: hashed and compared as scope + the names string */
+typedef struct MirrorKey
+{
+	MirrorScope scope;
+	char		names[MIRROR_NAMES_LEN];
+} MirrorKey;
 
 typedef struct MirrorEntry
 {
-	char		key[MIRROR_KEY_LEN];
+	MirrorKey	key;
 	int			changing;		/* writers in flight for this key */
 	bool		valid;			/* holds a committed version */
 	bool		is_view;
@@ -79,6 +108,8 @@ typedef struct MirrorShared
 	int			tranche_id;
 	int			global_changing;	/* TRUNCATEs / overflowed marks in flight */
 	uint64		entries;		/* valid entries (under lock) */
+	uint64		slots;			/* entries in the table, valid or not */
+	uint64		evictions;		/* under lock */
 	pg_atomic_uint64 epoch;		/* bumped by every change event */
 	pg_atomic_uint64 order;		/* change counter */
 	pg_atomic_uint64 hits;
@@ -88,7 +119,7 @@ typedef struct MirrorShared
 /* a change of this backend's transaction, applied at commit */
 typedef struct MirrorPending
 {
-	char		key[MIRROR_KEY_LEN];
+	MirrorKey	key;
 	bool		global;			/* TRUNCATE or overflow: no entry marked */
 	bool		truncate;
 	bool		removed;
@@ -107,15 +138,25 @@ static MirrorShared *l1 = NULL;
 static HTAB *l1_index = NULL;
 static List *pending = NIL;		/* of MirrorPending, in TopTransactionContext */
 
-static bool make_key(char *key, const char *catalog, const char *ns, const char *name);
-static bool own_pending(const char *key);
-static MirrorEntry *enter_entry(const char *key);
+/* MirrorScopeOf's last answer, until a relcache invalidation */
+static MirrorScope scope_cache;
+static bool scope_cache_valid = false;
+
+static bool make_key(MirrorKey *key, const MirrorScope *scope, const char *catalog,
+					 const char *ns, const char *name);
+static uint32 key_hash(const void *key, Size keysize);
+static int	key_match(const void *a, const void *b, Size keysize);
+static bool own_pending(const MirrorKey *key);
+static MirrorEntry *enter_entry(const MirrorKey *key);
+static bool evict_one(void);
+static void remove_entry(MirrorEntry *e);
+static void scope_invalidate(Datum arg, Oid relid);
 static void set_values(MirrorEntry *e, const char *location, const char *previous, bool is_view);
 static void mirror_xact_callback(XactEvent event, void *arg);
 static void mirror_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 									SubTransactionId parentSubid, void *arg);
 static void end_pending(bool commit, bool drop_entries);
-static void invalidate_all(void);
+static void invalidate_scope(const MirrorScope *scope);
 
 /* ---------------------------------------------------------------- setup */
 
@@ -146,6 +187,8 @@ MirrorShmemInit(void)
 		LWLockInitialize(&l1->lock, l1->tranche_id);
 		l1->global_changing = 0;
 		l1->entries = 0;
+		l1->slots = 0;
+		l1->evictions = 0;
 		pg_atomic_init_u64(&l1->epoch, 1);
 		pg_atomic_init_u64(&l1->order, 1);
 		pg_atomic_init_u64(&l1->hits, 0);
@@ -153,11 +196,13 @@ MirrorShmemInit(void)
 	}
 	LWLockRegisterTranche(l1->tranche_id, "skade_l1");
 	memset(&info, 0, sizeof(info));
-	info.keysize = MIRROR_KEY_LEN;
+	info.keysize = sizeof(MirrorKey);
 	info.entrysize = sizeof(MirrorEntry);
+	info.hash = key_hash;
+	info.match = key_match;
 	l1_index = ShmemInitHash("skade l1 index", skade_pointer_cache_entries,
 							 skade_pointer_cache_entries, &info,
-							 HASH_ELEM | HASH_STRINGS);
+							 HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_FIXED_SIZE);
 }
 
 /* _PG_init: the transaction callbacks that apply pending changes */
@@ -166,6 +211,51 @@ MirrorInit(void)
 {
 	RegisterXactCallback(mirror_xact_callback, NULL);
 	RegisterSubXactCallback(mirror_subxact_callback, NULL);
+	CacheRegisterRelcacheCallback(scope_invalidate, (Datum) 0);
+}
+
+/*
+ * MirrorScopeOf
+ *		The scope of entries for catalog table relid kept in step by trigger
+ *		tgoid: includes the xmin of the trigger's pg_trigger row, which every
+ *		ALTER TABLE ... ENABLE/DISABLE TRIGGER replaces.  Cached until the next
+ *		relcache invalidation of that table (those commands send one).
+ */
+void
+MirrorScopeOf(MirrorScope *scope, Oid relid, Oid tgoid)
+{
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	if (scope_cache_valid && scope_cache.relid == relid && scope_cache.tgoid == tgoid)
+	{
+		*scope = scope_cache;
+		return;
+	}
+	memset(scope, 0, sizeof(MirrorScope));
+	scope->dboid = MyDatabaseId;
+	scope->relid = relid;
+	scope->tgoid = tgoid;
+	rel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_trigger_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(tgoid));
+	scan = systable_beginscan(rel, TriggerOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		scope->tgxmin = HeapTupleHeaderGetRawXmin(tup->t_data);
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	scope_cache = *scope;
+	scope_cache_valid = true;
+}
+
+static void
+scope_invalidate(Datum arg, Oid relid)
+{
+	if (relid == InvalidOid || relid == scope_cache.relid)
+		scope_cache_valid = false;
 }
 
 /* ---------------------------------------------------------------- read path */
@@ -176,18 +266,19 @@ MirrorInit(void)
  *		snapshot; false means "ask the heap".  Strings are palloc'd.
  */
 bool
-MirrorLookup(const char *catalog, const char *ns, const char *name, StoreTable *out)
+MirrorLookup(const MirrorScope *scope, const char *catalog, const char *ns,
+			 const char *name, StoreTable *out)
 {
-	char		key[MIRROR_KEY_LEN];
+	MirrorKey	key;
 	MirrorEntry *e;
 	bool		hit = false;
 
-	if (l1 == NULL || !make_key(key, catalog, ns, name) || own_pending(key) ||
-		!ActiveSnapshotSet())
+	if (l1 == NULL || !make_key(&key, scope, catalog, ns, name) || own_pending(&key) ||
+		!ActiveSnapshotSet() || RecoveryInProgress())
 		return false;
 
 	LWLockAcquire(&l1->lock, LW_SHARED);
-	e = hash_search(l1_index, key, HASH_FIND, NULL);
+	e = hash_search(l1_index, &key, HASH_FIND, NULL);
 	if (e && e->valid && e->changing == 0 && l1->global_changing == 0 &&
 		!XidInMVCCSnapshot(e->xmin, GetActiveSnapshot()))
 	{
@@ -214,20 +305,20 @@ MirrorEpoch(void)
  * MirrorFill
  *		Offer a row version read from the heap.  Taken only if it is the
  *		newest version (no xmax), written by a finished transaction other than
- *		ours, and no change happened since "epoch" was read.
+ *		ours, no change happened since "epoch" was read, and this is not a
+ *		standby.  A full table gives up an idle entry for it.
  */
 void
-MirrorFill(const char *catalog, const char *ns, const char *name,
-		   const StoreTable *row, uint64 epoch)
+MirrorFill(const MirrorScope *scope, const char *catalog, const char *ns,
+		   const char *name, const StoreTable *row, uint64 epoch)
 {
-	char		key[MIRROR_KEY_LEN];
+	MirrorKey	key;
 	MirrorEntry *e;
-	bool		found;
 
 	if (l1 == NULL || TransactionIdIsValid(row->xmax) ||
 		!TransactionIdIsValid(row->xmin) ||
-		TransactionIdIsCurrentTransactionId(row->xmin) ||
-		!make_key(key, catalog, ns, name) || own_pending(key))
+		TransactionIdIsCurrentTransactionId(row->xmin) || RecoveryInProgress() ||
+		!make_key(&key, scope, catalog, ns, name) || own_pending(&key))
 		return;
 	if ((row->metadata_location && strlen(row->metadata_location) > SKADE_MAX_LOCATION_LEN) ||
 		(row->previous_metadata_location &&
@@ -237,10 +328,9 @@ MirrorFill(const char *catalog, const char *ns, const char *name,
 	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
 	if (pg_atomic_read_u64(&l1->epoch) == epoch && l1->global_changing == 0)
 	{
-		e = hash_search(l1_index, key, HASH_ENTER_NULL, &found);
-		if (e && !found)
+		e = enter_entry(&key);
+		if (e && !e->valid && e->changing == 0)
 		{
-			e->changing = 0;
 			e->xmin = row->xmin;
 			e->order = 0;
 			set_values(e, row->metadata_location, row->previous_metadata_location,
@@ -260,9 +350,9 @@ MirrorFill(const char *catalog, const char *ns, const char *name,
  *		install or remove it when the transaction commits.
  */
 void
-MirrorNoteChange(const char *catalog, const char *ns, const char *name,
-				 bool removed, const char *location, const char *previous,
-				 bool is_view)
+MirrorNoteChange(const MirrorScope *scope, const char *catalog, const char *ns,
+				 const char *name, bool removed, const char *location,
+				 const char *previous, bool is_view)
 {
 	MirrorPending *p;
 	MemoryContext old;
@@ -272,7 +362,7 @@ MirrorNoteChange(const char *catalog, const char *ns, const char *name,
 		return;
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	p = palloc0(sizeof(MirrorPending));
-	if (!make_key(p->key, catalog, ns, name))
+	if (!make_key(&p->key, scope, catalog, ns, name))
 	{
 		/* never mirrored (unusual name): nothing to keep in step */
 		pfree(p);
@@ -292,7 +382,7 @@ MirrorNoteChange(const char *catalog, const char *ns, const char *name,
 
 	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
 	p->order = pg_atomic_fetch_add_u64(&l1->order, 1);
-	e = enter_entry(p->key);
+	e = enter_entry(&p->key);
 	if (e)
 		e->changing++;
 	else
@@ -307,9 +397,12 @@ MirrorNoteChange(const char *catalog, const char *ns, const char *name,
 	MemoryContextSwitchTo(old);
 }
 
-/* A TRUNCATE of iceberg_tables: the mirror is bypassed, then emptied at commit. */
+/*
+ * A TRUNCATE of iceberg_tables: the mirror is bypassed, then the entries of
+ * that catalog table are dropped at commit.
+ */
 void
-MirrorNoteTruncate(void)
+MirrorNoteTruncate(const MirrorScope *scope)
 {
 	MirrorPending *p;
 	MemoryContext old;
@@ -320,6 +413,7 @@ MirrorNoteTruncate(void)
 	p = palloc0(sizeof(MirrorPending));
 	p->global = true;
 	p->truncate = true;
+	p->key.scope = *scope;
 	p->nest_level = GetCurrentTransactionNestLevel();
 	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
 	l1->global_changing++;
@@ -329,21 +423,12 @@ MirrorNoteTruncate(void)
 	MemoryContextSwitchTo(old);
 }
 
-/* Drop every entry that is not being changed (e.g. after triggers were toggled). */
-void
-MirrorFlush(void)
-{
-	if (l1 == NULL)
-		return;
-	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
-	invalidate_all();
-	pg_atomic_fetch_add_u64(&l1->epoch, 1);
-	LWLockRelease(&l1->lock);
-}
-
-/* Invalidate every entry; caller holds the lock exclusively. */
+/*
+ * Invalidate every entry of scope (database and catalog table, whatever the
+ * trigger version); caller holds the lock exclusively.
+ */
 static void
-invalidate_all(void)
+invalidate_scope(const MirrorScope *scope)
 {
 	HASH_SEQ_STATUS status;
 	MirrorEntry *e;
@@ -351,11 +436,13 @@ invalidate_all(void)
 	hash_seq_init(&status, l1_index);
 	while ((e = hash_seq_search(&status)) != NULL)
 	{
+		if (e->key.scope.dboid != scope->dboid || e->key.scope.relid != scope->relid)
+			continue;
 		if (e->valid)
 			l1->entries--;
 		e->valid = false;
 		if (e->changing == 0)
-			hash_search(l1_index, e->key, HASH_REMOVE, NULL);
+			remove_entry(e);
 	}
 }
 
@@ -439,10 +526,10 @@ end_pending(bool commit, bool drop_entries)
 		{
 			l1->global_changing--;
 			if (p->truncate && commit && !p->aborted)
-				invalidate_all();
+				invalidate_scope(&p->key.scope);
 			continue;
 		}
-		e = hash_search(l1_index, p->key, HASH_FIND, NULL);
+		e = hash_search(l1_index, &p->key, HASH_FIND, NULL);
 		if (e == NULL)
 			continue;
 		e->changing--;
@@ -469,7 +556,7 @@ end_pending(bool commit, bool drop_entries)
 			l1->entries--;
 		}
 		if (!e->valid && e->changing == 0)
-			hash_search(l1_index, p->key, HASH_REMOVE, NULL);
+			remove_entry(e);
 	}
 	pg_atomic_fetch_add_u64(&l1->epoch, 1);
 	LWLockRelease(&l1->lock);
@@ -480,7 +567,8 @@ end_pending(bool commit, bool drop_entries)
 
 /* Build the key; false if a part is too long or holds the separator. */
 static bool
-make_key(char *key, const char *catalog, const char *ns, const char *name)
+make_key(MirrorKey *key, const MirrorScope *scope, const char *catalog,
+		 const char *ns, const char *name)
 {
 	size_t		lc = strlen(catalog),
 				ln = strlen(ns),
@@ -490,18 +578,40 @@ make_key(char *key, const char *catalog, const char *ns, const char *name)
 		memchr(catalog, MIRROR_SEP, lc) || memchr(ns, MIRROR_SEP, ln) ||
 		memchr(name, MIRROR_SEP, lt))
 		return false;
-	memset(key, 0, MIRROR_KEY_LEN);
-	memcpy(key, catalog, lc);
-	key[lc] = MIRROR_SEP;
-	memcpy(key + lc + 1, ns, ln);
-	key[lc + 1 + ln] = MIRROR_SEP;
-	memcpy(key + lc + 2 + ln, name, lt);
+	memset(key, 0, sizeof(MirrorKey));
+	key->scope = *scope;
+	memcpy(key->names, catalog, lc);
+	key->names[lc] = MIRROR_SEP;
+	memcpy(key->names + lc + 1, ns, ln);
+	key->names[lc + 1 + ln] = MIRROR_SEP;
+	memcpy(key->names + lc + 2 + ln, name, lt);
 	return true;
+}
+
+/* dynahash: the scope's bytes and the names string (not the zero padding) */
+static uint32
+key_hash(const void *key, Size keysize)
+{
+	const MirrorKey *k = key;
+
+	return hash_combine(hash_bytes((const unsigned char *) &k->scope, sizeof(MirrorScope)),
+						hash_bytes((const unsigned char *) k->names, strlen(k->names)));
+}
+
+static int
+key_match(const void *a, const void *b, Size keysize)
+{
+	const MirrorKey *ka = a;
+	const MirrorKey *kb = b;
+
+	if (memcmp(&ka->scope, &kb->scope, sizeof(MirrorScope)) != 0)
+		return 1;
+	return strcmp(ka->names, kb->names);
 }
 
 /* Does this backend's transaction have a pending change to key? */
 static bool
-own_pending(const char *key)
+own_pending(const MirrorKey *key)
 {
 	ListCell   *lc;
 
@@ -509,7 +619,7 @@ own_pending(const char *key)
 	{
 		MirrorPending *p = lfirst(lc);
 
-		if (p->global || strcmp(p->key, key) == 0)
+		if (p->global || key_match(&p->key, key, sizeof(MirrorKey)) == 0)
 			return true;
 	}
 	return false;
@@ -520,41 +630,63 @@ own_pending(const char *key)
  * full; NULL if nothing can be evicted.  Caller holds the lock exclusively.
  */
 static MirrorEntry *
-enter_entry(const char *key)
+enter_entry(const MirrorKey *key)
 {
 	MirrorEntry *e;
 	bool		found;
 
+	e = hash_search(l1_index, key, HASH_FIND, NULL);
+	if (e)
+		return e;
+	if (l1->slots >= (uint64) skade_pointer_cache_entries && !evict_one())
+		return NULL;
 	e = hash_search(l1_index, key, HASH_ENTER_NULL, &found);
 	if (e == NULL)
-	{
-		HASH_SEQ_STATUS status;
-		MirrorEntry *victim = NULL;
-
-		hash_seq_init(&status, l1_index);
-		while ((victim = hash_seq_search(&status)) != NULL)
-			if (victim->changing == 0)
-			{
-				hash_seq_term(&status);
-				break;
-			}
-		if (victim == NULL)
-			return NULL;
-		if (victim->valid)
-			l1->entries--;
-		hash_search(l1_index, victim->key, HASH_REMOVE, NULL);
-		e = hash_search(l1_index, key, HASH_ENTER_NULL, &found);
-		if (e == NULL)
-			return NULL;
-	}
-	if (!found)
-	{
-		e->changing = 0;
-		e->valid = false;
-		e->order = 0;
-		e->xmin = InvalidTransactionId;
-	}
+		return NULL;
+	l1->slots++;
+	e->changing = 0;
+	e->valid = false;
+	e->order = 0;
+	e->xmin = InvalidTransactionId;
 	return e;
+}
+
+/*
+ * Remove the first entry of the bucket walk that no writer is changing;
+ * false if every entry is being changed.  Caller holds the lock exclusively.
+ * (Which keys stay is decided by their hash: with a working set larger than
+ * the table, a stable subset of it hits.)
+ */
+static bool
+evict_one(void)
+{
+	HASH_SEQ_STATUS status;
+	MirrorEntry *e;
+
+	hash_seq_init(&status, l1_index);
+	while ((e = hash_seq_search(&status)) != NULL)
+		if (e->changing == 0)
+		{
+			hash_seq_term(&status);
+			break;
+		}
+	if (e == NULL)
+		return false;
+	if (e->valid)
+		l1->entries--;
+	l1->evictions++;
+	remove_entry(e);
+	return true;
+}
+
+/* Drop e from the table; caller holds the lock exclusively. */
+static void
+remove_entry(MirrorEntry *e)
+{
+	MirrorKey	key = e->key;
+
+	hash_search(l1_index, &key, HASH_REMOVE, NULL);
+	l1->slots--;
 }
 
 static void

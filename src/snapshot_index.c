@@ -29,16 +29,25 @@
  *     the older tree still needed).
  *   - A transaction that changed snapshot_map itself uses the heap.
  *   - An id the tree does not have and that is not dirty is unknown.
- *   - Readers of another database than the worker's, or with
- *     skade.index_enabled = off, use the heap.
+ *   - A generation describes one skade.snapshot_map: that of the worker's
+ *     database (skade.database), identified by its relation (so a dropped
+ *     and re-created extension does not inherit the old tree).  Readers of
+ *     another database or another snapshot_map, on a hot standby (replay
+ *     marks nothing dirty; the worker runs only once recovery is over), or
+ *     with skade.index_enabled = off, use the heap.  Writers in other
+ *     databases mark nothing (their changes are not the tree's).
+ *   - The dirty sets are fixed-size shared tables (HASH_FIXED_SIZE): when
+ *     one is full, everything is dirty (see above); never more memory.
  *
  * Publication (handle + generation, see c-building-blocks §2.6): the worker
  * builds a segment, pins it, swaps (handle, gen) under the index LWLock,
  * then unpins the previous one, which disappears when its last reader
  * detaches.  Backends attach lazily under the shared lock (so the handle
  * cannot be unpinned meanwhile), validate magic and generation, keep the
- * mapping for the session and detach the previous generation when they
- * switch; no pointer into a generation outlives one SQL call.  A handle
+ * mapping while it is current, detach the previous generation when they
+ * switch, and at the end of a transaction detach a generation that is no
+ * longer current (an idle session holds at most the current one, which the
+ * worker keeps anyway); no pointer into a generation outlives one SQL call.  A handle
  * being built is recorded so that a worker killed mid-build frees it on
  * restart (at most one attempt, never an error loop).
  *
@@ -55,6 +64,8 @@
 
 #include "access/transam.h"
 #include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "commands/dbcommands.h"
@@ -72,6 +83,7 @@
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -97,6 +109,7 @@ typedef struct IndexShared
 	uint64		gen;
 	pg_atomic_uint64 gen_hint;
 	Oid			dboid;			/* database it describes */
+	Oid			worker_dboid;	/* the worker's database (InvalidOid: not yet known) */
 	TransactionId build_xmax;	/* readers need snapshot xmin >= this */
 	uint64		entries;
 	uint64		bytes;
@@ -140,6 +153,7 @@ typedef struct IndexSegment
 	uint64		tables_off;
 	uint64		strings_off;
 	uint64		total;
+	Oid			map_relid;		/* the skade.snapshot_map it was built from */
 } IndexSegment;
 
 typedef struct IndexPayload
@@ -169,6 +183,7 @@ static dsm_segment *my_seg = NULL;	/* this backend's mapping */
 static uint64 my_gen = 0;
 static TransactionId my_xmax = InvalidTransactionId;
 static Oid	my_db = InvalidOid;
+static Oid	my_map_relid = InvalidOid;
 static bool own_changes = false;	/* this transaction changed snapshot_map */
 
 /* the worker: when to look for the extension again after finding it absent */
@@ -180,6 +195,7 @@ static void note_dirty(HTAB *set, uint64 key);
 static bool dirty_covered_by(const DirtyEntry *e, Snapshot snap);
 static IndexSegment *index_attach(void);
 static void index_xact_callback(XactEvent event, void *arg);
+static Oid	snapshot_map_relid(void);
 static void worker_detach(int code, Datum arg);
 
 /* ---------------------------------------------------------------- setup */
@@ -221,9 +237,10 @@ IndexShmemInit(void)
 	info.keysize = sizeof(uint64);
 	info.entrysize = sizeof(DirtyEntry);
 	dirty_ids = ShmemInitHash("skade index dirty ids", DIRTY_IDS_MAX, DIRTY_IDS_MAX,
-							  &info, HASH_ELEM | HASH_BLOBS);
+							  &info, HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 	dirty_tables = ShmemInitHash("skade index dirty tables", DIRTY_TABLES_MAX,
-								 DIRTY_TABLES_MAX, &info, HASH_ELEM | HASH_BLOBS);
+								 DIRTY_TABLES_MAX, &info,
+								 HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 }
 
 /* _PG_init: forget own changes at the end of each transaction */
@@ -239,7 +256,32 @@ index_xact_callback(XactEvent event, void *arg)
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
 		event == XACT_EVENT_PARALLEL_ABORT)
+	{
 		own_changes = false;
+		/* no pointer into it is live now: let a superseded generation go */
+		if (my_seg != NULL && ix != NULL && pg_atomic_read_u64(&ix->gen_hint) != my_gen)
+		{
+			dsm_detach(my_seg);
+			my_seg = NULL;
+			my_gen = 0;
+		}
+	}
+}
+
+/* the relation of skade.snapshot_map in this database (InvalidOid: none) */
+static Oid
+snapshot_map_relid(void)
+{
+	Oid			nsp = get_namespace_oid("skade", true);
+
+	return OidIsValid(nsp) ? get_relname_relid("snapshot_map", nsp) : InvalidOid;
+}
+
+/* Should this backend's writes mark the index dirty?  Caller holds the lock. */
+static bool
+marks_needed(void)
+{
+	return !OidIsValid(ix->worker_dboid) || ix->worker_dboid == MyDatabaseId;
 }
 
 /* ---------------------------------------------------------------- write side */
@@ -312,13 +354,16 @@ IndexNoteSnapshots(Datum *ids, int n)
 	own_changes = true;
 	if (ix == NULL)
 		return;
-	pg_atomic_fetch_add_u64(&ix->commits_since, 1);
 	LWLockAcquire(&ix->lock, LW_EXCLUSIVE);
-	for (i = 0; i < n; i++)
+	if (marks_needed())
 	{
-		uint64		key = (uint64) DatumGetInt64(ids[i]);
+		pg_atomic_fetch_add_u64(&ix->commits_since, 1);
+		for (i = 0; i < n; i++)
+		{
+			uint64		key = (uint64) DatumGetInt64(ids[i]);
 
-		note_dirty(dirty_ids, key);
+			note_dirty(dirty_ids, key);
+		}
 	}
 	LWLockRelease(&ix->lock);
 }
@@ -334,9 +379,12 @@ IndexNoteTable(Datum catalog, Datum ns, Datum name)
 		return;
 	key = table_hash(TextDatumGetCString(catalog), TextDatumGetCString(ns),
 					 TextDatumGetCString(name));
-	pg_atomic_fetch_add_u64(&ix->commits_since, 1);
 	LWLockAcquire(&ix->lock, LW_EXCLUSIVE);
-	note_dirty(dirty_tables, key);
+	if (marks_needed())
+	{
+		pg_atomic_fetch_add_u64(&ix->commits_since, 1);
+		note_dirty(dirty_tables, key);
+	}
 	LWLockRelease(&ix->lock);
 }
 
@@ -349,11 +397,14 @@ IndexNoteEverything(void)
 	own_changes = true;
 	if (ix == NULL)
 		return;
-	pg_atomic_fetch_add_u64(&ix->commits_since, 1);
 	LWLockAcquire(&ix->lock, LW_EXCLUSIVE);
-	if (!ix->all_dirty || TransactionIdFollows(xid, ix->all_dirty_xid))
-		ix->all_dirty_xid = xid;
-	ix->all_dirty = true;
+	if (marks_needed())
+	{
+		pg_atomic_fetch_add_u64(&ix->commits_since, 1);
+		if (!ix->all_dirty || TransactionIdFollows(xid, ix->all_dirty_xid))
+			ix->all_dirty_xid = xid;
+		ix->all_dirty = true;
+	}
 	LWLockRelease(&ix->lock);
 }
 
@@ -409,6 +460,7 @@ index_attach(void)
 	my_gen = g;
 	my_xmax = xmax;
 	my_db = db;
+	my_map_relid = hdr->map_relid;
 	return hdr;
 }
 
@@ -431,11 +483,13 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 	int			i;
 
 	memset(hits, 0, sizeof(SnapshotHit) * n);
-	if (ix != NULL && skade_index_enabled && !own_changes && ActiveSnapshotSet())
+	if (ix != NULL && skade_index_enabled && !own_changes && ActiveSnapshotSet() &&
+		!RecoveryInProgress())
 	{
 		seg = index_attach();
 		if (seg && (my_db != MyDatabaseId ||
-					TransactionIdPrecedes(GetActiveSnapshot()->xmin, my_xmax)))
+					TransactionIdPrecedes(GetActiveSnapshot()->xmin, my_xmax) ||
+					my_map_relid != snapshot_map_relid()))
 			seg = NULL;
 	}
 
@@ -565,6 +619,7 @@ IndexWorkerAttach(Latch *latch)
 	LWLockAcquire(&ix->lock, LW_EXCLUSIVE);
 	ix->worker_latch = latch;
 	ix->worker_pid = MyProcPid;
+	ix->worker_dboid = MyDatabaseId;
 	leftover = ix->building;
 	ix->building = DSM_HANDLE_INVALID;	/* one attempt only: never an error loop */
 	LWLockRelease(&ix->lock);
@@ -707,6 +762,7 @@ IndexRebuild(void)
 	old = MemoryContextSwitchTo(cxt);
 	build_scan(&b, cxt);
 	seg = build_layout(&b);
+	((IndexSegment *) dsm_segment_address(seg))->map_relid = snapshot_map_relid();
 	build_publish(seg, snap, start, req_at_start, commits_at_start, misses_at_start);
 	MemoryContextSwitchTo(old);
 
@@ -941,6 +997,12 @@ skade_rebuild_index(PG_FUNCTION_ARGS)
 	int			i;
 
 	SkadeRequireShared();
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the snapshot index is not built on a hot standby"),
+				 errdetail("Replay does not tell the index which snapshots changed; lookups on a standby read skade.snapshot_map."),
+				 errhint("Run skade.rebuild_index() on the primary.")));
 	if (!skade_index_enabled)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -263,15 +263,15 @@ SkadeRequireMetadataLocation(const char *ns, const char *name, const StoreTable 
 bool
 SkadeLookupTable(const char *catalog, const char *ns, const char *name, StoreTable *t)
 {
+	const MirrorScope *scope = StoreAttachedScope();
 	uint64		epoch;
 
-	StoreRequireAttached();
-	if (MirrorLookup(catalog, ns, name, t))
+	if (MirrorLookup(scope, catalog, ns, name, t))
 		return true;
 	epoch = MirrorEpoch();
 	if (!StoreGetTable(catalog, ns, name, false, t))
 		return false;
-	MirrorFill(catalog, ns, name, t, epoch);
+	MirrorFill(scope, catalog, ns, name, t, epoch);
 	return true;
 }
 
