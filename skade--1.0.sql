@@ -32,7 +32,8 @@ BEGIN
 END
 $encoding$;
 
-CREATE SCHEMA skade;
+-- schema skade: made by CREATE EXTENSION itself (skade.control names it),
+-- so it is not a member and pg_dump dumps it before CREATE EXTENSION
 
 -- Roles: created once per cluster, kept across DROP EXTENSION.
 DO $roles$

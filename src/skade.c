@@ -24,6 +24,7 @@
 #include "index_worker.h"
 #include "metadata_json.h"
 #include "pointer_mirror.h"
+#include "restore.h"
 #include "shmem.h"
 #include "snapshot_index.h"
 #include "stree64.h"
@@ -39,6 +40,7 @@ _PG_init(void)
 	SkadeJsonInit();
 	SkadeAvroInit();
 	STree64SelectImpl();
+	SkadeRestoreInit();
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
