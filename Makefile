@@ -25,16 +25,29 @@ REGRESS      = extension names namespace table commit commit_log jdbc_contract \
                metadata manifests manifest_cache avro_formats avro_hostile confinement cache pointer_mirror time_travel \
                stree64 durability adopt search_path null_args log_trigger privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
+               --inputdir=regress-run --outputdir=regress-run \
                --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
 ISOLATION      = cas_both_paths mirror_snapshots index_snapshots
 ISOLATION_OPTS = --temp-config=$(srcdir)/skade_iso.conf --temp-instance=./tmp_check_iso \
+                 --inputdir=regress-run \
                  --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
 TAP_TESTS    = 1
-EXTRA_CLEAN  = tmp_check tmp_check_iso output_iso
+# pg_regress and isolation read their tests from regress-run/, a copy made for
+# this run with its own fixture and scratch directories (test/regress_prepare.sh);
+# pg_regress writes its results and regression.diffs there too
+REGRESS_PREP = regress-prepare
+EXTRA_CLEAN  = tmp_check tmp_check_iso output_iso regress-run
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+regress-prepare:
+	bash $(srcdir)/test/regress_prepare.sh regress-run $(srcdir)
+regress-clean:
+	@if [ -f regress-run/paths ]; then while read -r d; do case "$$d" in /tmp/skade*) rm -rf "$$d";; esac; done < regress-run/paths; fi
+	rm -rf regress-run
+.PHONY: regress-prepare regress-clean
 
 # TAP tests alone (make installcheck runs them after pg_regress and isolation)
 tapcheck:

@@ -13,11 +13,8 @@
 -- appends of 4, 2 and 3 rows in 3, 1 and 2 Parquet files (9 rows, 6 files).
 \pset null '(null)'
 \set VERBOSITY default
-\getenv abs_srcdir PG_ABS_SRCDIR
--- the fixtures record absolute paths under /tmp/skade-fixtures/avro
+-- the fixtures are this run's copy (test/regress_prepare.sh), under /tmp/skade-fixtures/avro
 \set ECHO none
-SELECT format($$COPY (SELECT 1) TO PROGRAM 'rm -rf /tmp/skade-fixtures/avro && mkdir -p /tmp/skade-fixtures/avro && cp -r %s/data/avro/warehouse/. /tmp/skade-fixtures/avro/'$$,
-              :'abs_srcdir') \gexec
 CREATE FUNCTION pg_temp.sh(cmd text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
 	EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', cmd);

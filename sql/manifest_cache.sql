@@ -4,14 +4,9 @@
 -- day transforms), on tables written by Java (identity(category)) and
 -- pyiceberg (identity(category), day(ts)).
 \pset null '(null)'
-\getenv abs_srcdir PG_ABS_SRCDIR
 \set ECHO none
--- the Java fixtures record paths under /tmp/skade-fixtures/java, the
--- pyiceberg ones under /tmp/skade-fixture-py (a link to the checkout, as the
--- pyiceberg suite makes it)
-SELECT format($$COPY (SELECT 1) TO PROGRAM 'mkdir -p /tmp/skade-fixtures/java && cp -r %s/data/clients/java/warehouse/. /tmp/skade-fixtures/java/ && { [ ! -L /tmp/skade-fixture-py ] || rm /tmp/skade-fixture-py; } && ln -s %s/data/clients/python/warehouse /tmp/skade-fixture-py'$$,
-              :'abs_srcdir', :'abs_srcdir') \gexec
--- (a root may be a link: locations name paths under it as configured)
+-- the Java fixtures (under /tmp/skade-fixtures/java) and the pyiceberg ones
+-- (under /tmp/skade-fixture-py) are this run's copies (test/regress_prepare.sh)
 SET skade.allowed_roots = '/tmp/skade-fixtures,/tmp/skade-fixture-py';
 \set ECHO all
 SELECT skade.create_namespace('java');

@@ -30,11 +30,32 @@ install_build_deps() {
         libjansson-dev zlib1g-dev libavro-dev libsnappy-dev pkg-config make gcc libipc-run-perl python3
 }
 
+# build_and_install [TREE] : build TREE (default the checkout) and install it;
+# the install holds a lock, so that runs at once do not interleave their copies
 build_and_install() {
+    local tree=${1:-$SKADE_ROOT}
     log "building and installing skade"
-    make -C "$SKADE_ROOT" -s clean >/dev/null 2>&1 || true
-    make -C "$SKADE_ROOT" -s
-    make -C "$SKADE_ROOT" -s install >/dev/null
+    make -C "$tree" -s clean >/dev/null 2>&1 || true
+    make -C "$tree" -s
+    flock /tmp/skade-install.lock make -C "$tree" -s install >/dev/null
+}
+
+# a TCP port on 127.0.0.1 that nothing listens on now
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# tools_python : a Python with the test tools' packages (fastavro, cramjam),
+# in a virtualenv of the checkout made once (under a lock)
+tools_python() {
+    local venv=$SKADE_ROOT/test/.venv-tools
+    (
+        flock 9
+        [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv" >&2 || exit 1
+        "$venv/bin/python" -m pip install --disable-pip-version-check -q \
+            -r "$SKADE_ROOT/test/fuzz/requirements.txt" >&2
+    ) 9>"$venv.lock" || return 1
+    echo "$venv/bin/python"
 }
 
 as_pg() { runuser -u "$PG_USER" -- "$@"; }

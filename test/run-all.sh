@@ -12,9 +12,15 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# pg_regress/isolation/TAP write into the tree: build and run them in a copy
+# owned by postgres (two runs at once use two copies)
+WORK=$(mktemp -d /tmp/skade-test.XXXXXX)
+tar -C "$SKADE_ROOT" --exclude=.git --exclude=.venv --exclude=.venv-tools --exclude=target \
+    --exclude=regress-run -cf - . | tar -C "$WORK" -xf -
+
 set -e
 install_build_deps
-build_and_install
+build_and_install "$WORK"
 set +e
 
 passed=0
@@ -31,20 +37,15 @@ suite() {
     fi
 }
 
-# pg_regress/isolation/TAP write into the tree: run them in a copy owned by postgres
-WORK=$(mktemp -d /tmp/skade-test.XXXXXX)
-tar -C "$SKADE_ROOT" --exclude=.git --exclude=.venv --exclude=target -cf - . | tar -C "$WORK" -xf -
 chown -R "$PG_USER" "$WORK"
-# the manifests tests copy the Java fixtures to the root they record, and
-# link the pyiceberg ones' root to the copy (a link an earlier run left, as
-# root, could not be replaced by postgres)
-mkdir -p /tmp/skade-fixtures && chown -R "$PG_USER" /tmp/skade-fixtures
-if [ -L /tmp/skade-fixture-py ]; then rm -f /tmp/skade-fixture-py; fi
+# make installcheck prepares its own fixture and scratch directories
+# (test/regress_prepare.sh: a virtualenv with fastavro re-homes the fixtures)
+python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
 installcheck() {
     if as_pg make -C "$WORK" installcheck; then
         return 0
     fi
-    for d in "$WORK/regression.diffs" "$WORK/output_iso/regression.diffs"; do
+    for d in "$WORK/regress-run/regression.diffs" "$WORK/output_iso/regression.diffs"; do
         [ -f "$d" ] && { echo "---- $d"; head -c 20000 "$d"; }
     done
     for f in "$WORK"/tmp_check/log/regress_log_*; do
@@ -53,20 +54,18 @@ installcheck() {
     return 1
 }
 suite "make installcheck (regress, isolation, TAP)" installcheck
+as_pg make -s -C "$WORK" regress-clean >/dev/null 2>&1 || true
 
 # the fuzzer: a bounded pass with a fixed seed (test/fuzz/README.md); it
 # fails on a crash, a hang, an internal error, a memory blow-up or state
 # changed by a failed call
-python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
 suite "fuzzer (bounded pass, seed 1)" \
     "$SKADE_ROOT/test/fuzz/run.sh" --seconds "${SKADE_FUZZ_SECONDS:-150}" --seed 1
 
 # real clients
-INTEROP_PORT=${SKADE_INTEROP_PORT:-5477}
-INTEROP_DATA=/tmp/skade-interop-pg
 if [ -x "$SKADE_ROOT/test/interop/run.sh" ]; then
     suite "real clients (Java JdbcCatalog, pyiceberg SqlCatalog)" \
-        "$SKADE_ROOT/test/interop/run.sh" "$INTEROP_PORT" "$INTEROP_DATA"
+        "$SKADE_ROOT/test/interop/run.sh"
 fi
 
 rm -rf "$WORK"

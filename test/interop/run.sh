@@ -3,12 +3,13 @@
 # pyiceberg SqlCatalog (python/) and Java JdbcCatalog (java/), then the mixed
 # protocol (Java writes, Python reads and writes, Java reads).
 #   test/interop/run.sh [PORT] [DATADIR]        (as root; the server runs as postgres)
+# By default a free port and a fresh directory: two runs at once do not meet.
 # Installs what the clients need (JDK 17 + Maven, python3-venv) when missing.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
-PORT=${1:-5477}
-DATA=${2:-/tmp/skade-interop-pg}
+PORT=${1:-$(free_port)}
+DATA=${2:-$(mktemp -d /tmp/skade-interop-pg.XXXXXX)}
 HERE="$SKADE_ROOT/test/interop"
 
 command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || install_packages openjdk-17-jdk-headless maven
@@ -16,17 +17,21 @@ python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
 
 WAREHOUSE=$(mktemp -d /tmp/skade-interop-wh.XXXXXX)
 chmod 755 "$WAREHOUSE"
-mkdir -p /tmp/skade-fixtures && chmod 755 /tmp/skade-fixtures
-# the committed fixtures, copied where the server (user postgres) can read
-# them even when the checkout itself is private (a clone under /root)
-FIXDIR=$(mktemp -d /tmp/skade-interop-fixtures.XXXXXX)
-cp -r "$SKADE_ROOT/data/clients" "$FIXDIR/" && chmod -R a+rX "$FIXDIR"
-export SKADE_PY_FIXTURES="$FIXDIR/clients/python"
-# the server reads metadata only under these roots: the shared warehouse, the
-# fixture trees of both clients and the readable copy of the committed fixtures,
-# and the link that test_fixtures.py makes to it at the pyiceberg fixtures'
-# recorded root (a location must name a path under a root as it is written)
-ROOTS="$WAREHOUSE,/tmp/skade-fixtures,$FIXDIR,/tmp/skade-fixture-py"
+# the committed fixtures, copied to this run's own directory with their
+# recorded paths rewritten (test/fixtures.py), where the server (user
+# postgres) can read them even when the checkout is private; the pyiceberg
+# fixtures' index (fixtures.json) names the new places too
+FIXDIR=$(mktemp -d /tmp/skade-XXXXXXXX)
+"$(tools_python)" "$SKADE_ROOT/test/fixtures.py" "$SKADE_ROOT/data" "$FIXDIR" || exit 1
+mkdir "$FIXDIR/pyindex"
+sed -e "s#/tmp/skade-fixture-py#$FIXDIR/p#g" "$SKADE_ROOT/data/clients/python/fixtures.json" \
+    >"$FIXDIR/pyindex/fixtures.json"
+ln -s "$FIXDIR/p" "$FIXDIR/pyindex/warehouse"
+chmod -R a+rX "$FIXDIR"
+export SKADE_PY_FIXTURES="$FIXDIR/pyindex"
+# the server reads metadata only under these roots: the shared warehouse and
+# this run's fixtures
+ROOTS="$WAREHOUSE,$FIXDIR"
 
 start_server "$DATA" "$PORT"
 echo "skade.allowed_roots = '$ROOTS'" >>"$DATA/postgresql.conf"
@@ -51,6 +56,6 @@ step "$HERE/python/run.sh" mixed
 step "$HERE/java/run.sh" mixed-read
 
 stop_server "$DATA"
-rm -rf "$WAREHOUSE" "$FIXDIR"
+rm -rf "$WAREHOUSE" "$FIXDIR" "$DATA"
 echo "interop phases: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
