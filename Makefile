@@ -5,7 +5,7 @@ EXTVERSION  = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION)
 MODULE_big  = skade
 OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
               src/file_access.o src/gzip.o src/metadata_json.o src/blob_cache.o src/l0_cache.o \
-              src/pointer_mirror.o src/warm.o src/metadata_api.o \
+              src/pointer_mirror.o src/mirror_wal.o src/warm.o src/metadata_api.o \
               src/stree64.o src/stree64_sql.o src/snapshot_map.o \
               src/snapshot_index.o src/index_worker.o src/time_travel_api.o \
               src/catalog_store.o src/commit_log.o src/avro_schema.o src/avro_container.o src/snappy_block.o src/avro_reader.o src/manifest_cache.o src/delete_index.o src/scan_filter.o src/bound_json.o src/partition_stats.o src/manifest_api.o \

@@ -34,9 +34,16 @@
  *     runs late never overwrites a newer one.  Subtransaction aborts drop
  *     their pending installs; PREPARE TRANSACTION drops the entries (the
  *     outcome is decided elsewhere; the heap answers meanwhile).
- *   - During recovery (a hot standby) the mirror is neither read nor filled:
- *     replay fires no trigger, so nothing would keep it in step.  A promoted
- *     standby starts with an empty mirror.
+ *   - During recovery (a hot standby) replay fires no trigger: the primary's
+ *     trigger also writes a WAL record per noted change (mirror_wal.c) whose
+ *     redo removes the entry and bumps the epoch (MirrorRedoChange).  The
+ *     heap change precedes that record and the commit follows it, so a fill
+ *     of the old version either reads it without xmax before the record
+ *     (and the record removes it before the commit) or is refused by the
+ *     epoch or the xmax.  A TRUNCATE's record drops the table's entries and
+ *     keeps the truncating xid: while a reader's snapshot sees it running,
+ *     that reader neither uses nor fills the mirror (standby_refuses).  After
+ *     promotion the entries stay valid.
  *   - Size: the table holds at most skade.pointer_cache_entries entries
  *     (HASH_FIXED_SIZE, never more shared memory than its setting).  A change
  *     or a fill that finds no free slot evicts an entry that is not changing
@@ -74,12 +81,16 @@
 #include "utils/snapmgr.h"
 
 #include "guc.h"
+#include "mirror_wal.h"
 #include "pointer_mirror.h"
 #include "skade.h"
 
 /* catalog \x1f namespace \x1f name */
 #define MIRROR_NAMES_LEN	(3 * SKADE_MAX_NAME_LEN + 3)
 #define MIRROR_SEP			'\x1f'
+
+/* TRUNCATEs of iceberg_tables a standby remembers before it stops mirroring */
+#define MIRROR_STANDBY_TRUNCATES	8
 
 /* zero-padded: hashed and compared as scope + the names string */
 typedef struct MirrorKey
@@ -110,6 +121,10 @@ typedef struct MirrorShared
 	uint64		entries;		/* valid entries (under lock) */
 	uint64		slots;			/* entries in the table, valid or not */
 	uint64		evictions;		/* under lock */
+	/* recovery: TRUNCATEs replayed (see standby_refuses); off when full */
+	int			nstandby_truncates;
+	TransactionId standby_truncates[MIRROR_STANDBY_TRUNCATES];
+	bool		standby_off;
 	pg_atomic_uint64 epoch;		/* bumped by every change event */
 	pg_atomic_uint64 order;		/* change counter */
 	pg_atomic_uint64 hits;
@@ -151,6 +166,7 @@ static MirrorEntry *enter_entry(const MirrorKey *key);
 static bool evict_one(void);
 static void remove_entry(MirrorEntry *e);
 static void scope_invalidate(Datum arg, Oid relid);
+static bool standby_refuses(Snapshot snap);
 static void set_values(MirrorEntry *e, const char *location, const char *previous, bool is_view);
 static void mirror_xact_callback(XactEvent event, void *arg);
 static void mirror_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
@@ -274,13 +290,14 @@ MirrorLookup(const MirrorScope *scope, const char *catalog, const char *ns,
 	bool		hit = false;
 
 	if (l1 == NULL || !make_key(&key, scope, catalog, ns, name) || own_pending(&key) ||
-		!ActiveSnapshotSet() || RecoveryInProgress())
+		!ActiveSnapshotSet())
 		return false;
 
 	LWLockAcquire(&l1->lock, LW_SHARED);
 	e = hash_search(l1_index, &key, HASH_FIND, NULL);
 	if (e && e->valid && e->changing == 0 && l1->global_changing == 0 &&
-		!XidInMVCCSnapshot(e->xmin, GetActiveSnapshot()))
+		!XidInMVCCSnapshot(e->xmin, GetActiveSnapshot()) &&
+		!standby_refuses(GetActiveSnapshot()))
 	{
 		out->metadata_location = e->location_null ? NULL : pstrdup(e->location);
 		out->previous_metadata_location = e->previous_null ? NULL : pstrdup(e->previous);
@@ -317,7 +334,7 @@ MirrorFill(const MirrorScope *scope, const char *catalog, const char *ns,
 
 	if (l1 == NULL || TransactionIdIsValid(row->xmax) ||
 		!TransactionIdIsValid(row->xmin) ||
-		TransactionIdIsCurrentTransactionId(row->xmin) || RecoveryInProgress() ||
+		TransactionIdIsCurrentTransactionId(row->xmin) || !ActiveSnapshotSet() ||
 		!make_key(&key, scope, catalog, ns, name) || own_pending(&key))
 		return;
 	if ((row->metadata_location && strlen(row->metadata_location) > SKADE_MAX_LOCATION_LEN) ||
@@ -326,7 +343,8 @@ MirrorFill(const MirrorScope *scope, const char *catalog, const char *ns,
 		return;
 
 	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
-	if (pg_atomic_read_u64(&l1->epoch) == epoch && l1->global_changing == 0)
+	if (pg_atomic_read_u64(&l1->epoch) == epoch && l1->global_changing == 0 &&
+		!standby_refuses(GetActiveSnapshot()))
 	{
 		e = enter_entry(&key);
 		if (e && !e->valid && e->changing == 0)
@@ -357,18 +375,18 @@ MirrorNoteChange(const MirrorScope *scope, const char *catalog, const char *ns,
 	MirrorPending *p;
 	MemoryContext old;
 	MirrorEntry *e;
+	MirrorKey	key;
 
+	/* never mirrored (unusual name): nothing to keep in step */
+	if (!make_key(&key, scope, catalog, ns, name))
+		return;
+	/* standbys forget the entry when they replay this (mirror_wal.c) */
+	MirrorWalLogChange(scope, key.names);
 	if (l1 == NULL)
 		return;
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	p = palloc0(sizeof(MirrorPending));
-	if (!make_key(&p->key, scope, catalog, ns, name))
-	{
-		/* never mirrored (unusual name): nothing to keep in step */
-		pfree(p);
-		MemoryContextSwitchTo(old);
-		return;
-	}
+	p->key = key;
 	/* a value the mirror cannot hold (varchar counts characters) is not mirrored */
 	if ((location && strlen(location) > SKADE_MAX_LOCATION_LEN) ||
 		(previous && strlen(previous) > SKADE_MAX_LOCATION_LEN))
@@ -407,6 +425,7 @@ MirrorNoteTruncate(const MirrorScope *scope)
 	MirrorPending *p;
 	MemoryContext old;
 
+	MirrorWalLogTruncate(scope);
 	if (l1 == NULL)
 		return;
 	old = MemoryContextSwitchTo(TopTransactionContext);
@@ -444,6 +463,72 @@ invalidate_scope(const MirrorScope *scope)
 		if (e->changing == 0)
 			remove_entry(e);
 	}
+}
+
+/* ---------------------------------------------------------------- redo */
+
+/* Replay of a change noted on the primary: the entry goes. */
+void
+MirrorRedoChange(const MirrorScope *scope, const char *names)
+{
+	MirrorKey	key;
+	MirrorEntry *e;
+
+	if (l1 == NULL)
+		return;
+	memset(&key, 0, sizeof(key));
+	key.scope = *scope;
+	strlcpy(key.names, names, sizeof(key.names));
+	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
+	e = hash_search(l1_index, &key, HASH_FIND, NULL);
+	if (e)
+	{
+		if (e->valid)
+			l1->entries--;
+		e->valid = false;
+		if (e->changing == 0)
+			remove_entry(e);
+	}
+	pg_atomic_fetch_add_u64(&l1->epoch, 1);
+	LWLockRelease(&l1->lock);
+}
+
+/* Replay of a TRUNCATE by xid: the table's entries go, and xid is remembered. */
+void
+MirrorRedoTruncate(const MirrorScope *scope, TransactionId xid)
+{
+	if (l1 == NULL)
+		return;
+	LWLockAcquire(&l1->lock, LW_EXCLUSIVE);
+	invalidate_scope(scope);
+	if (l1->nstandby_truncates < MIRROR_STANDBY_TRUNCATES)
+		l1->standby_truncates[l1->nstandby_truncates++] = xid;
+	else
+		l1->standby_off = true;
+	pg_atomic_fetch_add_u64(&l1->epoch, 1);
+	LWLockRelease(&l1->lock);
+}
+
+/*
+ * During recovery: may a reader with snapshot snap not use the mirror?  Yes
+ * while a replayed TRUNCATE is running for it (its rows were no xmax), or
+ * after too many TRUNCATEs to remember.  Caller holds the lock.
+ */
+static bool
+standby_refuses(Snapshot snap)
+{
+	int			i;
+
+	if (l1->nstandby_truncates == 0 && !l1->standby_off)
+		return false;
+	if (!RecoveryInProgress())
+		return false;
+	if (l1->standby_off)
+		return true;
+	for (i = 0; i < l1->nstandby_truncates; i++)
+		if (XidInMVCCSnapshot(l1->standby_truncates[i], snap))
+			return true;
+	return false;
 }
 
 void

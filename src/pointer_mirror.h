@@ -46,6 +46,10 @@ extern void MirrorNoteChange(const MirrorScope *scope, const char *catalog, cons
 							 const char *previous, bool is_view);
 extern void MirrorNoteTruncate(const MirrorScope *scope);
 
+/* redo of mirror_wal.c's records (standbys, crash recovery) */
+extern void MirrorRedoChange(const MirrorScope *scope, const char *names);
+extern void MirrorRedoTruncate(const MirrorScope *scope, TransactionId xid);
+
 /* statistics */
 extern void MirrorStats(int64 *hits, int64 *misses, int64 *entries);
 

@@ -23,6 +23,7 @@
 #include "guc.h"
 #include "index_worker.h"
 #include "metadata_json.h"
+#include "mirror_wal.h"
 #include "pointer_mirror.h"
 #include "restore.h"
 #include "shmem.h"
@@ -47,6 +48,7 @@ _PG_init(void)
 
 	SkadeShmemInit();
 	MirrorInit();
+	MirrorWalInit();
 	IndexInit();
 	SkadeIndexWorkerRegister();
 }

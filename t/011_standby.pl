@@ -186,6 +186,35 @@ $primary->wait_for_catchup($standby);
 is($standby->safe_psql('postgres', 'SELECT public.mismatches()'), '', 'standby exact after catch-up');
 is($standby->safe_psql('postgres', 'SELECT public.mismatches()'), '', '... twice');
 
+# a TRUNCATE sets no xmax: while it runs (and after), the standby stays exact
+my ($tr_out, $tr_err) = ('', '');
+my $truncate = IPC::Run::start(
+	[ 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-h', $primary->host, '-p', $primary->port,
+	  '-d', 'postgres', '-c', <<"SQL" ],
+BEGIN;
+TRUNCATE public.iceberg_tables;
+INSERT INTO public.iceberg_tables (catalog_name, table_namespace, table_name, metadata_location)
+SELECT 'skade', 's', n, 'file://$root/m5.json' FROM unnest(ARRAY[$names]) n WHERE n NOT LIKE '%x';
+SELECT pg_sleep(2);
+COMMIT;
+SQL
+	'>', \$tr_out, '2>', \$tr_err);
+my ($during, $during_bad) = (0, 0);
+while ($truncate->pumpable)
+{
+	my $r = $standby->safe_psql('postgres', 'SELECT public.mismatches()');
+	$during++;
+	$during_bad++ if $r =~ /\S/;
+	$truncate->pump_nb;
+	select(undef, undef, undef, 0.05);
+}
+$truncate->finish;
+is($during_bad, 0, "standby exact while a TRUNCATE replays ($during checks)");
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', 'SELECT public.mismatches()'), '', 'standby exact after the TRUNCATE');
+is($standby->safe_psql('postgres', "SELECT metadata_location FROM skade.load_table('s', 't4', snapshots => 'none')"),
+	"file://$root/m5.json", 'the re-inserted row is served');
+
 # a drop on the primary is seen by the standby's table_exists
 $primary->safe_psql('postgres', "SELECT skade.drop_table('s', 't1')");
 $primary->wait_for_catchup($standby);
@@ -207,6 +236,8 @@ is($standby->safe_psql('postgres',
 	"SELECT metadata_location FROM skade.load_table('s', 't2', snapshots => 'none')"),
 	"file://$root/m9.json", 'promoted: the new pointer is served');
 ok($standby->safe_psql('postgres', 'SELECT skade.rebuild_index() > 0'), 'promoted: the index builds');
+ok($standby->safe_psql('postgres', 'SELECT pointer_hits FROM skade.cache_stats()') > 0,
+	'the mirror served reads on the standby');
 is($standby->safe_psql('postgres', 'SELECT public.mismatches()'), '', 'promoted, with the index: exact');
 
 $primary->stop;

@@ -28,7 +28,7 @@ sed -e "s#/tmp/skade-fixture-py#$FIXDIR/p#g" "$SKADE_ROOT/data/clients/python/fi
     >"$FIXDIR/pyindex/fixtures.json"
 ln -s "$FIXDIR/p" "$FIXDIR/pyindex/warehouse"
 chmod -R a+rX "$FIXDIR"
-export SKADE_PY_FIXTURES="$FIXDIR/pyindex"
+export SKADE_PY_FIXTURES="$FIXDIR/pyindex" SKADE_JAVA_FIXTURE_WAREHOUSE="$FIXDIR/java"
 # the server reads metadata only under these roots: the shared warehouse and
 # this run's fixtures
 ROOTS="$WAREHOUSE,$FIXDIR"
