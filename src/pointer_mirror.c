@@ -40,8 +40,10 @@
  *     heap change precedes that record and the commit follows it, so a fill
  *     of the old version either reads it without xmax before the record
  *     (and the record removes it before the commit) or is refused by the
- *     epoch or the xmax.  A TRUNCATE's record drops the table's entries and
- *     keeps the truncating xid: while a reader's snapshot sees it running,
+ *     epoch or the xmax.  A TRUNCATE's record drops the table's entries; its
+ *     replayed AccessExclusiveLock already keeps heap readers (so fills)
+ *     out until it commits, and, should a reader get past it, the
+ *     truncating xid is kept: while a reader's snapshot sees it running,
  *     that reader neither uses nor fills the mirror (standby_refuses).  After
  *     promotion the entries stay valid.
  *   - Size: the table holds at most skade.pointer_cache_entries entries

@@ -195,7 +195,7 @@ BEGIN;
 TRUNCATE public.iceberg_tables;
 INSERT INTO public.iceberg_tables (catalog_name, table_namespace, table_name, metadata_location)
 SELECT 'skade', 's', n, 'file://$root/m5.json' FROM unnest(ARRAY[$names]) n WHERE n NOT LIKE '%x';
-SELECT pg_sleep(2);
+SELECT pg_sleep(4);
 COMMIT;
 SQL
 	'>', \$tr_out, '2>', \$tr_err);
