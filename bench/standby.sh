@@ -17,6 +17,7 @@ P1=$(free_port)
 P2=$(free_port)
 BASE=$(mktemp -d /tmp/skade-bench-standby.XXXXXX)
 chmod 755 "$BASE"
+mkdir "$BASE/standby" && chown "$PG_USER" "$BASE/standby" && chmod 700 "$BASE/standby"
 PRIMARY=$BASE/primary
 STANDBY=$BASE/standby
 FILES=$BASE/meta
@@ -53,7 +54,7 @@ tps() { # port script
     pgbench -h 127.0.0.1 -p "$1" -U postgres -n -M prepared -c 2 -j 2 -T "$SECS" \
         -f "$OUT/q.sql" postgres 2>&1 | sed -n 's/^tps = \([0-9.]*\) .*/\1/p'
 }
-printf '\n%-28s %12s %12s %18s\n' "read (2 clients)" "primary tps" "standby tps" "standby/primary"
+printf '\n%-28s %12s %12s %18s\n' "read (2 clients)" "primary tps" "standby tps" "standby/primary tps"
 for q in \
     "load_table none|SELECT metadata_location FROM skade.load_table('b', 't' || (random() * 199 + 1)::int, snapshots => 'none');" \
     "load_table all|SELECT metadata_location FROM skade.load_table('b', 't' || (random() * 199 + 1)::int);" \
