@@ -32,8 +32,7 @@ BEGIN
 END
 $encoding$;
 
--- schema skade: made by CREATE EXTENSION itself (skade.control names it),
--- so it is not a member and pg_dump dumps it before CREATE EXTENSION
+CREATE SCHEMA skade;
 
 -- Roles: created once per cluster, kept across DROP EXTENSION.
 DO $roles$

@@ -38,12 +38,12 @@ SQL
 
 cat >"$OUT/api_distinct.sql" <<'SQL'
 SELECT skade.commit_table('bench', 't' || :client_id,
-    (SELECT metadata_location FROM skade.load_table('bench', 't' || :client_id, 'b', snapshots => 'none')),
+    (SELECT metadata_location FROM skade.load_table('bench', 't' || :client_id, catalog => 'b', snapshots => 'none')),
     'a' || md5(random()::text), 'b');
 SQL
 cat >"$OUT/api_hot.sql" <<'SQL'
 SELECT skade.commit_table('bench', 't0',
-    (SELECT metadata_location FROM skade.load_table('bench', 't0', 'b', snapshots => 'none')),
+    (SELECT metadata_location FROM skade.load_table('bench', 't0', catalog => 'b', snapshots => 'none')),
     'a' || md5(random()::text), 'b');
 SQL
 for t in public plain; do
@@ -111,7 +111,7 @@ echo "correctness: 16 clients x $PER_CLIENT commits over 10 tables, both paths"
 cat >"$OUT/c_api.sql" <<'SQL'
 \set t random(1, 10)
 SELECT skade.commit_table('bench', 't' || :t,
-    (SELECT metadata_location FROM skade.load_table('bench', 't' || :t, 'b', snapshots => 'none')),
+    (SELECT metadata_location FROM skade.load_table('bench', 't' || :t, catalog => 'b', snapshots => 'none')),
     'ca' || md5(random()::text || clock_timestamp()::text), 'b');
 SQL
 cat >"$OUT/c_jdbc.sql" <<'SQL'

@@ -65,7 +65,7 @@ do
     sql=${q#*|}
     a=$(tps "$P1" "$sql")
     b=$(tps "$P2" "$sql")
-    printf '%-28s %12.0f %12.0f %17.2fx\n' "$name" "$a" "$b" "$(echo "$b / $a" | bc -l)"
+    printf '%-28s %12.0f %12.0f %17.2fx\n' "$name" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b / a }')"
 done
 
 # freshness: after each primary commit, poll the standby until its heap shows

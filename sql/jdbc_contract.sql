@@ -82,7 +82,7 @@ EXECUTE commit_view('file:/wh/ns_a/v/metadata/00001-1.metadata.json', 'file:/wh/
 -- pyiceberg's commit (literal parameters, no type filter)
 UPDATE iceberg_tables SET metadata_location='file:/wh/ns_a/orders/metadata/00002-1.metadata.json', previous_metadata_location='file:/wh/ns_a/orders/metadata/00001-1.metadata.json' WHERE iceberg_tables.catalog_name = 'jdbc' AND iceberg_tables.table_namespace = 'ns_a' AND iceberg_tables.table_name = 'orders' AND iceberg_tables.metadata_location = 'file:/wh/ns_a/orders/metadata/00001-1.metadata.json';
 \echo ROW_COUNT :ROW_COUNT
-SELECT metadata_location FROM skade.load_table('ns_a', 'orders', 'jdbc', snapshots => 'none');
+SELECT metadata_location FROM skade.load_table('ns_a', 'orders', catalog => 'jdbc', snapshots => 'none');
 
 -- rename: 1 row; onto an existing name: 23505
 PREPARE rename_tbl(varchar, varchar, varchar, varchar, varchar) AS

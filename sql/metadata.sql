@@ -71,7 +71,7 @@ DECLARE
 	msg text; det text; st text;
 BEGIN
 	INSERT INTO iceberg_tables VALUES ('bad', 'b', 't', loc, NULL, 'TABLE');
-	PERFORM * FROM skade.load_table('b', 't', 'bad');
+	PERFORM * FROM skade.load_table('b', 't', catalog => 'bad');
 	RETURN 'loaded';
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;

@@ -34,7 +34,7 @@ SELECT * FROM skade.list_tables('missing');
 -- load errors name the precise reason
 SELECT skade.load_table('db', 'missing', snapshots => 'none');
 SELECT skade.load_table('missing', 'events', snapshots => 'none');
-SELECT skade.load_table('db', 'events', 'no_such_catalog', snapshots => 'none');
+SELECT skade.load_table('db', 'events', catalog => 'no_such_catalog', snapshots => 'none');
 
 -- rename
 SELECT skade.rename_table('db', 'events', 'db2', 'events_v2') > 0 AS renamed;

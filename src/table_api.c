@@ -40,9 +40,14 @@
 #include "pointer_mirror.h"
 #include "shmem.h"
 
+static Datum load_table(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg);
+static Datum table_metadata(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg);
+
 PG_FUNCTION_INFO_V1(skade_register_table);
 PG_FUNCTION_INFO_V1(skade_load_table);
+PG_FUNCTION_INFO_V1(skade_load_table_1_1);
 PG_FUNCTION_INFO_V1(skade_table_metadata);
+PG_FUNCTION_INFO_V1(skade_table_metadata_1_1);
 PG_FUNCTION_INFO_V1(skade_table_exists);
 PG_FUNCTION_INFO_V1(skade_list_tables);
 PG_FUNCTION_INFO_V1(skade_rename_table);
@@ -118,18 +123,31 @@ skade_register_table(PG_FUNCTION_ARGS)
 }
 
 /*
- * skade.load_table(namespace, name, catalog, snapshots)
+ * skade.load_table(namespace, name, snapshots, catalog)
  *		-> (metadata_location, previous_metadata_location, metadata json)
  *
  * snapshots: 'all' (the metadata file byte for byte), 'refs' (only the
  * snapshots that branches and tags point at) or 'none' (pointers only, no
  * file access).  Warm, this touches neither the planner nor the heap: the
  * pointer comes from the L1 mirror and the metadata from the L0 cache.
+ * Version 1.0 of the SQL took (namespace, name, catalog, snapshots).
  */
+Datum
+skade_load_table_1_1(PG_FUNCTION_ARGS)
+{
+	return load_table(fcinfo, 3, 2);
+}
+
 Datum
 skade_load_table(PG_FUNCTION_ARGS)
 {
-	int			want = SkadeSnapshotsMode(SkadeTextArg(fcinfo, 3, "snapshots"));
+	return load_table(fcinfo, 2, 3);
+}
+
+static Datum
+load_table(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
+{
+	int			want = SkadeSnapshotsMode(SkadeTextArg(fcinfo, snapshots_arg, "snapshots"));
 	const char *catalog;
 	char	   *ns;
 	char	   *name;
@@ -137,7 +155,7 @@ skade_load_table(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	LoadResult	result;
 
-	SkadeTableArgs(fcinfo, 2, &catalog, &ns, &name, &t);
+	SkadeTableArgs(fcinfo, catalog_arg, &catalog, &ns, &name, &t);
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -159,23 +177,36 @@ skade_load_table(PG_FUNCTION_ARGS)
 }
 
 /*
- * skade.table_metadata(namespace, name, catalog, snapshots) -> json
+ * skade.table_metadata(namespace, name, snapshots, catalog) -> json
  *
  * The metadata alone, as a scalar: the cheapest way to ship it, since no
  * result row has to be formed and materialised around it, and on a cache
  * hit the datum points into the cache itself (pinned for the transaction).
+ * Version 1.0 of the SQL took (namespace, name, catalog, snapshots).
  */
+Datum
+skade_table_metadata_1_1(PG_FUNCTION_ARGS)
+{
+	return table_metadata(fcinfo, 3, 2);
+}
+
 Datum
 skade_table_metadata(PG_FUNCTION_ARGS)
 {
-	int			want = SkadeSnapshotsMode(SkadeTextArg(fcinfo, 3, "snapshots"));
+	return table_metadata(fcinfo, 2, 3);
+}
+
+static Datum
+table_metadata(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
+{
+	int			want = SkadeSnapshotsMode(SkadeTextArg(fcinfo, snapshots_arg, "snapshots"));
 	const char *catalog;
 	char	   *ns;
 	char	   *name;
 	StoreTable	t;
 	struct varlena *json = NULL;
 
-	SkadeTableArgs(fcinfo, 2, &catalog, &ns, &name, &t);
+	SkadeTableArgs(fcinfo, catalog_arg, &catalog, &ns, &name, &t);
 	if (want == 0 || t.metadata_location == NULL)
 		PG_RETURN_NULL();
 	/* read-only, pinned in the cache until the end of the transaction */

@@ -25,11 +25,15 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/arrayaccess.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/selfuncs.h"
 #include "utils/timestamp.h"
 
 #include "api.h"
@@ -40,9 +44,15 @@
 #include "snapshot_index.h"
 #include "snapshot_map.h"
 
+static Datum load_table_at(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg);
+static Datum load_table_as_of(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg);
+
 PG_FUNCTION_INFO_V1(skade_resolve_many);
+PG_FUNCTION_INFO_V1(skade_resolve_many_support);
 PG_FUNCTION_INFO_V1(skade_load_table_at);
+PG_FUNCTION_INFO_V1(skade_load_table_at_1_1);
 PG_FUNCTION_INFO_V1(skade_load_table_as_of);
+PG_FUNCTION_INFO_V1(skade_load_table_as_of_1_1);
 PG_FUNCTION_INFO_V1(skade_index_check);
 
 #define RESOLVE_CHUNK	65536
@@ -158,14 +168,27 @@ resolve_chunked(ArrayType *arr, const char *catalog, const char *ns, const char 
 }
 
 /*
- * skade.load_table_at(namespace, name, snapshot_id, catalog, snapshots)
+ * skade.load_table_at(namespace, name, snapshot_id, snapshots, catalog)
  *		-> (snapshot_id, metadata_location, metadata json)
  *
  * The metadata that holds snapshot_id for this table: the commit that made
- * it current, else the first metadata that had it.
+ * it current, else the first metadata that had it.  Version 1.0 of the SQL
+ * took (namespace, name, snapshot_id, catalog, snapshots).
  */
 Datum
+skade_load_table_at_1_1(PG_FUNCTION_ARGS)
+{
+	return load_table_at(fcinfo, 4, 3);
+}
+
+Datum
 skade_load_table_at(PG_FUNCTION_ARGS)
+{
+	return load_table_at(fcinfo, 3, 4);
+}
+
+static Datum
+load_table_at(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 {
 	const char *catalog;
 	char	   *ns;
@@ -183,20 +206,33 @@ skade_load_table_at(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("snapshot id " INT64_FORMAT " is negative", snapshot_id),
 				 errdetail("Iceberg snapshot ids are non-negative.")));
-	SkadeTableArgs(fcinfo, 3, &catalog, &ns, &name, &t);
+	SkadeTableArgs(fcinfo, catalog_arg, &catalog, &ns, &name, &t);
 	return load_at(fcinfo, catalog, ns, name, snapshot_id, 0, false,
-				   SkadeSnapshotsMode(SkadeTextArg(fcinfo, 4, "snapshots")));
+				   SkadeSnapshotsMode(SkadeTextArg(fcinfo, snapshots_arg, "snapshots")));
 }
 
 /*
- * skade.load_table_as_of(namespace, name, ts, catalog, snapshots)
+ * skade.load_table_as_of(namespace, name, ts, snapshots, catalog)
  *		-> (snapshot_id, made_current_at, metadata_location, metadata json)
  *
  * The snapshot that was current at ts by the table's snapshot log (binary
- * search over the cached summary), and the metadata that holds it.
+ * search over the cached summary), and the metadata that holds it.  Version
+ * 1.0 of the SQL took (namespace, name, ts, catalog, snapshots).
  */
 Datum
+skade_load_table_as_of_1_1(PG_FUNCTION_ARGS)
+{
+	return load_table_as_of(fcinfo, 4, 3);
+}
+
+Datum
 skade_load_table_as_of(PG_FUNCTION_ARGS)
+{
+	return load_table_as_of(fcinfo, 3, 4);
+}
+
+static Datum
+load_table_as_of(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 {
 	const char *catalog;
 	char	   *ns;
@@ -210,7 +246,7 @@ skade_load_table_as_of(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("ts must not be NULL")));
 	ts = PG_GETARG_TIMESTAMPTZ(2);
-	SkadeTableArgs(fcinfo, 3, &catalog, &ns, &name, &t);
+	SkadeTableArgs(fcinfo, catalog_arg, &catalog, &ns, &name, &t);
 	(void) SkadeRequireMetadataLocation(ns, name, &t);
 	search.ts_ms = TIMESTAMP_NOT_FINITE(ts) ? (TIMESTAMP_IS_NOBEGIN(ts) ? PG_INT64_MIN : PG_INT64_MAX)
 		: timestamptz_to_ms(ts);
@@ -226,7 +262,33 @@ skade_load_table_as_of(PG_FUNCTION_ARGS)
 				 errdetail("Its snapshot log is empty.")));
 	return load_at(fcinfo, catalog, ns, name, search.snapshot_id,
 				   SkadeMsToTimestamptz(search.timestamp_ms), true,
-				   SkadeSnapshotsMode(SkadeTextArg(fcinfo, 4, "snapshots")));
+				   SkadeSnapshotsMode(SkadeTextArg(fcinfo, snapshots_arg, "snapshots")));
+}
+
+/*
+ * Planner support of skade.resolve_many: one row per element of its array
+ * (known for a constant array, else the planner's usual guess of 10), as
+ * unnest() estimates.
+ */
+Datum
+skade_resolve_many_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+
+	if (IsA(rawreq, SupportRequestRows))
+	{
+		SupportRequestRows *req = (SupportRequestRows *) rawreq;
+
+		if (is_funcclause(req->node))
+		{
+			List	   *args = ((FuncExpr *) req->node)->args;
+			Node	   *arg = estimate_expression_value(req->root, linitial(args));
+
+			req->rows = estimate_array_length(arg);
+			PG_RETURN_POINTER(req);
+		}
+	}
+	PG_RETURN_POINTER(NULL);
 }
 
 /*

@@ -48,7 +48,7 @@ $node->append_conf('postgresql.conf', "shared_preload_libraries = 'skade'");
 $node->restart;
 
 is($node->safe_psql('postgres',
-	"SELECT metadata_location FROM skade.load_table('db', 't', 'jdbc', snapshots => 'none')"),
+	"SELECT metadata_location FROM skade.load_table('db', 't', catalog => 'jdbc', snapshots => 'none')"),
 	'file:/wh/v2.metadata.json', 'load_table works once preloaded');
 $node->safe_psql('postgres',
 	"SELECT skade.commit_table('db', 't', 'file:/wh/v2.metadata.json', 'file:/wh/v3.metadata.json', 'jdbc')");

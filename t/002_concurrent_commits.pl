@@ -37,7 +37,7 @@ $node->safe_psql('postgres', q{
 			loc := 'api-' || md5(random()::text || clock_timestamp()::text);
 			BEGIN
 				PERFORM skade.commit_table('c', 't' || t,
-					(SELECT metadata_location FROM skade.load_table('c', 't' || t, 'cc', snapshots => 'none')),
+					(SELECT metadata_location FROM skade.load_table('c', 't' || t, catalog => 'cc', snapshots => 'none')),
 					loc, 'cc');
 				INSERT INTO api_ok VALUES (loc);
 				RETURN;

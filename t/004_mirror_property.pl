@@ -24,7 +24,7 @@ $node->safe_psql('postgres', qq{
 
 my $check = q{
 SELECT CASE WHEN
-	(SELECT metadata_location FROM skade.load_table('p', 't' || :t, 'pc', snapshots => 'none'))
+	(SELECT metadata_location FROM skade.load_table('p', 't' || :t, catalog => 'pc', snapshots => 'none'))
 	  IS DISTINCT FROM
 	(SELECT metadata_location FROM iceberg_tables WHERE catalog_name = 'pc' AND table_namespace = 'p' AND table_name = 't' || :t)
   THEN 1 / (random() * 0)::int END AS location_mismatch
@@ -38,7 +38,7 @@ my %scripts = (
 	'w_api.sql' => q{
 \set t random(1, 5)
 SELECT skade.commit_table('p', 't' || :t,
-	(SELECT metadata_location FROM skade.load_table('p', 't' || :t, 'pc', snapshots => 'none')),
+	(SELECT metadata_location FROM skade.load_table('p', 't' || :t, catalog => 'pc', snapshots => 'none')),
 	'a-' || md5(random()::text || clock_timestamp()::text), 'pc');
 },
 	'w_jdbc.sql' => q{

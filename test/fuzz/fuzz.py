@@ -69,7 +69,7 @@ BEGIN
              AND table_namespace LIKE 'fz\\_%%' LOOP
     BEGIN
       SELECT l.metadata_location INTO loc
-      FROM skade.load_table(r.table_namespace, r.table_name, r.catalog_name, 'none') l;
+      FROM skade.load_table(r.table_namespace, r.table_name, 'none', r.catalog_name) l;
       IF loc IS DISTINCT FROM r.metadata_location THEN
         bad := bad || format('%%s.%%s: mirror %%s, heap %%s; ', r.table_namespace, r.table_name,
                              loc, r.metadata_location);

@@ -91,7 +91,7 @@ class Skade:
 
     def load_table(self, ns: str, name: str) -> tuple[str, str | None]:
         rows = self.query(
-            "SELECT metadata_location, previous_metadata_location FROM skade.load_table(%s, %s, %s)",
+            "SELECT metadata_location, previous_metadata_location FROM skade.load_table(%s, %s, catalog => %s)",
             (ns, name, self.catalog))
         assert len(rows) == 1
         return rows[0]
@@ -193,8 +193,8 @@ class Skade:
         # 5. the metadata text is the file's, byte for byte (gzip: inflated) ...
         on_disk = read_metadata_file(path)
         (via_load, via_fn), = self.query(
-            "SELECT l.metadata::text, skade.table_metadata(%s, %s, %s)::text"
-            "  FROM skade.load_table(%s, %s, %s) l", args + args)
+            "SELECT l.metadata::text, skade.table_metadata(%s, %s, catalog => %s)::text"
+            "  FROM skade.load_table(%s, %s, catalog => %s) l", args + args)
         for label, text in (("skade.table_metadata", via_fn), ("skade.load_table", via_load)):
             assert text is not None, f"{label}{args} returned NULL"
             got_bytes = text.encode("utf-8")
@@ -202,7 +202,7 @@ class Skade:
                 f"{label}{args} vs {path}: {first_difference(got_bytes, on_disk)}"
         # ... and snapshots => 'refs' keeps exactly the ref'ed snapshots, the log trimmed to them
         refs_text, = self.query(
-            "SELECT metadata::text FROM skade.load_table(%s, %s, %s, snapshots => 'refs')", args)[0]
+            "SELECT metadata::text FROM skade.load_table(%s, %s, catalog => %s, snapshots => 'refs')", args)[0]
         trimmed, full = json.loads(refs_text), json.loads(on_disk)
         refd = {r.snapshot_id for r in md.refs.values()}
         kept = trimmed.pop("snapshots", [])

@@ -95,11 +95,11 @@ final class CommitLog {
     return seen.getOrDefault(key(id), 0);
   }
 
-  /** skade.load_table(ns, name, catalog).metadata_location */
+  /** skade.load_table(ns, name, catalog => catalog).metadata_location */
   String skadeLocation(TableIdentifier id) throws SQLException {
     return Skade.queryOne(
         conn,
-        "SELECT metadata_location FROM skade.load_table(?, ?, ?)",
+        "SELECT metadata_location FROM skade.load_table(?, ?, catalog => ?)",
         ns(id),
         id.name(),
         catalog);
@@ -131,7 +131,7 @@ final class CommitLog {
   List<Entry> expectTable(TableIdentifier id, Table table, String... ops) throws SQLException {
     TableMetadata client = ((HasTableOperations) table).operations().current();
     String loc = client.metadataFileLocation();
-    try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM skade.load_table(?, ?, ?)")) {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM skade.load_table(?, ?, catalog => ?)")) {
       ps.setString(1, ns(id));
       ps.setString(2, id.name());
       ps.setString(3, catalog);

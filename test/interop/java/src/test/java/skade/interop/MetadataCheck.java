@@ -199,8 +199,8 @@ final class MetadataCheck {
     List<String> texts =
         Skade.query(
                 conn,
-                "SELECT skade.table_metadata(?, ?, ?)::text, l.metadata::text"
-                    + " FROM skade.load_table(?, ?, ?) l",
+                "SELECT skade.table_metadata(?, ?, catalog => ?)::text, l.metadata::text"
+                    + " FROM skade.load_table(?, ?, catalog => ?) l",
                 ns,
                 name,
                 catalog,
@@ -221,7 +221,7 @@ final class MetadataCheck {
     String refsText =
         Skade.queryOne(
             conn,
-            "SELECT metadata::text FROM skade.load_table(?, ?, ?, snapshots => 'refs')",
+            "SELECT metadata::text FROM skade.load_table(?, ?, catalog => ?, snapshots => 'refs')",
             ns,
             name,
             catalog);

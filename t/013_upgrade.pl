@@ -1,0 +1,107 @@
+# Upgrades (issue 11 §3): a database on the previous version (1.0), with
+# catalog data, is updated by ALTER EXTENSION skade UPDATE and then has
+# exactly the schema of a fresh install (pg_dump --schema-only
+# --binary-upgrade, which spells out every member of the extension, compared
+# with OIDs masked), keeps its data and history, and works.  Every later SQL
+# change ships as a new version with its upgrade script; add the version here.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('upgrade');
+$node->init;
+my $root = $node->basedir . '/meta';
+mkdir $root or die;
+$node->append_conf('postgresql.conf', <<"CONF");
+shared_preload_libraries = 'skade'
+skade.allowed_roots = '$root'
+CONF
+$node->start;
+append_to_file("$root/m.json", qq({"format-version": 2, "table-uuid": "u",
+  "location": "file:$root/t", "last-updated-ms": 1, "last-sequence-number": 1,
+  "last-column-id": 0, "current-schema-id": 0,
+  "schemas": [{"type": "struct", "schema-id": 0, "fields": []}],
+  "current-snapshot-id": 7, "snapshots": [{"snapshot-id": 7, "sequence-number": 1,
+  "timestamp-ms": 1700000000000, "manifest-list": "file:$root/ml.avro",
+  "summary": {"operation": "append"}}]}));
+chmod 0755, $root;
+
+$node->safe_psql('postgres', 'CREATE DATABASE fresh');
+$node->safe_psql('postgres', 'CREATE DATABASE old');
+$node->safe_psql('fresh', 'CREATE EXTENSION skade');
+is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'skade'"),
+	'1.1', 'a fresh install is 1.1');
+
+# ---- the previous version, in use
+$node->safe_psql('old', <<"SQL");
+CREATE EXTENSION skade VERSION '1.0';
+SELECT skade.create_namespace('n');
+SELECT skade.register_table('n', 't', 'file://$root/m.json');
+SELECT skade.commit_table('n', 't', 'file://$root/m.json', 'file://$root/m.json?2');
+SQL
+is($node->safe_psql('old', "SELECT extnamespace::regnamespace FROM pg_extension WHERE extname = 'skade'"),
+	'public', '1.0 sat in public');
+# 1.0's argument order: catalog third
+is($node->safe_psql('old', "SELECT metadata_location FROM skade.load_table('n', 't', 'skade', 'none')"),
+	"file://$root/m.json?2", '1.0 answers with its own argument order');
+my $log_before = $node->safe_psql('old', 'SELECT string_agg(l::text, E\'\n\' ORDER BY seq) FROM skade.commit_log l');
+
+$node->safe_psql('old', 'ALTER EXTENSION skade UPDATE');
+is($node->safe_psql('old', "SELECT extversion || ' ' || extnamespace::regnamespace FROM pg_extension WHERE extname = 'skade'"),
+	'1.1 skade', 'updated to 1.1, in schema skade');
+
+# ---- the same schema as a fresh install
+sub schema
+{
+	my ($db) = @_;
+	my ($out, $err);
+	IPC::Run::run([ 'pg_dump', '--schema-only', '--binary-upgrade', '-d', $node->connstr($db) ],
+		'>', \$out, '2>', \$err) or die "pg_dump $db: $err";
+	my @lines;
+	for (split /\n/, $out)
+	{
+		next if /binary_upgrade_set_next_|binary_upgrade_set_record_init_privs|^\\(un)?restrict /;
+		next if /^-- Dumped |^--$|^$/;
+		next if /pg_catalog\.setval\(/;    # sequence state is data
+		s/relfrozenxid = '\d+', relminmxid = '\d+'/relfrozenxid = <xid>/;
+		s/\b\d{4,}\b/<oid>/g;    # OIDs in binary_upgrade_create_empty_extension and comments
+		push @lines, $_;
+	}
+	return join("\n", @lines);
+}
+my $fresh = schema('fresh');
+my $old = schema('old');
+like($fresh, qr/ALTER EXTENSION skade ADD FUNCTION skade\.load_table\(namespace text, name text, snapshots text, catalog text,/,
+	'the dump spells out the members');
+is($old, $fresh, 'updated schema identical to a fresh install');
+if ($old ne $fresh)
+{
+	my @a = split /\n/, $fresh;
+	my @b = split /\n/, $old;
+	for my $i (0 .. ($#a > $#b ? $#a : $#b))
+	{
+		no warnings 'uninitialized';
+		if ($a[$i] ne $b[$i]) { diag("first difference at line $i:\n fresh: $a[$i]\n   old: $b[$i]"); last; }
+	}
+}
+
+# ---- data, history and both paths after the update
+is($node->safe_psql('old', 'SELECT string_agg(l::text, E\'\n\' ORDER BY seq) FROM skade.commit_log l'),
+	$log_before, 'the history is kept');
+is($node->safe_psql('old', "SELECT metadata_location FROM skade.load_table('n', 't', 'none')"),
+	"file://$root/m.json?2", '1.1: snapshots third, catalog last');
+is($node->safe_psql('old', "SELECT metadata_location FROM skade.load_table('n', 't', 'none', 'skade')"),
+	"file://$root/m.json?2", '1.1: catalog as the trailing argument');
+$node->safe_psql('old', <<"SQL");
+SELECT skade.commit_table('n', 't', 'file://$root/m.json?2', 'file://$root/m.json');
+UPDATE iceberg_tables SET metadata_location = 'file://$root/m.json?3' WHERE table_name = 't';
+SQL
+is($node->safe_psql('old', "SELECT string_agg(op || ':' || source, ',' ORDER BY seq) FROM skade.commit_log"),
+	'register:api,commit:api,commit:api,commit:sql', 'both paths keep logging after the update');
+is($node->safe_psql('old', "SELECT snapshot_id FROM skade.load_table_at('n', 't', 7, 'none')"),
+	'7', 'load_table_at, 1.1 order');
+
+$node->stop;
+done_testing();
