@@ -74,3 +74,16 @@ SELECT skade.drop_namespace('sales_1');
 SELECT skade.drop_namespace('salesX');
 SELECT skade.drop_namespace('x%y');
 SELECT count(*) AS rows_left FROM iceberg_namespace_properties;
+
+-- location: with skade.warehouse set, a namespace without a location property
+-- reports <warehouse>/<levels>, as JdbcCatalog.loadNamespaceMetadata (and
+-- Spark's DESCRIBE NAMESPACE) do; its own location property wins
+SELECT skade.create_namespace('wh.a.b');
+SELECT skade.create_namespace('own', '{"location": "s3://bucket/own"}');
+SELECT skade.namespace_properties('wh.a.b');
+SET skade.warehouse = 'file:///warehouse/';
+SELECT skade.namespace_properties('wh.a.b'), skade.namespace_properties('own');
+SET skade.warehouse = 's3://lake';
+SELECT skade.namespace_properties('wh.a.b');
+RESET skade.warehouse;
+SELECT skade.drop_namespace('wh.a.b'), skade.drop_namespace('own');

@@ -35,6 +35,13 @@
 char	   *skade_catalog = NULL;
 
 /*
+ * skade.warehouse: the clients' warehouse location (their "warehouse"
+ * property); namespace_properties() reports <warehouse>/<levels> as the
+ * location of a namespace that has none, as JdbcCatalog and Spark do.
+ */
+char	   *skade_warehouse = NULL;
+
+/*
  * skade.durability: how skade's pointer changes reach disk.  "immediate"
  * makes every transaction that changes a pointer (SQL API or JDBC DML) wait
  * for its WAL flush, even when the session runs with synchronous_commit =
@@ -139,6 +146,15 @@ SkadeGucInit(void)
 							   PGC_USERSET,
 							   0,
 							   check_catalog, NULL, NULL);
+
+	DefineCustomStringVariable("skade.warehouse",
+							   "The clients' warehouse location, for namespaces without a location property.",
+							   "namespace_properties() reports <warehouse>/<namespace levels> as their location, as JdbcCatalog does; empty: no location.",
+							   &skade_warehouse,
+							   "",
+							   PGC_USERSET,
+							   0,
+							   NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("skade.durability",
 							 "Durability of skade's pointer changes: immediate or eventual.",

@@ -25,6 +25,7 @@ typedef enum SkadeValidateCommits
 } SkadeValidateCommits;
 
 extern char *skade_catalog;
+extern char *skade_warehouse;
 extern int	skade_durability;
 extern char *skade_allowed_roots;
 extern int	skade_max_metadata_size;

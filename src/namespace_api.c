@@ -27,6 +27,7 @@
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 
@@ -46,6 +47,7 @@ PG_FUNCTION_INFO_V1(skade_update_namespace_properties);
 
 static void check_properties(Jsonb *props);
 static Jsonb *with_exists_marker(Jsonb *props);
+static Jsonb *with_default_location(Jsonb *props, const char *ns);
 static ArrayType *text_list_to_array(List *items);
 static int	cstring_cmp(const ListCell *a, const ListCell *b);
 
@@ -171,7 +173,40 @@ skade_namespace_properties(PG_FUNCTION_ARGS)
 	SkadeRequireShared();
 	SkadeCheckNamespace(ns);
 	SkadeRequireNamespace(catalog, ns);
-	PG_RETURN_JSONB_P(StoreNamespaceProperties(catalog, ns));
+	PG_RETURN_JSONB_P(with_default_location(StoreNamespaceProperties(catalog, ns), ns));
+}
+
+/*
+ * props with "location": <skade.warehouse>/<levels of ns> unless it has
+ * one (JdbcCatalog.loadNamespaceMetadata's default, which Spark's DESCRIBE
+ * NAMESPACE shows); props unchanged when skade.warehouse is empty.
+ */
+static Jsonb *
+with_default_location(Jsonb *props, const char *ns)
+{
+	StringInfoData loc;
+	StringInfoData json;
+	size_t		wl;
+	const char *p;
+
+	if (skade_warehouse == NULL || skade_warehouse[0] == '\0')
+		return props;
+	initStringInfo(&loc);
+	wl = strlen(skade_warehouse);
+	while (wl > 0 && skade_warehouse[wl - 1] == '/')
+		wl--;
+	appendBinaryStringInfo(&loc, skade_warehouse, wl);
+	appendStringInfoChar(&loc, '/');
+	for (p = ns; *p; p++)
+		appendStringInfoChar(&loc, *p == '.' ? '/' : *p);
+	initStringInfo(&json);
+	appendStringInfoString(&json, "{\"location\": ");
+	escape_json(&json, loc.data);
+	appendStringInfoChar(&json, '}');
+	/* the namespace's own keys win */
+	return DatumGetJsonbP(DirectFunctionCall2(jsonb_concat,
+											  DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data)),
+											  JsonbPGetDatum(props)));
 }
 
 /*
