@@ -89,6 +89,27 @@ my $seg_base = segments();
 $node->safe_psql('postgres', 'SELECT skade.rebuild_index()') for 1 .. 10;
 cmp_ok(segments_settle($seg_base), '<=', $seg_base, "ten rebuilds leave no segment behind ($seg_base)");
 
+# an idle session does not keep a superseded generation mapped: it lets it
+# go when its next transaction ends (it kept it for its whole life before)
+sub mapped
+{
+	my ($pid) = @_;
+	open(my $f, '<', "/proc/$pid/maps") or return -1;
+	my %seen;
+	while (<$f>) { $seen{$1} = 1 if m{pg_dynshmem/(mmap\.\d+)}; }
+	close $f;
+	return scalar keys %seen;
+}
+my $idle = $node->background_psql('postgres');
+my $ipid = $idle->query_safe('SELECT pg_backend_pid()');
+$idle->query_safe('SELECT count(*) FROM skade.resolve_many(ARRAY[101, 102])');
+my $m1 = mapped($ipid);
+$node->safe_psql('postgres', 'SELECT skade.rebuild_index()') for 1 .. 3;
+$idle->query_safe('SELECT 1');
+my $m2 = mapped($ipid);
+cmp_ok($m2, '<', $m1, "an idle session released the old generation ($m1 -> $m2 mapped segments)");
+$idle->quit;
+
 # SIGHUP: reloads, keeps running
 $node->reload;
 $node->safe_psql('postgres', 'SELECT pg_sleep(0.5)');

@@ -44,5 +44,17 @@ foreach my $call ("SELECT count(*) FROM skade.files('c', 'big')",
 is($node->safe_psql('postgres', "SELECT count(*) FROM skade.files('c', 'big')"),
 	'300000', 'and the next call answers in full');
 
+# a call releases the manifests it read when it ends: a session idle in its
+# transaction does not keep them from eviction (they stayed pinned to the
+# end of the transaction before, and cache_reset() could not drop them)
+my $idle = $node->background_psql('postgres');
+$idle->query_safe('BEGIN');
+$idle->query_safe("SELECT count(*) FROM skade.plan_files('c', 'big', '{\"type\": \"eq\", \"term\": \"id\", \"value\": 7}')");
+$node->safe_psql('postgres', 'SELECT skade.cache_reset()');
+is($node->safe_psql('postgres', 'SELECT manifest_entries FROM skade.cache_stats()'),
+	'0', 'a session idle in its transaction after plan_files() pins no manifest');
+$idle->query_safe('COMMIT');
+$idle->quit;
+
 $node->stop;
 done_testing();
