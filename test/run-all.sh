@@ -63,9 +63,11 @@ suite "fuzzer (bounded pass, seed 1)" \
     "$SKADE_ROOT/test/fuzz/run.sh" --seconds "${SKADE_FUZZ_SECONDS:-150}" --seed 1
 
 # real clients
-if [ -x "$SKADE_ROOT/test/interop/run.sh" ]; then
+# (from this run's copy: Maven builds in its target/; the pyiceberg
+# virtualenv of the checkout is shared, under a lock)
+if [ -x "$WORK/test/interop/run.sh" ]; then
     suite "real clients (Java JdbcCatalog, pyiceberg SqlCatalog)" \
-        "$SKADE_ROOT/test/interop/run.sh"
+        env SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" "$WORK/test/interop/run.sh"
 fi
 
 rm -rf "$WORK"

@@ -14,12 +14,16 @@ venv="${SKADE_VENV:-$here/.venv}"
 python="${PYTHON:-python3.11}"
 command -v "$python" >/dev/null 2>&1 || python=python3
 
-if [ ! -x "$venv/bin/python" ]; then
-	echo "run.sh: creating virtualenv $venv"
-	"$python" -m venv "$venv"
-fi
-# pip is quick when everything is already installed at the pinned versions
-"$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$here/requirements.txt"
+# under a lock: two runs at once share the virtualenv
+(
+	flock 9
+	if [ ! -x "$venv/bin/python" ]; then
+		echo "run.sh: creating virtualenv $venv"
+		"$python" -m venv "$venv"
+	fi
+	# pip is quick when everything is already installed at the pinned versions
+	"$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$here/requirements.txt"
+) 9>"$venv.lock" || exit 1
 
 case "$phase" in
 	main)  marker='not mixed' ;;
