@@ -110,7 +110,7 @@ typedef struct FileContext
 	bool		own_schema;		/* cols are from its "schema" header */
 	int			ncols;
 	ColumnStats *stats;			/* scratch, ncols + 1 */
-	SkadeBoundPartition *parts; /* plan_files(): its partition spec, if known */
+	SkadeBoundPartition *parts; /* its partition spec, if known */
 	int			nparts;
 } FileContext;
 
@@ -125,6 +125,7 @@ static Datum partition_summaries(const ManifestRef *mref, const SkadeMeta *m,
 								 const SkadeColumn *cols, int ncols);
 static void transform_result_jsonb(const SkadeBoundPartition *part, const SkadeColumn *cols,
 								   SkadePartitionDatum d, const char *file, JsonbValue *out);
+static Datum partition_values_jsonb(const FileContext *fc, const SkadeManifestEntry *e);
 static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap,
 							   const char *list, ManifestRef *m);
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
@@ -415,7 +416,7 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 													ALLOCSET_DEFAULT_SIZES);
 	MemoryContext caller = MemoryContextSwitchTo(manifest_cxt);
 	FileContext *fc = palloc0(sizeof(FileContext));
-	const SkadeManifest *man = open_manifest(mref, m, v1, plan != NULL, fc);
+	const SkadeManifest *man = open_manifest(mref, m, v1, true, fc);
 	const SkadeManifestEntry *e;
 	uint32		i;
 
@@ -574,7 +575,11 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 	values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(format);
 	nulls[3] = mref->spec_id < 0;
 	values[3] = Int32GetDatum(mref->spec_id);
-	values[4] = PointerGetDatum(((const char *) e) + e->partition_jsonb);
+	/* as manifests() shows partitions when the spec is known, else as stored */
+	if (fc->parts && fc->nparts == e->npartition)
+		values[4] = partition_values_jsonb(fc, e);
+	else
+		values[4] = PointerGetDatum(((const char *) e) + e->partition_jsonb);
 	nulls[5] = !(e->flags & SKADE_ME_RECORD_COUNT);
 	values[5] = Int64GetDatum(e->record_count);
 	nulls[6] = !(e->flags & SKADE_ME_FILE_SIZE);
@@ -883,6 +888,39 @@ partition_summaries(const ManifestRef *mref, const SkadeMeta *m, const SkadeColu
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
 	return JsonbPGetDatum(JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL)));
+}
+
+/*
+ * A file's partition as {"field": value}, each value as manifests() shows
+ * partition bounds (transform_result_jsonb): identity and truncate in the
+ * source column's type, year "2024", month "2024-03", day "2024-03-01",
+ * hour "2024-03-01-08", bucket the number; a null value is JSON null.
+ */
+static Datum
+partition_values_jsonb(const FileContext *fc, const SkadeManifestEntry *e)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue	v;
+	const SkadeManifestValue *vals = SkadeManifestPartition(e);
+	int			i;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (i = 0; i < fc->nparts; i++)
+	{
+		pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, fc->parts[i].field->name));
+		if (vals[i].len < 0)
+			SkadeJbNull(&v);
+		else
+		{
+			SkadePartitionDatum d;
+
+			d.p = ((const char *) e) + vals[i].off;
+			d.len = vals[i].len;
+			transform_result_jsonb(&fc->parts[i], fc->cols, d, fc->mref->path, &v);
+		}
+		pushJsonbValue(&state, WJB_VALUE, &v);
+	}
+	return JsonbPGetDatum(JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL)));
 }
 
 /* a partition value (transform result) as readable JSON; see partition_summaries() */
