@@ -74,7 +74,7 @@ FROM skade.plan_files('py', 'events', '{"type": "or",
 -- partition satisfies the filter is in the plan
 SELECT count(*) AS missing
 FROM skade.files('py', 'events') f
-WHERE f.content = 'data' AND (f.partition->>'ts_day')::int < 19784
+WHERE f.content = 'data' AND (f.partition->>'ts_day')::date < date '2024-03-02'
   AND f.file_path NOT IN (SELECT file_path FROM skade.plan_files('py', 'events',
 		'{"type": "lt", "term": "ts", "value": "2024-03-02T00:00:00"}'));
 
