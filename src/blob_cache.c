@@ -35,10 +35,11 @@
  * nothing under the lock: a fill allocates its chunk under the lock, copies
  * the blob into it with no lock held (the entry is still FILLING, invisible
  * to readers, skipped by eviction and reset), then publishes it.  Pins are
- * counted in the entry, remembered by the backend, and dropped at the end
- * of its transaction (commit, abort, prepare) or at backend exit, so an
- * ERROR or cancel never leaves one behind; eviction and reset skip pinned
- * entries.
+ * counted in the entry, remembered by the backend, and dropped when the
+ * caller is done (SkadeBlobCacheRelease, e.g. after one manifest of a
+ * files() call) or else at the end of its transaction (commit, abort,
+ * prepare) or at backend exit, so an ERROR or cancel never leaves one
+ * behind; eviction and reset skip pinned entries.
  *
  * Coalescing: the first backend to miss inserts a FILLING entry and runs
  * the loader without any lock; others that miss on the same location wait

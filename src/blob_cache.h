@@ -2,7 +2,8 @@
  *
  * blob_cache.h
  *	  A shared-memory cache of immutable blobs keyed by a file location,
- *	  with LRU eviction, coalesced fills and per-transaction pins.  The L0
+ *	  with clock eviction, coalesced fills and pins (released by the caller
+ *	  or at the end of the transaction).  The L0
  *	  metadata cache and the L0.5 manifest cache are two instances.
  *
  * IDENTIFICATION
