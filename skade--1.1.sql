@@ -1,4 +1,4 @@
-/* skade--1.0.sql */
+/* skade--1.1.sql */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION skade" to load this file. \quit

@@ -88,6 +88,7 @@ static MemoryContext roots_cxt = NULL;
 static List *roots = NIL;		/* AllowedRoot, for roots_for */
 static char *roots_for = NULL;	/* the setting they were parsed from */
 
+static const char *local_path(const char *location, bool report, SkadeReadStatus *status);
 static const char *location_path(const char *location, bool report,
 								 SkadeReadStatus *status);
 static List *allowed_roots(void);
@@ -188,6 +189,30 @@ SkadePathAllowed(const char *real_path)
 static const char *
 location_path(const char *location, bool report, SkadeReadStatus *status)
 {
+	const char *p = local_path(location, report, status);
+
+	if (p == NULL)
+		return NULL;
+	if (allowed_roots() == NIL)
+	{
+		*status = SKADE_READ_DENIED;
+		if (!report)
+			return NULL;
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot read file \"%s\": file access is disabled", location),
+				 errhint("A superuser can allow directories with skade.allowed_roots.")));
+	}
+	return p;
+}
+
+/*
+ * The absolute local path a location names (no control characters; file:
+ * URIs or an absolute path; another scheme is 0A000), not yet normalised.
+ */
+static const char *
+local_path(const char *location, bool report, SkadeReadStatus *status)
+{
 	const char *p = location;
 	const unsigned char *c;
 
@@ -225,17 +250,21 @@ location_path(const char *location, bool report, SkadeReadStatus *status)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("metadata location \"%s\" is neither a file URI nor an absolute path", location)));
 	}
-	if (allowed_roots() == NIL)
-	{
-		*status = SKADE_READ_DENIED;
-		if (!report)
-			return NULL;
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("cannot read file \"%s\": file access is disabled", location),
-				 errhint("A superuser can allow directories with skade.allowed_roots.")));
-	}
 	return p;
+}
+
+/*
+ * SkadeLocalPath
+ *		The local path a location names, "." and ".." resolved lexically;
+ *		errors as for a read (control characters, relative paths, another
+ *		scheme).  palloc'd.
+ */
+char *
+SkadeLocalPath(const char *location)
+{
+	SkadeReadStatus status;
+
+	return normalize(local_path(location, true, &status));
 }
 
 /*

@@ -60,6 +60,13 @@ int			skade_durability = SKADE_DURABILITY_IMMEDIATE;
 char	   *skade_allowed_roots = NULL;
 
 /*
+ * skade.write_roots: comma-separated absolute directories under which skade
+ * may create new metadata files (create_table, update_table); empty: none.
+ * Superuser-only, like skade.allowed_roots; see file_create.c.
+ */
+char	   *skade_write_roots = NULL;
+
+/*
  * skade.max_metadata_size: the largest metadata file skade reads, counted
  * in decompressed bytes (so a gzip bomb stops here).  Superuser only.
  */
@@ -170,6 +177,15 @@ SkadeGucInit(void)
 							   "Directories under which skade may read metadata files.",
 							   "Comma-separated absolute paths; empty disables file access.",
 							   &skade_allowed_roots,
+							   "",
+							   PGC_SUSET,
+							   GUC_LIST_INPUT,
+							   check_allowed_roots, NULL, NULL);
+
+	DefineCustomStringVariable("skade.write_roots",
+							   "Directories under which skade may create metadata files.",
+							   "Comma-separated absolute paths; empty disables writing.",
+							   &skade_write_roots,
 							   "",
 							   PGC_SUSET,
 							   GUC_LIST_INPUT,

@@ -26,6 +26,7 @@ typedef enum SkadeValidateCommits
 
 extern char *skade_catalog;
 extern char *skade_warehouse;
+extern char *skade_write_roots;
 extern int	skade_durability;
 extern char *skade_allowed_roots;
 extern int	skade_max_metadata_size;

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * gzip.c
- *	  Inflate gzip and raw deflate buffers, and compute CRC-32, for skade.
- *	  The only file that calls zlib.
+ *	  Inflate gzip and raw deflate buffers, gzip buffers skade writes, and
+ *	  compute CRC-32, for skade.  The only file that calls zlib.
  *
  * Iceberg writers may store table metadata gzip-compressed
  * ("*.gz.metadata.json"), and Avro files (manifest lists, manifests) in
@@ -243,4 +243,39 @@ static void
 gzip_zfree(voidpf opaque, voidpf address)
 {
 	pfree(address);
+}
+
+/*
+ * SkadeGzip
+ *		buf (len bytes) as a gzip stream (default level), palloc'd: what
+ *		Iceberg writers produce for write.metadata.compression-codec=gzip.
+ */
+StringInfo
+SkadeGzip(const char *buf, size_t len)
+{
+	z_stream	zs;
+	StringInfo	out = makeStringInfo();
+	int			rc;
+
+	if (len > (size_t) PG_UINT32_MAX)
+		elog(ERROR, "skade: %zu bytes are too many to compress at once", len);
+	memset(&zs, 0, sizeof(zs));
+	zs.zalloc = gzip_zalloc;
+	zs.zfree = gzip_zfree;
+	/* windowBits 15 + 16: a gzip header and trailer */
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+					 Z_DEFAULT_STRATEGY) != Z_OK)
+		elog(ERROR, "could not initialize zlib: %s", zs.msg ? zs.msg : "unknown error");
+	enlargeStringInfo(out, (int) deflateBound(&zs, (uLong) len));
+	zs.next_in = (Bytef *) buf;
+	zs.avail_in = (uInt) len;
+	zs.next_out = (Bytef *) out->data;
+	zs.avail_out = (uInt) (out->maxlen - 1);
+	rc = deflate(&zs, Z_FINISH);
+	if (rc != Z_STREAM_END)
+		elog(ERROR, "could not gzip: %s", zs.msg ? zs.msg : "output buffer too small");
+	out->len = (int) zs.total_out;
+	out->data[out->len] = '\0';
+	deflateEnd(&zs);
+	return out;
 }

@@ -19,5 +19,6 @@ extern StringInfo SkadeGunzip(const char *buf, size_t len, size_t max_out,
 extern void SkadeInflateRaw(const char *buf, size_t len, StringInfo out, size_t max_out,
 							const char *what, const char *limit_hint);
 extern uint32 SkadeCrc32(const char *buf, size_t len);
+extern StringInfo SkadeGzip(const char *buf, size_t len);
 
 #endif							/* SKADE_GZIP_H */

@@ -40,10 +40,12 @@
 #include "pointer_mirror.h"
 #include "shmem.h"
 
+static Datum insert_table(FunctionCallInfo fcinfo, const char *op);
 static Datum load_table(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg);
 static Datum table_metadata(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg);
 
 PG_FUNCTION_INFO_V1(skade_register_table);
+PG_FUNCTION_INFO_V1(skade_create_table_commit);
 PG_FUNCTION_INFO_V1(skade_load_table);
 PG_FUNCTION_INFO_V1(skade_load_table_1_1);
 PG_FUNCTION_INFO_V1(skade_table_metadata);
@@ -91,6 +93,24 @@ static int	change_cmp(const void *a, const void *b);
 Datum
 skade_register_table(PG_FUNCTION_ARGS)
 {
+	return insert_table(fcinfo, SKADE_OP_REGISTER);
+}
+
+/*
+ * skade.create_table_commit(namespace, name, metadata_location, catalog) -> seq
+ *
+ * The pointer of a table skade.create_table() has just written the first
+ * metadata of: as register_table, logged as "create".
+ */
+Datum
+skade_create_table_commit(PG_FUNCTION_ARGS)
+{
+	return insert_table(fcinfo, SKADE_OP_CREATE);
+}
+
+static Datum
+insert_table(FunctionCallInfo fcinfo, const char *op)
+{
 	char	   *ns = SkadeTextArg(fcinfo, 0, "namespace");
 	char	   *name = SkadeTextArg(fcinfo, 1, "name");
 	char	   *location = SkadeTextArg(fcinfo, 2, "metadata_location");
@@ -108,7 +128,7 @@ skade_register_table(PG_FUNCTION_ARGS)
 				 errmsg("%s \"%s.%s\" already exists in catalog \"%s\"",
 						existing.is_view ? "view" : "table", ns, name, catalog)));
 
-	SkadeOpBegin(SKADE_OP_REGISTER);
+	SkadeOpBegin(op);
 	PG_TRY();
 	{
 		StoreInsertTable(catalog, ns, name, location);

@@ -1,0 +1,282 @@
+/* skade--1.1--1.2.sql */
+
+-- complain if script is sourced in psql, rather than via ALTER EXTENSION
+\echo Use "ALTER EXTENSION skade UPDATE TO '1.2'" to load this file. \quit
+
+/*
+ * 1.2: skade writes table metadata itself: write_table_metadata (create-only
+ * under skade.write_roots) and create_table.
+ */
+
+/* ------------------------------------------------------- writing metadata */
+
+-- One new metadata file, create-only under skade.write_roots; content checked
+-- by skade's own reader; Iceberg's file names only (metadata_write.c)
+CREATE FUNCTION skade.write_table_metadata(location text, metadata jsonb) RETURNS text
+	AS 'MODULE_PATHNAME', 'skade_write_table_metadata' LANGUAGE C;
+-- the pointer of a table create_table() wrote: register_table, logged "create"
+CREATE FUNCTION skade.create_table_commit(namespace text, name text, metadata_location text,
+										  catalog text DEFAULT NULL)
+	RETURNS bigint AS 'MODULE_PATHNAME', 'skade_create_table_commit' LANGUAGE C;
+
+/*
+ * fresh_type: a schema type with Iceberg's fresh field ids, as Java's
+ * TypeUtil.assignFreshIds numbers them: a struct's fields first, in order,
+ * then each field's type; a list's element id, then the element; a map's
+ * key and value ids, then the key and the value.  next_id is the last id
+ * given; id_map collects {"old id": new id} for identifier fields and
+ * partition and sort sources.  Malformed input is 22023 naming its path.
+ */
+CREATE FUNCTION skade.fresh_type(t jsonb, path text, INOUT next_id integer,
+								 INOUT id_map jsonb, OUT result jsonb)
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fresh$
+DECLARE
+	f jsonb;
+	fields jsonb := '[]';
+	ids integer[] := '{}';
+	i integer := 0;
+	r record;
+BEGIN
+	IF jsonb_typeof(t) OPERATOR(pg_catalog.=) 'string' THEN
+		IF NOT (t #>> '{}') OPERATOR(pg_catalog.~) '^(boolean|int|long|float|double|date|time|timestamp|timestamptz|timestamp_ns|timestamptz_ns|string|uuid|binary|variant|unknown|decimal\(\d+, *\d+\)|fixed\[\d+\]|geometry(\(.*\))?|geography(\(.*\))?)$' THEN
+			RAISE EXCEPTION 'schema: % has unknown type %', path, t USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		result := t;
+		RETURN;
+	END IF;
+	IF jsonb_typeof(t) OPERATOR(pg_catalog.<>) 'object' OR NOT t ? 'type' THEN
+		RAISE EXCEPTION 'schema: % is not a type', path USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	CASE t->>'type'
+	WHEN 'struct' THEN
+		IF jsonb_typeof(t->'fields') IS DISTINCT FROM 'array' THEN
+			RAISE EXCEPTION 'schema: %.fields must be an array', path
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		FOR f IN SELECT e FROM jsonb_array_elements(t->'fields') e LOOP
+			IF jsonb_typeof(f->'name') IS DISTINCT FROM 'string' OR NOT f ? 'type'
+			   OR jsonb_typeof(f->'required') IS DISTINCT FROM 'boolean' THEN
+				RAISE EXCEPTION 'schema: field % of % needs "name" (string), "required" (boolean) and "type"',
+					i, path USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			next_id := next_id OPERATOR(pg_catalog.+) 1;
+			ids := ids OPERATOR(pg_catalog.||) next_id;
+			IF f ? 'id' THEN
+				id_map := id_map OPERATOR(pg_catalog.||) jsonb_build_object(f->>'id', next_id);
+			END IF;
+			i := i OPERATOR(pg_catalog.+) 1;
+		END LOOP;
+		i := 0;
+		FOR f IN SELECT e FROM jsonb_array_elements(t->'fields') e LOOP
+			i := i OPERATOR(pg_catalog.+) 1;
+			SELECT * INTO r FROM skade.fresh_type(f->'type', path OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) (f->>'name'),
+												  next_id, id_map);
+			next_id := r.next_id;
+			id_map := r.id_map;
+			fields := fields OPERATOR(pg_catalog.||) jsonb_build_array(
+				f OPERATOR(pg_catalog.||) jsonb_build_object('id', ids[i], 'type', r.result));
+		END LOOP;
+		result := jsonb_build_object('type', 'struct', 'fields', fields);
+	WHEN 'list' THEN
+		IF NOT t ? 'element' OR jsonb_typeof(t->'element-required') IS DISTINCT FROM 'boolean' THEN
+			RAISE EXCEPTION 'schema: % (list) needs "element" and "element-required"', path
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		next_id := next_id OPERATOR(pg_catalog.+) 1;
+		result := t OPERATOR(pg_catalog.||) jsonb_build_object('element-id', next_id);
+		IF t ? 'element-id' THEN
+			id_map := id_map OPERATOR(pg_catalog.||) jsonb_build_object(t->>'element-id', next_id);
+		END IF;
+		SELECT * INTO r FROM skade.fresh_type(t->'element', path OPERATOR(pg_catalog.||) '.element', next_id, id_map);
+		next_id := r.next_id;
+		id_map := r.id_map;
+		result := result OPERATOR(pg_catalog.||) jsonb_build_object('element', r.result);
+	WHEN 'map' THEN
+		IF NOT (t ? 'key' AND t ? 'value') OR jsonb_typeof(t->'value-required') IS DISTINCT FROM 'boolean' THEN
+			RAISE EXCEPTION 'schema: % (map) needs "key", "value" and "value-required"', path
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		result := t OPERATOR(pg_catalog.||) jsonb_build_object('key-id', next_id OPERATOR(pg_catalog.+) 1,
+												'value-id', next_id OPERATOR(pg_catalog.+) 2);
+		IF t ? 'key-id' THEN
+			id_map := id_map OPERATOR(pg_catalog.||) jsonb_build_object(t->>'key-id', next_id OPERATOR(pg_catalog.+) 1);
+		END IF;
+		IF t ? 'value-id' THEN
+			id_map := id_map OPERATOR(pg_catalog.||) jsonb_build_object(t->>'value-id', next_id OPERATOR(pg_catalog.+) 2);
+		END IF;
+		next_id := next_id OPERATOR(pg_catalog.+) 2;
+		SELECT * INTO r FROM skade.fresh_type(t->'key', path OPERATOR(pg_catalog.||) '.key', next_id, id_map);
+		next_id := r.next_id;
+		id_map := r.id_map;
+		result := result OPERATOR(pg_catalog.||) jsonb_build_object('key', r.result);
+		SELECT * INTO r FROM skade.fresh_type(t->'value', path OPERATOR(pg_catalog.||) '.value', next_id, id_map);
+		next_id := r.next_id;
+		id_map := r.id_map;
+		result := result OPERATOR(pg_catalog.||) jsonb_build_object('value', r.result);
+	ELSE
+		RAISE EXCEPTION 'schema: % has unknown type "%"', path, t->>'type'
+			USING ERRCODE = 'invalid_parameter_value';
+	END CASE;
+END
+$fresh$;
+
+/*
+ * create_table: a new Iceberg table, as a REST catalog's CreateTableRequest
+ * makes it (Java's TableMetadata.newTableMetadata): fresh column ids from 1,
+ * partition field ids from 1000, sort order 1 (0 when unsorted), schema,
+ * spec and order ids 0; "format-version" among the properties sets the
+ * format and is not kept.  The location is the argument, else the
+ * namespace's location (its property, else skade.warehouse/<levels>)
+ * followed by /<name>.  Writes <location>/metadata/00000-<uuid>.metadata.json
+ * (.gz.metadata.json with write.metadata.compression-codec = gzip; the
+ * directory from write.metadata.path) under skade.write_roots, then adds the
+ * pointer through the same INSERT the JDBC clients run (logged "create").
+ * Returns the metadata location.
+ */
+CREATE FUNCTION skade.create_table(namespace text, name text, schema jsonb,
+								   partition_spec jsonb DEFAULT NULL, sort_order jsonb DEFAULT NULL,
+								   properties jsonb DEFAULT '{}', location text DEFAULT NULL,
+								   format_version integer DEFAULT 2, catalog text DEFAULT NULL)
+	RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $create$
+DECLARE
+	fv integer := format_version;
+	props jsonb := coalesce(properties, '{}');
+	fresh record;
+	new_schema jsonb;
+	spec_fields jsonb := '[]';
+	order_fields jsonb := '[]';
+	f jsonb;
+	i integer := 0;
+	src text;
+	loc text := location;
+	dir text;
+	file text;
+	now_ms bigint := (extract(epoch FROM clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::bigint;
+	spec jsonb;
+	sort jsonb;
+	meta jsonb;
+BEGIN
+	IF namespace IS NULL OR name IS NULL OR schema IS NULL OR props IS NULL OR fv IS NULL THEN
+		RAISE EXCEPTION 'namespace, name, schema, properties and format_version must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF jsonb_typeof(props) OPERATOR(pg_catalog.<>) 'object' OR EXISTS (
+		SELECT 1 FROM jsonb_each(props) p WHERE jsonb_typeof(p.value) OPERATOR(pg_catalog.<>) 'string') THEN
+		RAISE EXCEPTION 'properties must be a JSON object of strings' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF props ? 'format-version' THEN
+		fv := CASE WHEN props->>'format-version' ~ '^[0-9]{1,2}$' THEN (props->>'format-version')::integer ELSE -1 END;
+		props := props OPERATOR(pg_catalog.-) 'format-version';
+	END IF;
+	IF fv IS NULL OR fv NOT BETWEEN 1 AND 3 THEN
+		RAISE EXCEPTION 'format version % is not supported', coalesce(fv::text, 'NULL')
+			USING ERRCODE = 'feature_not_supported', HINT = 'Iceberg format versions 1, 2 and 3 are.';
+	END IF;
+	IF NOT skade.namespace_exists(namespace, catalog) THEN
+		RAISE EXCEPTION 'namespace "%" does not exist', namespace USING ERRCODE = 'invalid_schema_name';
+	END IF;
+	IF EXISTS (SELECT 1 FROM public.iceberg_tables t
+			   WHERE t.catalog_name OPERATOR(pg_catalog.=) coalesce(catalog, current_setting('skade.catalog'))
+				 AND t.table_namespace OPERATOR(pg_catalog.=) namespace
+				 AND t.table_name OPERATOR(pg_catalog.=) name) THEN
+		RAISE EXCEPTION 'table or view "%.%" already exists', namespace, name USING ERRCODE = 'unique_violation';
+	END IF;
+
+	-- the schema: fresh ids; identifier fields follow their columns
+	SELECT * INTO fresh FROM skade.fresh_type(jsonb_build_object('type', 'struct', 'fields', schema->'fields'),
+											  'schema', 0, '{}'::jsonb);
+	new_schema := jsonb_build_object('type', 'struct', 'schema-id', 0, 'fields', fresh.result->'fields');
+	IF jsonb_array_length(coalesce(schema->'identifier-field-ids', '[]')) OPERATOR(pg_catalog.>) 0 THEN
+		new_schema := new_schema OPERATOR(pg_catalog.||) jsonb_build_object('identifier-field-ids',
+			(SELECT jsonb_agg((fresh.id_map->>(x::text))::integer) FROM jsonb_array_elements_text(schema->'identifier-field-ids') x));
+	END IF;
+
+	-- the spec: field ids from 1000, sources through the fresh ids
+	FOR f IN SELECT e FROM jsonb_array_elements(coalesce(partition_spec->'fields', '[]')) e LOOP
+		src := fresh.id_map->>(f->>'source-id');
+		IF src IS NULL OR jsonb_typeof(f->'transform') IS DISTINCT FROM 'string' OR jsonb_typeof(f->'name') IS DISTINCT FROM 'string' THEN
+			RAISE EXCEPTION 'partition_spec: field % needs a "source-id" of the schema, a "transform" and a "name"', i
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		spec_fields := spec_fields OPERATOR(pg_catalog.||) jsonb_build_array(jsonb_build_object(
+			'name', f->'name', 'transform', f->'transform', 'source-id', src::integer, 'field-id', 1000 OPERATOR(pg_catalog.+) i));
+		i := i OPERATOR(pg_catalog.+) 1;
+	END LOOP;
+	spec := jsonb_build_object('spec-id', 0, 'fields', spec_fields);
+
+	-- the sort order: 1, or 0 when unsorted
+	i := 0;
+	FOR f IN SELECT e FROM jsonb_array_elements(coalesce(sort_order->'fields', '[]')) e LOOP
+		src := fresh.id_map->>(f->>'source-id');
+		IF src IS NULL OR jsonb_typeof(f->'transform') IS DISTINCT FROM 'string'
+		   OR NOT (f->>'direction') IN ('asc', 'desc') OR NOT (f->>'null-order') IN ('nulls-first', 'nulls-last') THEN
+			RAISE EXCEPTION 'sort_order: field % needs a "source-id" of the schema, a "transform", "direction" asc|desc and "null-order" nulls-first|nulls-last', i
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		order_fields := order_fields OPERATOR(pg_catalog.||) jsonb_build_array(jsonb_build_object(
+			'transform', f->'transform', 'source-id', src::integer, 'direction', f->'direction', 'null-order', f->'null-order'));
+		i := i OPERATOR(pg_catalog.+) 1;
+	END LOOP;
+	sort := jsonb_build_object('order-id', CASE WHEN i OPERATOR(pg_catalog.>) 0 THEN 1 ELSE 0 END, 'fields', order_fields);
+
+	-- where
+	IF loc IS NULL THEN
+		loc := skade.namespace_properties(namespace, catalog)->>'location';
+		IF loc IS NULL THEN
+			RAISE EXCEPTION 'table "%.%" has no location', namespace, name
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Pass location, set the namespace''s "location" property, or set skade.warehouse.';
+		END IF;
+		loc := rtrim(loc, '/') OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) name;
+	END IF;
+	loc := rtrim(loc, '/');
+	dir := coalesce(rtrim(props->>'write.metadata.path', '/'), loc OPERATOR(pg_catalog.||) '/metadata');
+	file := dir OPERATOR(pg_catalog.||) '/00000-' OPERATOR(pg_catalog.||) gen_random_uuid()::text
+		OPERATOR(pg_catalog.||) CASE WHEN lower(props->>'write.metadata.compression-codec') OPERATOR(pg_catalog.=) 'gzip'
+								THEN '.gz.metadata.json' ELSE '.metadata.json' END;
+
+	meta := jsonb_build_object(
+		'format-version', fv,
+		'table-uuid', gen_random_uuid()::text,
+		'location', loc,
+		'last-sequence-number', 0,
+		'last-updated-ms', now_ms,
+		'last-column-id', fresh.next_id,
+		'current-schema-id', 0,
+		'schemas', jsonb_build_array(new_schema),
+		'default-spec-id', 0,
+		'partition-specs', jsonb_build_array(spec),
+		'last-partition-id', 999 OPERATOR(pg_catalog.+) jsonb_array_length(spec_fields),
+		'default-sort-order-id', sort->'order-id',
+		'sort-orders', jsonb_build_array(sort),
+		'properties', props,
+		'current-snapshot-id', -1,
+		'refs', '{}'::jsonb,
+		'snapshots', '[]'::jsonb,
+		'statistics', '[]'::jsonb,
+		'partition-statistics', '[]'::jsonb,
+		'snapshot-log', '[]'::jsonb,
+		'metadata-log', '[]'::jsonb);
+	IF fv OPERATOR(pg_catalog.=) 1 THEN
+		-- v1 readers want the current schema and spec at the top level too
+		meta := (meta OPERATOR(pg_catalog.-) 'last-sequence-number') OPERATOR(pg_catalog.||) jsonb_build_object(
+			'schema', new_schema, 'partition-spec', spec_fields);
+	ELSIF fv OPERATOR(pg_catalog.=) 3 THEN
+		meta := meta OPERATOR(pg_catalog.||) jsonb_build_object('next-row-id', 0);
+	END IF;
+
+	PERFORM skade.write_table_metadata(file, meta);
+	PERFORM skade.create_table_commit(namespace, name, file, catalog);
+	RETURN file;
+END
+$create$;
+
+REVOKE ALL ON FUNCTION skade.write_table_metadata(text, jsonb),
+	skade.create_table_commit(text, text, text, text),
+	skade.fresh_type(jsonb, text, integer, jsonb),
+	skade.create_table(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION skade.write_table_metadata(text, jsonb),
+	skade.create_table_commit(text, text, text, text),
+	skade.fresh_type(jsonb, text, integer, jsonb),
+	skade.create_table(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text) TO skade_writer;

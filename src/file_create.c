@@ -1,0 +1,264 @@
+/*-------------------------------------------------------------------------
+ *
+ * file_create.c
+ *	  Create a new file at a location, confined to the directories of
+ *	  skade.write_roots, durably and never over an existing file.
+ *
+ * Invariants
+ *   - Only local locations (file: URIs or absolute paths) are written; the
+ *     path is normalised lexically and must lie inside a write root as
+ *     configured, else 42501 without touching the file system.  Empty
+ *     skade.write_roots: writing is disabled (42501).
+ *   - The path is walked from the root's real directory one component at a
+ *     time with openat(O_DIRECTORY | O_NOFOLLOW): a symbolic link anywhere
+ *     below the root is refused (42501), a missing directory is created
+ *     (mode 0755) -- so nothing outside the root is ever created or named.
+ *   - The file is created with O_CREAT | O_EXCL | O_NOFOLLOW (mode 0644):
+ *     an existing file (or link) is never replaced (58P02).  It is written
+ *     whole and fsync'ed, then its directory (and every directory created
+ *     on the way) is fsync'ed: once SkadeCreateFile returns, the file
+ *     survives a crash.  On any error after creation the partial file is
+ *     removed.
+ *   - Errors name the location as given and carry file-system SQLSTATEs
+ *     (53100 disk full, 42501 permission, 58030 other I/O).
+ *
+ * Who may write is decided by EXECUTE privilege on the functions that call
+ * this (they write only Iceberg metadata, see metadata_write.c); where, by
+ * the superuser-only roots.  File descriptors are reported to fd.c and
+ * closed on every path.
+ *
+ * IDENTIFICATION
+ *	  src/file_create.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "storage/fd.h"
+#include "utils/memutils.h"
+#include "utils/varlena.h"
+
+#include "file_access.h"
+#include "file_create.h"
+#include "guc.h"
+
+static const char *write_root_of(const char *path, const char **rest);
+static int	walk_dirs(const char *location, const char *root, const char *rest,
+					  char **name);
+static void create_at(const char *location, int dirfd, const char *name,
+					  const char *data, Size len);
+static void fail(const char *location, const char *what, int err) pg_attribute_noreturn();
+static int	write_errcode(int err);
+
+/*
+ * SkadeCreateFile
+ *		Create the file at location with the len bytes of data (see above).
+ */
+void
+SkadeCreateFile(const char *location, const char *data, Size len)
+{
+	const char *rest;
+	const char *root;
+	char	   *path;
+	char	   *name;
+	int			dirfd;
+
+	if (strncmp(location, "file:", 5) != 0 && location[0] != '/')
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot write \"%s\": only local files are supported", location),
+				 errhint("Use file:/ locations under skade.write_roots.")));
+	path = SkadeLocalPath(location);
+	root = write_root_of(path, &rest);
+	if (root == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot write \"%s\": it is outside skade.write_roots", location),
+				 (skade_write_roots == NULL || skade_write_roots[0] == '\0') ?
+				 errhint("Writing is disabled; a superuser can allow directories with skade.write_roots.") : 0));
+	dirfd = walk_dirs(location, root, rest, &name);
+	PG_TRY();
+	{
+		create_at(location, dirfd, name, data, len);
+	}
+	PG_FINALLY();
+	{
+		close(dirfd);
+		ReleaseExternalFD();
+	}
+	PG_END_TRY();
+}
+
+/* The write root path lies in (its real directory), and the path below it. */
+static const char *
+write_root_of(const char *path, const char **rest)
+{
+	char	   *raw = pstrdup(skade_write_roots ? skade_write_roots : "");
+	List	   *dirs;
+	ListCell   *lc;
+
+	if (!SplitDirectoriesString(raw, ',', &dirs))
+		return NULL;
+	foreach(lc, dirs)
+	{
+		const char *dir = SkadeLocalPath((const char *) lfirst(lc));
+		size_t		n = strlen(dir);
+
+		if (strncmp(path, dir, n) == 0 && path[n] == '/' && path[n + 1] != '\0')
+		{
+			char	   *real = realpath(dir, NULL);
+			char	   *copy;
+
+			if (real == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_FILE),
+						 errmsg("cannot write \"%s\": its write root \"%s\" does not exist",
+								path, dir),
+						 errhint("Create the directories of skade.write_roots; skade creates only what is below them.")));
+			copy = pstrdup(real);
+			free(real);
+			*rest = path + n + 1;
+			return copy;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Open the directory of rest below root, creating what is missing; no
+ * symbolic link is followed.  Returns the directory's descriptor (reported
+ * to fd.c) and sets *name to the file's last component.
+ */
+static int
+walk_dirs(const char *location, const char *root, const char *rest, char **name)
+{
+	char	   *copy = pstrdup(rest);
+	char	   *slash;
+	char	   *comp = copy;
+	int			dirfd;
+
+	ReserveExternalFD();
+	dirfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+	{
+		ReleaseExternalFD();
+		fail(location, "open its write root", errno);
+	}
+	while ((slash = strchr(comp, '/')) != NULL)
+	{
+		int			next;
+
+		*slash = '\0';
+		next = openat(dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT)
+		{
+			if (mkdirat(dirfd, comp, 0755) != 0 && errno != EEXIST)
+			{
+				int			err = errno;
+
+				close(dirfd);
+				ReleaseExternalFD();
+				fail(location, "create its directory", err);
+			}
+			/* the new entry must reach the disk with its parent */
+			(void) fsync(dirfd);
+			next = openat(dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next < 0)
+		{
+			int			err = errno;
+
+			close(dirfd);
+			ReleaseExternalFD();
+			if (err == ELOOP || err == ENOTDIR)
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("cannot write \"%s\": a component of its path is a symbolic link or not a directory",
+								location),
+						 errdetail("skade writes only through plain directories below skade.write_roots.")));
+			fail(location, "open its directory", err);
+		}
+		close(dirfd);
+		dirfd = next;
+		comp = slash + 1;
+	}
+	*name = comp;
+	return dirfd;
+}
+
+/* Create name in dirfd exclusively, write data, fsync it and the directory. */
+static void
+create_at(const char *location, int dirfd, const char *name, const char *data, Size len)
+{
+	int			fd;
+	Size		done = 0;
+	int			err = 0;
+
+	if (name[0] == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot write \"%s\": it names a directory", location)));
+	ReserveExternalFD();
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+	{
+		err = errno;
+		ReleaseExternalFD();
+		if (err == EEXIST)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_FILE),
+					 errmsg("cannot write \"%s\": the file exists", location),
+					 errdetail("Metadata files are written once and never replaced.")));
+		fail(location, "create it", err);
+	}
+	while (done < len && err == 0)
+	{
+		ssize_t		n = write(fd, data + done, len - done);
+
+		if (n < 0 && errno != EINTR)
+			err = errno;
+		else if (n > 0)
+			done += n;
+	}
+	if (err == 0 && fsync(fd) != 0)
+		err = errno;
+	if (close(fd) != 0 && err == 0)
+		err = errno;
+	ReleaseExternalFD();
+	if (err == 0 && fsync(dirfd) != 0)
+		err = errno;
+	if (err != 0)
+	{
+		(void) unlinkat(dirfd, name, 0);
+		fail(location, "write it", err);
+	}
+}
+
+static void
+fail(const char *location, const char *what, int err)
+{
+	ereport(ERROR,
+			(errcode(write_errcode(err)),
+			 errmsg("cannot write \"%s\": could not %s: %s", location, what, strerror(err))));
+}
+
+static int
+write_errcode(int err)
+{
+	switch (err)
+	{
+		case ENOSPC:
+		case EDQUOT:
+			return ERRCODE_DISK_FULL;
+		case EACCES:
+		case EPERM:
+		case EROFS:
+			return ERRCODE_INSUFFICIENT_PRIVILEGE;
+		default:
+			return ERRCODE_IO_ERROR;
+	}
+}

@@ -1,0 +1,101 @@
+/*-------------------------------------------------------------------------
+ *
+ * metadata_write.c
+ *	  skade.write_table_metadata(): write one new Iceberg table metadata
+ *	  file, the only kind of file SQL can make skade write.
+ *
+ * Invariants
+ *   - The file name is Iceberg's: "<5+ digits>-<uuid>.metadata.json", or
+ *     ".gz.metadata.json" (then the text is gzip-compressed, as for
+ *     write.metadata.compression-codec = gzip); anything else is 22023.
+ *   - The content is checked to be Iceberg table metadata by the same
+ *     parser that reads it (metadata_json.c): what is written can be read
+ *     back (22SK1 otherwise, and nothing is written).
+ *   - The file is created under skade.write_roots, create-only, durably
+ *     (file_create.c); an existing file is never replaced.
+ * A writer may thus create metadata files, never overwrite or delete
+ * anything; EXECUTE on this function is granted to skade_writer, as on
+ * the functions that commit pointers.
+ *
+ * IDENTIFICATION
+ *	  src/metadata_write.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+
+#include "file_create.h"
+#include "gzip.h"
+#include "metadata_json.h"
+#include "names.h"
+
+PG_FUNCTION_INFO_V1(skade_write_table_metadata);
+
+static bool metadata_file_name(const char *location, bool *gzip);
+
+/*
+ * skade.write_table_metadata(location text, metadata jsonb) -> location
+ */
+Datum
+skade_write_table_metadata(PG_FUNCTION_ARGS)
+{
+	char	   *location = SkadeTextArg(fcinfo, 0, "location");
+	Jsonb	   *metadata;
+	char	   *text;
+	bool		gzip;
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("metadata must not be NULL")));
+	metadata = PG_GETARG_JSONB_P(1);
+	if (!metadata_file_name(location, &gzip))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"%s\" is not the name of an Iceberg metadata file", location),
+				 errdetail("The file name must be <version>-<uuid>.metadata.json or <version>-<uuid>.gz.metadata.json.")));
+	text = JsonbToCString(NULL, &metadata->root, VARSIZE(metadata));
+	/* readable by skade's own reader, or not written at all */
+	(void) SkadeParseMetadata(text, strlen(text), location);
+	if (gzip)
+	{
+		StringInfo	z = SkadeGzip(text, strlen(text));
+
+		SkadeCreateFile(location, z->data, z->len);
+	}
+	else
+		SkadeCreateFile(location, text, strlen(text));
+	PG_RETURN_TEXT_P(cstring_to_text(location));
+}
+
+/* Is the last component of location "<digits>-<uuid>[.gz].metadata.json"? */
+static bool
+metadata_file_name(const char *location, bool *gzip)
+{
+	const char *name = strrchr(location, '/');
+	const char *p;
+	int			digits = 0;
+	int			i;
+
+	if (name == NULL)
+		return false;
+	name++;
+	for (p = name; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (digits < 5 || *p++ != '-')
+		return false;
+	/* 8-4-4-4-12 hex digits */
+	for (i = 0; i < 36; i++, p++)
+	{
+		bool		dash = (i == 8 || i == 13 || i == 18 || i == 23);
+
+		if (dash ? *p != '-' : !((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return false;
+	}
+	*gzip = strcmp(p, ".gz.metadata.json") == 0;
+	return *gzip || strcmp(p, ".metadata.json") == 0;
+}
