@@ -16,7 +16,8 @@ command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || install_pa
 python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
 
 WAREHOUSE=$(mktemp -d /tmp/skade-interop-wh.XXXXXX)
-chmod 755 "$WAREHOUSE"
+# the server writes metadata there too (skade.create_table); clients run as root
+chmod 755 "$WAREHOUSE" && chown "$PG_USER" "$WAREHOUSE"
 # the committed fixtures, copied to this run's own directory with their
 # recorded paths rewritten (test/fixtures.py), where the server (user
 # postgres) can read them even when the checkout is private; the pyiceberg
@@ -35,6 +36,7 @@ ROOTS="$WAREHOUSE,$FIXDIR"
 
 start_server "$DATA" "$PORT"
 echo "skade.allowed_roots = '$ROOTS'" >>"$DATA/postgresql.conf"
+echo "skade.write_roots = '$WAREHOUSE'" >>"$DATA/postgresql.conf"
 # the smallest L0.5 manifest cache: python/test_manifest_cache.py overflows it
 echo "skade.manifest_cache_size = '1MB'" >>"$DATA/postgresql.conf"
 as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null
