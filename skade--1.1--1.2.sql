@@ -125,7 +125,8 @@ $fresh$;
  * makes it (Java's TableMetadata.newTableMetadata): fresh column ids from 1,
  * partition field ids from 1000, sort order 1 (0 when unsorted), schema,
  * spec and order ids 0; "format-version" among the properties sets the
- * format and is not kept.  The location is the argument, else the
+ * format; reserved properties are not kept and Parquet defaults to zstd, as
+ * Java persists them.  The location is the argument, else the
  * namespace's location (its property, else skade.warehouse/<levels>)
  * followed by /<name>.  Writes <location>/metadata/00000-<uuid>.metadata.json
  * (.gz.metadata.json with write.metadata.compression-codec = gzip; the
@@ -167,8 +168,12 @@ BEGIN
 	END IF;
 	IF props ? 'format-version' THEN
 		fv := CASE WHEN props->>'format-version' ~ '^[0-9]{1,2}$' THEN (props->>'format-version')::integer ELSE -1 END;
-		props := props OPERATOR(pg_catalog.-) 'format-version';
 	END IF;
+	-- what Java persists: zstd for Parquet unless said otherwise, no reserved keys
+	props := jsonb_build_object('write.parquet.compression-codec', 'zstd') OPERATOR(pg_catalog.||)
+		(props OPERATOR(pg_catalog.-) ARRAY['format-version', 'uuid', 'snapshot-count', 'current-snapshot-id',
+			'current-snapshot-summary', 'current-snapshot-timestamp-ms', 'current-schema',
+			'default-partition-spec', 'default-sort-order']);
 	IF fv IS NULL OR fv NOT BETWEEN 1 AND 3 THEN
 		RAISE EXCEPTION 'format version % is not supported', coalesce(fv::text, 'NULL')
 			USING ERRCODE = 'feature_not_supported', HINT = 'Iceberg format versions 1, 2 and 3 are.';
@@ -263,7 +268,7 @@ BEGIN
 		meta := (meta OPERATOR(pg_catalog.-) 'last-sequence-number') OPERATOR(pg_catalog.||) jsonb_build_object(
 			'schema', new_schema, 'partition-spec', spec_fields);
 	ELSIF fv OPERATOR(pg_catalog.=) 3 THEN
-		meta := meta OPERATOR(pg_catalog.||) jsonb_build_object('next-row-id', 0);
+		meta := meta OPERATOR(pg_catalog.||) jsonb_build_object('next-row-id', 0, 'current-snapshot-id', NULL);
 	END IF;
 
 	PERFORM skade.write_table_metadata(file, meta);
