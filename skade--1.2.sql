@@ -686,6 +686,455 @@ BEGIN
 END
 $create$;
 
+/* update_table's builder steps (Java's TableMetadata.Builder rules) */
+
+-- add-schema: ids kept as sent; an identical schema is reused, else max id + 1
+CREATE FUNCTION skade.add_schema(m jsonb, schema jsonb, idx integer, INOUT nchanges integer,
+								 OUT meta jsonb, OUT last_added integer)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	norm jsonb;
+	found integer;
+	highest integer;
+	id integer;
+BEGIN
+	IF jsonb_typeof(schema) IS DISTINCT FROM 'object' THEN
+		RAISE EXCEPTION 'updates[%].schema must be an object', idx USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	-- structure and types (the fresh ids are thrown away)
+	PERFORM skade.fresh_type(jsonb_build_object('type', 'struct', 'fields', schema->'fields'),
+							 format('updates[%s].schema', idx), 0, '{}'::jsonb);
+	IF (m->>'format-version')::integer < 3 AND schema::text ~ '"(timestamp_ns|timestamptz_ns|variant|unknown|geometry|geography)' THEN
+		RAISE EXCEPTION 'updates[%].schema: a type of format version 3 in a v% table', idx, m->>'format-version'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	norm := jsonb_build_object('type', 'struct', 'fields', schema->'fields')
+		|| CASE WHEN jsonb_array_length(coalesce(schema->'identifier-field-ids', '[]')) > 0
+				THEN jsonb_build_object('identifier-field-ids', schema->'identifier-field-ids') ELSE '{}' END;
+	SELECT (x->>'schema-id')::integer INTO found FROM jsonb_array_elements(m->'schemas') x
+	 WHERE (x - 'schema-id') = norm LIMIT 1;
+	SELECT max(v::text::integer) INTO highest FROM (
+		SELECT jsonb_path_query(schema, 'lax $.**.id') v
+		UNION ALL SELECT jsonb_path_query(schema, 'lax $.**."element-id"')
+		UNION ALL SELECT jsonb_path_query(schema, 'lax $.**."key-id"')
+		UNION ALL SELECT jsonb_path_query(schema, 'lax $.**."value-id"')) ids;
+	highest := greatest(coalesce(highest, 0), (m->>'last-column-id')::integer);
+	IF found IS NOT NULL AND highest = (m->>'last-column-id')::integer THEN
+		meta := m;
+		last_added := NULL;
+		RETURN;
+	END IF;
+	meta := m || jsonb_build_object('last-column-id', highest);
+	IF found IS NULL THEN
+		SELECT coalesce(max((x->>'schema-id')::integer), -1) + 1 INTO id FROM jsonb_array_elements(m->'schemas') x;
+		meta := jsonb_set(meta, '{schemas}', (m->'schemas') || jsonb_build_array(norm || jsonb_build_object('schema-id', id)));
+	ELSE
+		id := found;
+	END IF;
+	last_added := id;
+	nchanges := nchanges + 1;
+END
+$f$;
+
+-- add-snapshot: a new id, sequence numbers forward (v2+), row lineage (v3)
+CREATE FUNCTION skade.add_snapshot(m jsonb, snap jsonb, idx integer) RETURNS jsonb
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	fv integer := (m->>'format-version')::integer;
+	seq bigint;
+BEGIN
+	IF jsonb_typeof(snap) IS DISTINCT FROM 'object' OR jsonb_typeof(snap->'snapshot-id') IS DISTINCT FROM 'number'
+	   OR jsonb_typeof(snap->'timestamp-ms') IS DISTINCT FROM 'number'
+	   OR (jsonb_typeof(snap->'manifest-list') IS DISTINCT FROM 'string' AND fv > 1)
+	   OR jsonb_typeof(snap->'summary'->'operation') IS DISTINCT FROM 'string' THEN
+		RAISE EXCEPTION 'updates[%].snapshot needs snapshot-id, timestamp-ms, manifest-list and summary.operation', idx
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x
+			   WHERE x->'snapshot-id' = snap->'snapshot-id') THEN
+		RAISE EXCEPTION 'updates[%]: snapshot % already exists', idx, snap->>'snapshot-id'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF fv >= 2 THEN
+		seq := (snap->>'sequence-number')::bigint;
+		IF seq IS NULL THEN
+			RAISE EXCEPTION 'updates[%].snapshot needs a sequence-number in a v% table', idx, fv
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF snap->>'parent-snapshot-id' IS NOT NULL AND seq <= (m->>'last-sequence-number')::bigint THEN
+			RAISE EXCEPTION 'cannot add snapshot with sequence number % older than last sequence number %',
+				seq, m->>'last-sequence-number' USING ERRCODE = 'serialization_failure',
+				HINT = 'Another commit came first: reload the table and retry.';
+		END IF;
+		m := m || jsonb_build_object('last-sequence-number', seq);
+	END IF;
+	IF fv >= 3 THEN
+		IF jsonb_typeof(snap->'first-row-id') IS DISTINCT FROM 'number' OR jsonb_typeof(snap->'added-rows') IS DISTINCT FROM 'number'
+		   OR (snap->>'first-row-id')::bigint < 0 OR (snap->>'added-rows')::bigint < 0 THEN
+			RAISE EXCEPTION 'updates[%].snapshot needs first-row-id and added-rows in a v3 table', idx
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF (snap->>'first-row-id')::bigint < (m->>'next-row-id')::bigint THEN
+			RAISE EXCEPTION 'cannot add snapshot: first-row-id % is behind table next-row-id %',
+				snap->>'first-row-id', m->>'next-row-id' USING ERRCODE = 'serialization_failure';
+		END IF;
+		m := m || jsonb_build_object('next-row-id', (m->>'next-row-id')::bigint + (snap->>'added-rows')::bigint);
+	END IF;
+	RETURN jsonb_set(m, '{snapshots}', coalesce(m->'snapshots', '[]') || jsonb_build_array(snap));
+END
+$f$;
+
+-- set-snapshot-ref: replaced whole; main moves the current snapshot and the log
+CREATE FUNCTION skade.set_snapshot_ref(m jsonb, u jsonb, idx integer, added jsonb, now_ms bigint,
+									   INOUT nchanges integer, OUT meta jsonb)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	name text := u->>'ref-name';
+	kind text := lower(u->>'type');
+	ref jsonb;
+	k text;
+BEGIN
+	IF name IS NULL OR jsonb_typeof(u->'snapshot-id') IS DISTINCT FROM 'number' OR kind NOT IN ('branch', 'tag') THEN
+		RAISE EXCEPTION 'updates[%] needs ref-name, snapshot-id and type branch|tag', idx
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF kind = 'tag' AND (u ? 'min-snapshots-to-keep' OR u ? 'max-snapshot-age-ms') THEN
+		RAISE EXCEPTION 'updates[%]: tags do not keep snapshots', idx USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF name = 'main' AND kind <> 'branch' THEN
+		RAISE EXCEPTION 'updates[%]: cannot set main to a tag, it must be a branch', idx
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	ref := jsonb_build_object('snapshot-id', u->'snapshot-id', 'type', kind);
+	FOREACH k IN ARRAY ARRAY['min-snapshots-to-keep', 'max-snapshot-age-ms', 'max-ref-age-ms'] LOOP
+		IF u->k IS NOT NULL AND jsonb_typeof(u->k) <> 'null' THEN
+			IF jsonb_typeof(u->k) <> 'number' OR (u->>k)::numeric <= 0 THEN
+				RAISE EXCEPTION 'updates[%].% must be a positive number', idx, k USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			ref := ref || jsonb_build_object(k, u->k);
+		END IF;
+	END LOOP;
+	IF m->'refs'->name = ref THEN
+		meta := m;
+		RETURN;
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x
+				   WHERE x->'snapshot-id' = u->'snapshot-id') THEN
+		RAISE EXCEPTION 'updates[%]: cannot set % to unknown snapshot %', idx, name, u->>'snapshot-id'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	meta := jsonb_set(m, '{refs}', coalesce(m->'refs', '{}') || jsonb_build_object(name, ref));
+	IF name = 'main' THEN
+		meta := meta || jsonb_build_object('current-snapshot-id', u->'snapshot-id',
+			'snapshot-log', coalesce(m->'snapshot-log', '[]') || jsonb_build_array(jsonb_build_object(
+				'timestamp-ms', coalesce(added->(u->>'snapshot-id'), to_jsonb(now_ms)),
+				'snapshot-id', u->'snapshot-id')));
+	END IF;
+	nchanges := nchanges + 1;
+END
+$f$;
+
+-- remove-snapshots: with their statistics and the refs that named them; the
+-- snapshot log loses them (and, as Java does, the history before a gap)
+CREATE FUNCTION skade.remove_snapshots(m jsonb, ids jsonb, idx integer, INOUT nchanges integer,
+									   OUT meta jsonb)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	gone jsonb;
+	kept jsonb;
+	log jsonb := '[]';
+	r record;
+BEGIN
+	IF jsonb_typeof(ids) IS DISTINCT FROM 'array' THEN
+		RAISE EXCEPTION 'updates[%].snapshot-ids must be an array', idx USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT coalesce(jsonb_agg(x->'snapshot-id'), '[]') INTO gone FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x
+	 WHERE x->'snapshot-id' IN (SELECT jsonb_array_elements(ids));
+	IF jsonb_array_length(gone) = 0 THEN
+		meta := m;
+		RETURN;
+	END IF;
+	SELECT coalesce(jsonb_agg(x), '[]') INTO kept FROM jsonb_array_elements(m->'snapshots') x
+	 WHERE NOT x->'snapshot-id' IN (SELECT jsonb_array_elements(gone));
+	meta := m || jsonb_build_object('snapshots', kept);
+	meta := meta || jsonb_build_object(
+		'statistics', (SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(coalesce(m->'statistics', '[]')) x
+					   WHERE NOT x->'snapshot-id' IN (SELECT jsonb_array_elements(gone))),
+		'partition-statistics', (SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(coalesce(m->'partition-statistics', '[]')) x
+								 WHERE NOT x->'snapshot-id' IN (SELECT jsonb_array_elements(gone))),
+		'refs', (SELECT coalesce(jsonb_object_agg(k, v), '{}') FROM jsonb_each(coalesce(m->'refs', '{}')) t(k, v)
+				 WHERE NOT v->'snapshot-id' IN (SELECT jsonb_array_elements(gone))));
+	IF (m->'current-snapshot-id') IN (SELECT jsonb_array_elements(gone)) THEN
+		meta := meta || jsonb_build_object('current-snapshot-id',
+			CASE WHEN (m->>'format-version')::integer >= 3 THEN NULL ELSE -1 END);
+	END IF;
+	FOR r IN SELECT x FROM jsonb_array_elements(coalesce(m->'snapshot-log', '[]')) x LOOP
+		IF r.x->'snapshot-id' IN (SELECT jsonb_array_elements(gone)) THEN
+			log := '[]';
+		ELSIF r.x->'snapshot-id' IN (SELECT y->'snapshot-id' FROM jsonb_array_elements(kept) y) THEN
+			log := log || jsonb_build_array(r.x);
+		END IF;
+	END LOOP;
+	meta := meta || jsonb_build_object('snapshot-log', log);
+	nchanges := nchanges + jsonb_array_length(gone);
+END
+$f$;
+
+/*
+ * update_table: one commit of the Iceberg REST CommitTableRequest kind.
+ * requirements (all 8 kinds) are checked against the current metadata
+ * (40001 naming the one that failed); updates are applied in order with
+ * Java's TableMetadata.Builder rules; no change writes no file.  Otherwise
+ * the next %05d-<uuid>.metadata.json is written (metadata-log appended and
+ * trimmed to write.metadata.previous-versions-max) and the pointer moves by
+ * skade.commit_table(): the same compare-and-swap UPDATE JDBC clients run,
+ * under the row lock taken first.  Returns the (new or unchanged) location.
+ * Actions not implemented yet are refused with 0A000 (see README).
+ */
+CREATE FUNCTION skade.update_table(namespace text, name text, requirements jsonb DEFAULT '[]',
+								   updates jsonb DEFAULT '[]', catalog text DEFAULT NULL)
+	RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $update$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+	base_location text;
+	base jsonb;
+	m jsonb;
+	r jsonb;
+	u jsonb;
+	i integer := 0;
+	changes integer := 0;
+	now_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+	added_snapshots jsonb := '{}';
+	last_added_schema integer;
+	v integer;
+	s jsonb;
+	ref jsonb;
+	props jsonb;
+	maxlog integer;
+	version bigint;
+	dir text;
+	file text;
+BEGIN
+	IF namespace IS NULL OR name IS NULL OR requirements IS NULL OR updates IS NULL THEN
+		RAISE EXCEPTION 'namespace, name, requirements and updates must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF jsonb_typeof(requirements) <> 'array' OR jsonb_typeof(updates) <> 'array' THEN
+		RAISE EXCEPTION 'requirements and updates must be JSON arrays' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	-- the row lock first: commits to this table (API or JDBC) queue here
+	SELECT t.metadata_location INTO base_location FROM public.iceberg_tables t
+	 WHERE t.catalog_name = cat AND t.table_namespace = namespace AND t.table_name = name
+	   AND coalesce(t.iceberg_type, 'TABLE') = 'TABLE'
+	   FOR UPDATE;
+	IF NOT FOUND THEN
+		IF EXISTS (SELECT 1 FROM jsonb_array_elements(requirements) q WHERE lower(q->>'type') = 'assert-create') THEN
+			RAISE EXCEPTION 'requirement assert-create: use skade.create_table() to create "%.%"', namespace, name
+				USING ERRCODE = 'feature_not_supported';
+		END IF;
+		RAISE EXCEPTION 'table "%.%" does not exist in catalog "%"', namespace, name, cat USING ERRCODE = 'undefined_table';
+	END IF;
+	base := skade.table_metadata(namespace, name, catalog => cat)::jsonb;
+	IF (SELECT l.metadata_location FROM skade.load_table(namespace, name, 'none', cat) l) IS DISTINCT FROM base_location THEN
+		RAISE EXCEPTION 'table "%.%" changed while it was read', namespace, name USING ERRCODE = 'serialization_failure';
+	END IF;
+	m := base;
+
+	-- requirements, all against the same base
+	FOR r IN SELECT q FROM jsonb_array_elements(requirements) q LOOP
+		i := i + 1;
+		CASE lower(r->>'type')
+		WHEN 'assert-create' THEN
+			RAISE EXCEPTION 'requirement assert-create failed: table "%.%" already exists', namespace, name
+				USING ERRCODE = 'serialization_failure';
+		WHEN 'assert-table-uuid' THEN
+			IF lower(r->>'uuid') IS DISTINCT FROM lower(base->>'table-uuid') THEN
+				RAISE EXCEPTION 'requirement assert-table-uuid failed: uuid is %, not %', base->>'table-uuid', r->>'uuid'
+					USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-ref-snapshot-id' THEN
+			ref := base->'refs'->(r->>'ref');
+			IF ref IS NOT NULL AND r->'snapshot-id' IS NULL OR ref IS NOT NULL AND jsonb_typeof(r->'snapshot-id') = 'null' THEN
+				RAISE EXCEPTION 'requirement assert-ref-snapshot-id failed: % % was created concurrently', ref->>'type', r->>'ref'
+					USING ERRCODE = 'serialization_failure';
+			ELSIF ref IS NOT NULL AND (ref->>'snapshot-id')::bigint IS DISTINCT FROM (r->>'snapshot-id')::bigint THEN
+				RAISE EXCEPTION 'requirement assert-ref-snapshot-id failed: % % has changed: expected id % != %',
+					ref->>'type', r->>'ref', r->>'snapshot-id', ref->>'snapshot-id' USING ERRCODE = 'serialization_failure';
+			ELSIF ref IS NULL AND r->>'snapshot-id' IS NOT NULL THEN
+				RAISE EXCEPTION 'requirement assert-ref-snapshot-id failed: branch or tag % is missing, expected %',
+					r->>'ref', r->>'snapshot-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-last-assigned-field-id' THEN
+			IF (base->>'last-column-id')::integer IS DISTINCT FROM (r->>'last-assigned-field-id')::integer THEN
+				RAISE EXCEPTION 'requirement assert-last-assigned-field-id failed: expected id %, not %',
+					r->>'last-assigned-field-id', base->>'last-column-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-current-schema-id' THEN
+			IF (base->>'current-schema-id')::integer IS DISTINCT FROM (r->>'current-schema-id')::integer THEN
+				RAISE EXCEPTION 'requirement assert-current-schema-id failed: expected id %, not %',
+					r->>'current-schema-id', base->>'current-schema-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-last-assigned-partition-id' THEN
+			IF (base->>'last-partition-id')::integer IS DISTINCT FROM (r->>'last-assigned-partition-id')::integer THEN
+				RAISE EXCEPTION 'requirement assert-last-assigned-partition-id failed: expected id %, not %',
+					r->>'last-assigned-partition-id', base->>'last-partition-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-default-spec-id' THEN
+			IF (base->>'default-spec-id')::integer IS DISTINCT FROM (r->>'default-spec-id')::integer THEN
+				RAISE EXCEPTION 'requirement assert-default-spec-id failed: expected id %, not %',
+					r->>'default-spec-id', base->>'default-spec-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-default-sort-order-id' THEN
+			IF (base->>'default-sort-order-id')::integer IS DISTINCT FROM (r->>'default-sort-order-id')::integer THEN
+				RAISE EXCEPTION 'requirement assert-default-sort-order-id failed: expected id %, not %',
+					r->>'default-sort-order-id', base->>'default-sort-order-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		ELSE
+			RAISE EXCEPTION 'requirements[%]: unknown requirement %', i - 1, coalesce(r->'type', 'null'::jsonb)
+				USING ERRCODE = 'invalid_parameter_value';
+		END CASE;
+	END LOOP;
+
+	-- updates, in order
+	i := 0;
+	FOR u IN SELECT q FROM jsonb_array_elements(updates) q LOOP
+		i := i + 1;
+		CASE lower(u->>'action')
+		WHEN 'assign-uuid' THEN
+			IF jsonb_typeof(u->'uuid') IS DISTINCT FROM 'string' THEN
+				RAISE EXCEPTION 'updates[%].uuid must be a string', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			ELSIF lower(u->>'uuid') <> lower(m->>'table-uuid') THEN
+				RAISE EXCEPTION 'updates[%]: cannot change the uuid of an existing table', i - 1
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+		WHEN 'upgrade-format-version' THEN
+			v := CASE WHEN u->>'format-version' ~ '^[0-9]{1,2}$' THEN (u->>'format-version')::integer END;
+			IF v IS NULL OR v > 3 THEN
+				RAISE EXCEPTION 'updates[%]: cannot upgrade to format version %', i - 1, coalesce(u->>'format-version', 'null')
+					USING ERRCODE = 'invalid_parameter_value';
+			ELSIF v < (m->>'format-version')::integer THEN
+				RAISE EXCEPTION 'updates[%]: cannot downgrade v% table to v%', i - 1, m->>'format-version', v
+					USING ERRCODE = 'invalid_parameter_value';
+			ELSIF v > (m->>'format-version')::integer THEN
+				m := m || jsonb_build_object('format-version', v);
+				IF NOT m ? 'last-sequence-number' THEN
+					m := m || '{"last-sequence-number": 0}';
+				END IF;
+				IF v = 3 AND NOT m ? 'next-row-id' THEN
+					m := m || '{"next-row-id": 0}';
+				END IF;
+				changes := changes + 1;
+			END IF;
+		WHEN 'set-properties' THEN
+			props := coalesce(u->'updates', u->'updated');
+			IF jsonb_typeof(props) IS DISTINCT FROM 'object' OR EXISTS (
+				SELECT 1 FROM jsonb_each(props) p WHERE jsonb_typeof(p.value) <> 'string') THEN
+				RAISE EXCEPTION 'updates[%].updates must be an object of strings', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF props <> '{}' THEN
+				m := jsonb_set(m, '{properties}', coalesce(m->'properties', '{}') || props);
+				changes := changes + 1;
+			END IF;
+		WHEN 'remove-properties' THEN
+			IF jsonb_typeof(coalesce(u->'removals', u->'removed')) IS DISTINCT FROM 'array' THEN
+				RAISE EXCEPTION 'updates[%].removals must be an array of strings', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF jsonb_array_length(coalesce(u->'removals', u->'removed')) > 0 THEN
+				m := jsonb_set(m, '{properties}', coalesce(m->'properties', '{}') -
+					ARRAY(SELECT jsonb_array_elements_text(coalesce(u->'removals', u->'removed'))));
+				changes := changes + 1;
+			END IF;
+		WHEN 'set-location' THEN
+			IF jsonb_typeof(u->'location') IS DISTINCT FROM 'string' THEN
+				RAISE EXCEPTION 'updates[%].location must be a string', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF u->>'location' <> m->>'location' THEN
+				m := m || jsonb_build_object('location', rtrim(u->>'location', '/'));
+				changes := changes + 1;
+			END IF;
+		WHEN 'add-schema' THEN
+			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, last_added_schema
+			  FROM skade.add_schema(m, u->'schema', i - 1, changes) a;
+		WHEN 'set-current-schema' THEN
+			v := (u->>'schema-id')::integer;
+			IF v = -1 THEN
+				IF last_added_schema IS NULL THEN
+					RAISE EXCEPTION 'updates[%]: cannot set last added schema: no schema has been added', i - 1
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				v := last_added_schema;
+			END IF;
+			IF v IS DISTINCT FROM (m->>'current-schema-id')::integer THEN
+				IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m->'schemas') x WHERE (x->>'schema-id')::integer = v) THEN
+					RAISE EXCEPTION 'updates[%]: cannot set current schema to unknown schema %', i - 1, v
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				m := m || jsonb_build_object('current-schema-id', v);
+				IF (m->>'format-version')::integer = 1 THEN
+					m := m || jsonb_build_object('schema', (SELECT x FROM jsonb_array_elements(m->'schemas') x
+														   WHERE (x->>'schema-id')::integer = v));
+				END IF;
+				changes := changes + 1;
+			END IF;
+		WHEN 'add-snapshot' THEN
+			m := skade.add_snapshot(m, u->'snapshot', i - 1);
+			added_snapshots := added_snapshots || jsonb_build_object(u->'snapshot'->>'snapshot-id', u->'snapshot'->'timestamp-ms');
+			changes := changes + 1;
+		WHEN 'set-snapshot-ref' THEN
+			SELECT a.meta, a.nchanges INTO m, changes
+			  FROM skade.set_snapshot_ref(m, u, i - 1, added_snapshots, now_ms, changes) a;
+		WHEN 'remove-snapshot-ref' THEN
+			IF m->'refs' ? (u->>'ref-name') THEN
+				m := jsonb_set(m, '{refs}', (m->'refs') - (u->>'ref-name'));
+				changes := changes + 1;
+			END IF;
+			IF u->>'ref-name' = 'main' THEN
+				m := m || jsonb_build_object('current-snapshot-id',
+					CASE WHEN (m->>'format-version')::integer >= 3 THEN NULL ELSE -1 END);
+			END IF;
+		WHEN 'remove-snapshots' THEN
+			SELECT a.meta, a.nchanges INTO m, changes
+			  FROM skade.remove_snapshots(m, u->'snapshot-ids', i - 1, changes) a;
+		ELSE
+			IF lower(u->>'action') IN ('add-spec', 'set-default-spec', 'add-sort-order', 'set-default-sort-order',
+									   'set-statistics', 'remove-statistics', 'set-partition-statistics',
+									   'remove-partition-statistics', 'remove-partition-specs', 'remove-schemas',
+									   'add-encryption-key', 'remove-encryption-key') THEN
+				RAISE EXCEPTION 'updates[%]: action % is not supported yet', i - 1, u->>'action'
+					USING ERRCODE = 'feature_not_supported';
+			END IF;
+			RAISE EXCEPTION 'updates[%]: unknown action %', i - 1, coalesce(u->'action', 'null'::jsonb)
+				USING ERRCODE = 'invalid_parameter_value';
+		END CASE;
+	END LOOP;
+
+	IF changes = 0 THEN
+		RETURN base_location;
+	END IF;
+
+	-- the new file: next version, metadata-log, timestamps
+	props := coalesce(m->'properties', '{}');
+	maxlog := greatest(1, coalesce(nullif(props->>'write.metadata.previous-versions-max', '')::integer, 100));
+	m := m || jsonb_build_object('last-updated-ms', now_ms,
+		'metadata-log', (SELECT coalesce(jsonb_agg(e ORDER BY n), '[]')
+						 FROM (SELECT e, n FROM jsonb_array_elements(
+								   coalesce(base->'metadata-log', '[]') || jsonb_build_array(jsonb_build_object(
+									   'timestamp-ms', base->'last-updated-ms', 'metadata-file', base_location)))
+								   WITH ORDINALITY x(e, n)
+							   ORDER BY n DESC LIMIT maxlog) l));
+	version := coalesce(substring(base_location FROM '/([0-9]+)-[^/]*$')::bigint, 0) + 1;
+	dir := coalesce(rtrim(props->>'write.metadata.path', '/'), rtrim(m->>'location', '/') || '/metadata');
+	file := dir || '/' || lpad(version::text, greatest(5, length(version::text)), '0') || '-'
+		|| gen_random_uuid()::text
+		|| CASE WHEN lower(props->>'write.metadata.compression-codec') = 'gzip'
+				THEN '.gz.metadata.json' ELSE '.metadata.json' END;
+	PERFORM skade.write_table_metadata(file, m);
+	PERFORM skade.commit_table(namespace, name, base_location, file, cat);
+	RETURN file;
+END
+$update$;
+
 /* ------------------------------------------------------------------ privileges */
 
 -- PUBLIC gets nothing; readers list and load; writers change.
@@ -734,6 +1183,11 @@ GRANT EXECUTE ON FUNCTION
 	skade.write_table_metadata(text, jsonb),
 	skade.create_table_commit(text, text, text, text),
 	skade.fresh_type(jsonb, text, integer, jsonb),
-	skade.create_table(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text)
+	skade.create_table(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
+	skade.update_table(text, text, jsonb, jsonb, text),
+	skade.add_schema(jsonb, jsonb, integer, integer),
+	skade.add_snapshot(jsonb, jsonb, integer),
+	skade.set_snapshot_ref(jsonb, jsonb, integer, jsonb, bigint, integer),
+	skade.remove_snapshots(jsonb, jsonb, integer, integer)
 	TO skade_writer;
 

@@ -1,0 +1,117 @@
+-- update_table(): a commit with the Iceberg REST CommitTableRequest's
+-- requirements and updates, applied by skade (Java's TableMetadata.Builder
+-- rules), written as the next metadata file and committed through the same
+-- compare-and-swap the JDBC clients run.
+\pset null '(null)'
+SET skade.allowed_roots = '/tmp/skade_regress';
+SET skade.write_roots = '/tmp/skade_regress/wh';
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM, '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', '<uuid>');
+END $$;
+CREATE FUNCTION pg_temp.masked(loc text) RETURNS text LANGUAGE sql AS $$
+	SELECT regexp_replace(regexp_replace(loc, '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', '<uuid>'),
+						  '^.*/', '')
+$$;
+SELECT skade.create_namespace('ut', '{"location": "/tmp/skade_regress/wh/ut"}');
+SELECT pg_temp.masked(skade.create_table('ut', 't', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}')) AS created;
+SELECT (metadata::jsonb)->>'table-uuid' AS uuid FROM skade.load_table('ut', 't') \gset
+
+-- an append as a REST client sends it: its requirements hold, three updates
+SELECT pg_temp.masked(skade.update_table('ut', 't',
+  format('[{"type": "assert-table-uuid", "uuid": "%s"}, {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": null}]', upper(:'uuid'))::jsonb,
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 11, "sequence-number": 1, "timestamp-ms": 1700000000000,
+     "manifest-list": "file:/tmp/skade_regress/wh/ut/t/metadata/snap-11.avro", "summary": {"operation": "append"}, "schema-id": 0}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 11, "type": "branch"},
+    {"action": "set-properties", "updates": {"owner": "ana"}}]')) AS appended;
+SELECT m->'current-snapshot-id' AS current, m->'last-sequence-number' AS seq, m->'refs' AS refs,
+       m->'snapshot-log' AS log, m->'properties'->'owner' AS owner,
+       jsonb_array_length(m->'metadata-log') AS metadata_log
+FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 't')) x;
+-- logged as an API commit, its snapshot known to time travel
+SELECT op, source, pg_temp.masked(metadata_location) AS location, pg_temp.masked(previous_metadata_location) AS previous, snapshot_id
+FROM skade.commit_log WHERE table_namespace = 'ut' ORDER BY seq;
+SELECT snapshot_id, name FROM skade.resolve_many(ARRAY[11]);
+
+-- no change: no new file
+SELECT skade.update_table('ut', 't', '[]', '[]') = (SELECT metadata_location FROM skade.load_table('ut', 't', 'none')) AS unchanged;
+SELECT skade.update_table('ut', 't', '[]', '[{"action": "set-properties", "updates": {}}, {"action": "set-location", "location": "/tmp/skade_regress/wh/ut/t"}]')
+       = (SELECT metadata_location FROM skade.load_table('ut', 't', 'none')) AS unchanged_too;
+
+-- every requirement, failing: 40001 naming it
+SELECT pg_temp.err(format($$SELECT skade.update_table('ut', 't', %L, '[]')$$, r)) AS failed
+FROM unnest(ARRAY[
+  '[{"type": "assert-create"}]',
+  '[{"type": "assert-table-uuid", "uuid": "00000000-0000-0000-0000-000000000000"}]',
+  '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": null}]',
+  '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 10}]',
+  '[{"type": "assert-ref-snapshot-id", "ref": "dev", "snapshot-id": 11}]',
+  '[{"type": "assert-last-assigned-field-id", "last-assigned-field-id": 5}]',
+  '[{"type": "assert-current-schema-id", "current-schema-id": 1}]',
+  '[{"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": 1000}]',
+  '[{"type": "assert-default-spec-id", "default-spec-id": 1}]',
+  '[{"type": "assert-default-sort-order-id", "default-sort-order-id": 1}]',
+  '[{"type": "assert-something"}]']) r;
+-- ... and holding
+SELECT pg_temp.masked(skade.update_table('ut', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 11},
+  {"type": "assert-ref-snapshot-id", "ref": "dev"}, {"type": "assert-last-assigned-field-id", "last-assigned-field-id": 1},
+  {"type": "assert-current-schema-id", "current-schema-id": 0}, {"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": 999},
+  {"type": "assert-default-spec-id", "default-spec-id": 0}, {"type": "assert-default-sort-order-id", "default-sort-order-id": 0}]',
+  '[{"action": "set-snapshot-ref", "ref-name": "dev", "snapshot-id": 11, "type": "tag", "max-ref-age-ms": 86400000}]')) AS tagged;
+
+-- schema evolution: a new schema (ids as sent), made current by -1
+SELECT pg_temp.masked(skade.update_table('ut', 't', '[{"type": "assert-last-assigned-field-id", "last-assigned-field-id": 1}]',
+  '[{"action": "add-schema", "schema": {"type": "struct", "schema-id": 9, "fields": [
+      {"id": 1, "name": "id", "required": true, "type": "long"}, {"id": 2, "name": "d", "required": false, "type": "string"}]}},
+    {"action": "set-current-schema", "schema-id": -1}]')) AS evolved;
+SELECT m->'current-schema-id' AS schema_id, m->'last-column-id' AS last_column_id,
+       jsonb_path_query_array(m, '$.schemas[*]."schema-id"') AS schemas
+FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 't')) x;
+-- the same schema again is reused: no change
+SELECT skade.update_table('ut', 't', '[]', '[{"action": "add-schema", "schema": {"type": "struct", "fields": [
+      {"id": 1, "name": "id", "required": true, "type": "long"}, {"id": 2, "name": "d", "required": false, "type": "string"}]}}]')
+   = (SELECT metadata_location FROM skade.load_table('ut', 't', 'none')) AS reused;
+
+-- a second snapshot, then expire the first: refs naming it go, the log follows
+SELECT pg_temp.masked(skade.update_table('ut', 't', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 12, "parent-snapshot-id": 11, "sequence-number": 2, "timestamp-ms": 1700000001000,
+     "manifest-list": "file:/tmp/skade_regress/wh/ut/t/metadata/snap-12.avro", "summary": {"operation": "append"}, "schema-id": 1}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 12, "type": "branch"},
+    {"action": "remove-snapshots", "snapshot-ids": [11, 99]}]')) AS expired;
+SELECT jsonb_path_query_array(m, '$.snapshots[*]."snapshot-id"') AS snapshots, m->'refs' AS refs, m->'snapshot-log' AS log
+FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 't')) x;
+
+-- bad updates: clear errors, the pointer unchanged, no file
+SELECT metadata_location AS before FROM skade.load_table('ut', 't', 'none') \gset
+SELECT pg_temp.err(format($$SELECT skade.update_table('ut', 't', '[]', %L)$$, u)) AS refused
+FROM unnest(ARRAY[
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 13, "parent-snapshot-id": 12, "sequence-number": 2, "timestamp-ms": 1, "manifest-list": "x", "summary": {"operation": "append"}}}]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 12, "sequence-number": 3, "timestamp-ms": 1, "manifest-list": "x", "summary": {"operation": "append"}}}]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 14}}]',
+  '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 77, "type": "branch"}]',
+  '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 12, "type": "tag"}]',
+  '[{"action": "set-current-schema", "schema-id": 7}]',
+  '[{"action": "set-current-schema", "schema-id": -1}]',
+  '[{"action": "upgrade-format-version", "format-version": 1}]',
+  '[{"action": "assign-uuid", "uuid": "00000000-0000-0000-0000-000000000000"}]',
+  '[{"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 3, "name": "n", "required": false, "type": "timestamp_ns"}]}}]',
+  '[{"action": "add-spec", "spec": {"fields": []}}]',
+  '[{"action": "frobnicate"}]',
+  '[{"action": "set-properties", "updates": {"a": 1}}]']) u;
+SELECT metadata_location = :'before' AS unchanged FROM skade.load_table('ut', 't', 'none');
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'nope', '[]', '[]')$$) AS missing;
+
+-- upgrade to v3: row lineage from then on
+SELECT pg_temp.masked(skade.update_table('ut', 't', '[]', '[{"action": "upgrade-format-version", "format-version": 3}]')) AS v3;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 't', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 15, "parent-snapshot-id": 12, "sequence-number": 3, "timestamp-ms": 1700000002000,
+     "manifest-list": "x", "summary": {"operation": "append"}}}]')$$) AS no_lineage;
+SELECT pg_temp.masked(skade.update_table('ut', 't', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 15, "parent-snapshot-id": 12, "sequence-number": 3, "timestamp-ms": 1700000002000,
+     "manifest-list": "x", "summary": {"operation": "append"}, "first-row-id": 0, "added-rows": 40}}]')) AS with_lineage;
+SELECT m->'format-version' AS fv, m->'next-row-id' AS next_row_id,
+       (SELECT count(*) FROM skade.commit_log WHERE table_namespace = 'ut') AS log_rows
+FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 't')) x;
