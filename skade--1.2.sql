@@ -880,6 +880,123 @@ BEGIN
 END
 $f$;
 
+-- add-spec: bound to the current schema; field ids as sent (missing ones
+-- after last-partition-id); a compatible spec (same source ids, transforms
+-- and names, position by position) is reused, else max spec id + 1
+CREATE FUNCTION skade.add_spec(m jsonb, spec jsonb, idx integer, INOUT nchanges integer,
+							   OUT meta jsonb, OUT last_added integer)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	cur jsonb := (SELECT x FROM jsonb_array_elements(m->'schemas') x
+				  WHERE x->'schema-id' = m->'current-schema-id');
+	fields jsonb := '[]';
+	f jsonb;
+	k integer := 0;
+	next_id integer := (m->>'last-partition-id')::integer;
+	fid integer;
+	found integer;
+	id integer;
+BEGIN
+	IF jsonb_typeof(spec) IS DISTINCT FROM 'object' OR jsonb_typeof(coalesce(spec->'fields', '[]')) <> 'array' THEN
+		RAISE EXCEPTION 'updates[%].spec must be an object with a fields array', idx USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR f IN SELECT e FROM jsonb_array_elements(coalesce(spec->'fields', '[]')) e LOOP
+		IF jsonb_typeof(f->'source-id') IS DISTINCT FROM 'number' OR jsonb_typeof(f->'transform') IS DISTINCT FROM 'string'
+		   OR coalesce(f->>'name', '') = '' THEN
+			RAISE EXCEPTION 'updates[%].spec.fields[%] needs source-id, transform and name', idx, k
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF NOT jsonb_path_exists(cur, '$.**.fields[*] ? (@.id == $id)', jsonb_build_object('id', f->'source-id')) THEN
+			RAISE EXCEPTION 'updates[%].spec.fields[%]: source id % is not a field of the current schema', idx, k, f->>'source-id'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF EXISTS (SELECT 1 FROM jsonb_array_elements(fields) g WHERE g->>'name' = f->>'name') THEN
+			RAISE EXCEPTION 'updates[%].spec.fields[%]: name "%" is used twice', idx, k, f->>'name'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF jsonb_typeof(f->'field-id') = 'number' THEN
+			fid := (f->>'field-id')::integer;
+		ELSE
+			next_id := next_id + 1;
+			fid := next_id;
+		END IF;
+		next_id := greatest(next_id, fid);
+		IF (m->>'format-version')::integer = 1 AND fid <> 1000 + k THEN
+			RAISE EXCEPTION 'updates[%].spec does not use the sequential field ids v1 requires', idx
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		fields := fields || jsonb_build_array(jsonb_build_object('name', f->'name', 'transform', f->'transform',
+			'source-id', f->'source-id', 'field-id', fid));
+		k := k + 1;
+	END LOOP;
+	SELECT (x->>'spec-id')::integer INTO found FROM jsonb_array_elements(m->'partition-specs') x
+	 WHERE jsonb_array_length(x->'fields') = k
+	   AND NOT EXISTS (SELECT 1 FROM generate_series(0, k - 1) n
+					   WHERE (x->'fields'->n->'source-id', x->'fields'->n->'transform', x->'fields'->n->'name')
+							 IS DISTINCT FROM (fields->n->'source-id', fields->n->'transform', fields->n->'name'))
+	 ORDER BY (x->>'spec-id')::integer LIMIT 1;
+	IF found IS NOT NULL THEN
+		meta := m;
+		last_added := NULL;
+		RETURN;
+	END IF;
+	SELECT coalesce(max((x->>'spec-id')::integer), -1) + 1 INTO id FROM jsonb_array_elements(m->'partition-specs') x;
+	meta := m || jsonb_build_object('last-partition-id', greatest((m->>'last-partition-id')::integer, next_id),
+		'partition-specs', (m->'partition-specs') || jsonb_build_array(jsonb_build_object('spec-id', id, 'fields', fields)));
+	last_added := id;
+	nchanges := nchanges + 1;
+END
+$f$;
+
+-- add-sort-order: unsorted is 0; an equal order is reused, else max id + 1
+CREATE FUNCTION skade.add_sort_order(m jsonb, ord jsonb, idx integer, INOUT nchanges integer,
+									 OUT meta jsonb, OUT last_added integer)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	cur jsonb := (SELECT x FROM jsonb_array_elements(m->'schemas') x
+				  WHERE x->'schema-id' = m->'current-schema-id');
+	fields jsonb := '[]';
+	f jsonb;
+	k integer := 0;
+	found integer;
+	id integer;
+BEGIN
+	IF jsonb_typeof(ord) IS DISTINCT FROM 'object' OR jsonb_typeof(coalesce(ord->'fields', '[]')) <> 'array' THEN
+		RAISE EXCEPTION 'updates[%].sort-order must be an object with a fields array', idx USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR f IN SELECT e FROM jsonb_array_elements(coalesce(ord->'fields', '[]')) e LOOP
+		IF jsonb_typeof(f->'source-id') IS DISTINCT FROM 'number' OR jsonb_typeof(f->'transform') IS DISTINCT FROM 'string'
+		   OR NOT (f->>'direction') IN ('asc', 'desc') OR NOT (f->>'null-order') IN ('nulls-first', 'nulls-last') THEN
+			RAISE EXCEPTION 'updates[%].sort-order.fields[%] needs source-id, transform, direction asc|desc and null-order nulls-first|nulls-last',
+				idx, k USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF NOT jsonb_path_exists(cur, '$.**.fields[*] ? (@.id == $id)', jsonb_build_object('id', f->'source-id')) THEN
+			RAISE EXCEPTION 'updates[%].sort-order.fields[%]: source id % is not a field of the current schema', idx, k, f->>'source-id'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		fields := fields || jsonb_build_array(jsonb_build_object('transform', f->'transform', 'source-id', f->'source-id',
+			'direction', f->'direction', 'null-order', f->'null-order'));
+		k := k + 1;
+	END LOOP;
+	SELECT (x->>'order-id')::integer INTO found FROM jsonb_array_elements(m->'sort-orders') x
+	 WHERE x->'fields' = fields ORDER BY (x->>'order-id')::integer LIMIT 1;
+	IF found IS NOT NULL THEN
+		meta := m;
+		last_added := NULL;
+		RETURN;
+	END IF;
+	IF k = 0 THEN
+		id := 0;
+	ELSE
+		SELECT greatest(coalesce(max((x->>'order-id')::integer), 0), 0) + 1 INTO id FROM jsonb_array_elements(m->'sort-orders') x;
+	END IF;
+	meta := m || jsonb_build_object('sort-orders',
+		(m->'sort-orders') || jsonb_build_array(jsonb_build_object('order-id', id, 'fields', fields)));
+	last_added := id;
+	nchanges := nchanges + 1;
+END
+$f$;
+
 /*
  * update_table: one commit of the Iceberg REST CommitTableRequest kind.
  * requirements (all 8 kinds) are checked against the current metadata
@@ -889,7 +1006,7 @@ $f$;
  * trimmed to write.metadata.previous-versions-max) and the pointer moves by
  * skade.commit_table(): the same compare-and-swap UPDATE JDBC clients run,
  * under the row lock taken first.  Returns the (new or unchanged) location.
- * Actions not implemented yet are refused with 0A000 (see README).
+ * The encryption-key actions are refused with 0A000.
  */
 CREATE FUNCTION skade.update_table(namespace text, name text, requirements jsonb DEFAULT '[]',
 								   updates jsonb DEFAULT '[]', catalog text DEFAULT NULL)
@@ -907,6 +1024,8 @@ DECLARE
 	now_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
 	added_snapshots jsonb := '{}';
 	last_added_schema integer;
+	last_added_spec integer;
+	last_added_order integer;
 	v integer;
 	s jsonb;
 	ref jsonb;
@@ -1033,7 +1152,25 @@ BEGIN
 				RAISE EXCEPTION 'updates[%].updates must be an object of strings', i - 1 USING ERRCODE = 'invalid_parameter_value';
 			END IF;
 			IF props <> '{}' THEN
-				m := jsonb_set(m, '{properties}', coalesce(m->'properties', '{}') || props);
+				-- as Java's client does: format-version is an upgrade, reserved keys are not kept
+				IF props ? 'format-version' THEN
+					v := CASE WHEN props->>'format-version' ~ '^[0-9]{1,2}$' THEN (props->>'format-version')::integer END;
+					IF v IS NULL OR v > 3 OR v < (m->>'format-version')::integer THEN
+						RAISE EXCEPTION 'updates[%]: format-version % cannot be set', i - 1, props->>'format-version'
+							USING ERRCODE = 'invalid_parameter_value';
+					ELSIF v > (m->>'format-version')::integer THEN
+						m := m || jsonb_build_object('format-version', v);
+						IF NOT m ? 'last-sequence-number' THEN
+							m := m || '{"last-sequence-number": 0}';
+						END IF;
+						IF v = 3 AND NOT m ? 'next-row-id' THEN
+							m := m || '{"next-row-id": 0}';
+						END IF;
+					END IF;
+				END IF;
+				m := jsonb_set(m, '{properties}', coalesce(m->'properties', '{}') || (props - ARRAY['format-version', 'uuid',
+					'snapshot-count', 'current-snapshot-id', 'current-snapshot-summary', 'current-snapshot-timestamp-ms',
+					'current-schema', 'default-partition-spec', 'default-sort-order']));
 				changes := changes + 1;
 			END IF;
 		WHEN 'remove-properties' THEN
@@ -1096,13 +1233,98 @@ BEGIN
 		WHEN 'remove-snapshots' THEN
 			SELECT a.meta, a.nchanges INTO m, changes
 			  FROM skade.remove_snapshots(m, u->'snapshot-ids', i - 1, changes) a;
+		WHEN 'add-spec' THEN
+			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, last_added_spec
+			  FROM skade.add_spec(m, u->'spec', i - 1, changes) a;
+		WHEN 'set-default-spec' THEN
+			v := (u->>'spec-id')::integer;
+			IF v = -1 THEN
+				IF last_added_spec IS NULL THEN
+					RAISE EXCEPTION 'updates[%]: cannot set last added spec: no spec has been added', i - 1
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				v := last_added_spec;
+			END IF;
+			IF v IS DISTINCT FROM (m->>'default-spec-id')::integer THEN
+				s := (SELECT x FROM jsonb_array_elements(m->'partition-specs') x WHERE (x->>'spec-id')::integer = v);
+				IF s IS NULL THEN
+					RAISE EXCEPTION 'updates[%]: cannot set default spec to unknown spec %', i - 1, coalesce(v::text, 'null')
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				m := m || jsonb_build_object('default-spec-id', v);
+				IF (m->>'format-version')::integer = 1 THEN
+					m := m || jsonb_build_object('partition-spec', s->'fields');
+				END IF;
+				changes := changes + 1;
+			END IF;
+		WHEN 'add-sort-order' THEN
+			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, last_added_order
+			  FROM skade.add_sort_order(m, u->'sort-order', i - 1, changes) a;
+		WHEN 'set-default-sort-order' THEN
+			v := (u->>'sort-order-id')::integer;
+			IF v = -1 THEN
+				IF last_added_order IS NULL THEN
+					RAISE EXCEPTION 'updates[%]: cannot set last added sort order: no sort order has been added', i - 1
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				v := last_added_order;
+			END IF;
+			IF v IS DISTINCT FROM (m->>'default-sort-order-id')::integer THEN
+				IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m->'sort-orders') x WHERE (x->>'order-id')::integer = v) THEN
+					RAISE EXCEPTION 'updates[%]: cannot set default sort order to unknown order %', i - 1, coalesce(v::text, 'null')
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				m := m || jsonb_build_object('default-sort-order-id', v);
+				changes := changes + 1;
+			END IF;
+		WHEN 'set-statistics', 'set-partition-statistics' THEN
+			s := CASE lower(u->>'action') WHEN 'set-statistics' THEN u->'statistics' ELSE u->'partition-statistics' END;
+			IF jsonb_typeof(s) IS DISTINCT FROM 'object' OR jsonb_typeof(s->'snapshot-id') IS DISTINCT FROM 'number'
+			   OR jsonb_typeof(s->'statistics-path') IS DISTINCT FROM 'string'
+			   OR jsonb_typeof(s->'file-size-in-bytes') IS DISTINCT FROM 'number' THEN
+				RAISE EXCEPTION 'updates[%] needs a statistics file with snapshot-id, statistics-path and file-size-in-bytes', i - 1
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			ref := to_jsonb(CASE lower(u->>'action') WHEN 'set-statistics' THEN 'statistics' ELSE 'partition-statistics' END);
+			m := jsonb_set(m, ARRAY[ref #>> '{}'],
+				(SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(coalesce(m->(ref #>> '{}'), '[]')) x
+				  WHERE x->'snapshot-id' <> s->'snapshot-id') || jsonb_build_array(s));
+			changes := changes + 1;
+		WHEN 'remove-statistics', 'remove-partition-statistics' THEN
+			ref := to_jsonb(CASE lower(u->>'action') WHEN 'remove-statistics' THEN 'statistics' ELSE 'partition-statistics' END);
+			IF EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(m->(ref #>> '{}'), '[]')) x
+					   WHERE x->'snapshot-id' = u->'snapshot-id') THEN
+				m := jsonb_set(m, ARRAY[ref #>> '{}'],
+					(SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(m->(ref #>> '{}')) x
+					  WHERE x->'snapshot-id' <> u->'snapshot-id'));
+				changes := changes + 1;
+			END IF;
+		WHEN 'remove-partition-specs' THEN
+			IF jsonb_typeof(u->'spec-ids') IS DISTINCT FROM 'array' THEN
+				RAISE EXCEPTION 'updates[%].spec-ids must be an array', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			ELSIF m->'default-spec-id' IN (SELECT jsonb_array_elements(u->'spec-ids')) THEN
+				RAISE EXCEPTION 'updates[%]: cannot remove the default partition spec', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF jsonb_array_length(u->'spec-ids') > 0 THEN
+				m := jsonb_set(m, '{partition-specs}', (SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(m->'partition-specs') x
+					WHERE NOT x->'spec-id' IN (SELECT jsonb_array_elements(u->'spec-ids'))));
+				changes := changes + 1;
+			END IF;
+		WHEN 'remove-schemas' THEN
+			IF jsonb_typeof(u->'schema-ids') IS DISTINCT FROM 'array' THEN
+				RAISE EXCEPTION 'updates[%].schema-ids must be an array', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			ELSIF m->'current-schema-id' IN (SELECT jsonb_array_elements(u->'schema-ids')) THEN
+				RAISE EXCEPTION 'updates[%]: cannot remove the current schema', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF jsonb_array_length(u->'schema-ids') > 0 THEN
+				m := jsonb_set(m, '{schemas}', (SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(m->'schemas') x
+					WHERE NOT x->'schema-id' IN (SELECT jsonb_array_elements(u->'schema-ids'))));
+				changes := changes + 1;
+			END IF;
 		ELSE
-			IF lower(u->>'action') IN ('add-spec', 'set-default-spec', 'add-sort-order', 'set-default-sort-order',
-									   'set-statistics', 'remove-statistics', 'set-partition-statistics',
-									   'remove-partition-statistics', 'remove-partition-specs', 'remove-schemas',
-									   'add-encryption-key', 'remove-encryption-key') THEN
-				RAISE EXCEPTION 'updates[%]: action % is not supported yet', i - 1, u->>'action'
-					USING ERRCODE = 'feature_not_supported';
+			IF lower(u->>'action') IN ('add-encryption-key', 'remove-encryption-key') THEN
+				RAISE EXCEPTION 'updates[%]: action % is not supported', i - 1, u->>'action'
+					USING ERRCODE = 'feature_not_supported', DETAIL = 'skade does not manage table encryption keys.';
 			END IF;
 			RAISE EXCEPTION 'updates[%]: unknown action %', i - 1, coalesce(u->'action', 'null'::jsonb)
 				USING ERRCODE = 'invalid_parameter_value';
@@ -1188,6 +1410,8 @@ GRANT EXECUTE ON FUNCTION
 	skade.add_schema(jsonb, jsonb, integer, integer),
 	skade.add_snapshot(jsonb, jsonb, integer),
 	skade.set_snapshot_ref(jsonb, jsonb, integer, jsonb, bigint, integer),
-	skade.remove_snapshots(jsonb, jsonb, integer, integer)
+	skade.remove_snapshots(jsonb, jsonb, integer, integer),
+	skade.add_spec(jsonb, jsonb, integer, integer),
+	skade.add_sort_order(jsonb, jsonb, integer, integer)
 	TO skade_writer;
 
