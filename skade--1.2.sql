@@ -743,6 +743,10 @@ DECLARE
 	fv integer := (m->>'format-version')::integer;
 	seq bigint;
 BEGIN
+	-- an absent optional field, whether omitted or sent as null
+	IF jsonb_typeof(snap) = 'object' THEN
+		snap := jsonb_strip_nulls(snap);
+	END IF;
 	IF jsonb_typeof(snap) IS DISTINCT FROM 'object' OR jsonb_typeof(snap->'snapshot-id') IS DISTINCT FROM 'number'
 	   OR jsonb_typeof(snap->'timestamp-ms') IS DISTINCT FROM 'number'
 	   OR (jsonb_typeof(snap->'manifest-list') IS DISTINCT FROM 'string' AND fv > 1)
