@@ -154,3 +154,27 @@ SELECT pg_temp.masked(skade.update_table('ut', 't', '[]',
 SELECT m->'format-version' AS fv, m->'next-row-id' AS next_row_id,
        (SELECT count(*) FROM skade.commit_log WHERE table_namespace = 'ut') AS log_rows
 FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 't')) x;
+
+-- several tables at once: commit_transaction takes server-side commits
+-- ({namespace, name, requirements, updates}) beside pointer swaps, all or nothing
+SELECT pg_temp.masked(skade.create_table('ut', 'u', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}')) AS created_u;
+SELECT skade.register_table('ut', 'p', '/tmp/skade_regress/wh/ut/p/v1.metadata.json') > 0 AS registered_p;
+SELECT namespace, name, pg_temp.masked(metadata_location) AS location, seq IS NOT NULL AS logged
+FROM skade.commit_transaction('[
+  {"namespace": "ut", "name": "u", "requirements": [{"type": "assert-current-schema-id", "current-schema-id": 0}],
+   "updates": [{"action": "set-properties", "updates": {"batch": "1"}}]},
+  {"namespace": "ut", "name": "p", "expected_location": "/tmp/skade_regress/wh/ut/p/v1.metadata.json",
+   "new_location": "/tmp/skade_regress/wh/ut/p/v2.metadata.json"},
+  {"namespace": "ut", "name": "t", "updates": []}]') ORDER BY name;
+SELECT (metadata::jsonb)->'properties'->'batch' AS batch FROM skade.load_table('ut', 'u');
+-- one failing requirement: nothing of the three happens
+SELECT pg_temp.err($$SELECT * FROM skade.commit_transaction('[
+  {"namespace": "ut", "name": "p", "expected_location": "/tmp/skade_regress/wh/ut/p/v2.metadata.json",
+   "new_location": "/tmp/skade_regress/wh/ut/p/v3.metadata.json"},
+  {"namespace": "ut", "name": "u", "updates": [{"action": "set-properties", "updates": {"batch": "2"}}]},
+  {"namespace": "ut", "name": "t", "requirements": [{"type": "assert-current-schema-id", "current-schema-id": 0}],
+   "updates": [{"action": "set-properties", "updates": {"batch": "2"}}]}]')$$) AS all_or_nothing;
+SELECT (SELECT metadata_location FROM skade.load_table('ut', 'p', 'none')) = '/tmp/skade_regress/wh/ut/p/v2.metadata.json' AS p_unchanged,
+       (SELECT (metadata::jsonb)->'properties'->>'batch' FROM skade.load_table('ut', 'u')) AS u_batch;
+SELECT pg_temp.err($$SELECT * FROM skade.commit_transaction('[{"namespace": "ut", "name": "u", "updates": {}}]')$$) AS not_an_array;
+SELECT pg_temp.err($$SELECT * FROM skade.commit_transaction('[{"namespace": "ut", "name": "u", "updates": [], "new_location": "x"}]')$$) AS mixed_keys;

@@ -28,6 +28,7 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
@@ -38,6 +39,7 @@
 #include "l0_cache.h"
 #include "names.h"
 #include "pointer_mirror.h"
+#include "safe_sql.h"
 #include "shmem.h"
 
 static Datum insert_table(FunctionCallInfo fcinfo, const char *op);
@@ -65,7 +67,9 @@ typedef struct TableChange
 	char	   *name;
 	char	   *expected;
 	char	   *location;
-	int64		seq;			/* commit-log seq once applied */
+	Datum		requirements;	/* jsonb, for an update_table change (else 0) */
+	Datum		updates;
+	int64		seq;			/* commit-log seq once applied; -1: no change */
 } TableChange;
 
 /* load_table's result, built by form_load_result */
@@ -82,6 +86,9 @@ static int64 commit_one(const char *catalog, const char *ns, const char *name,
 						const char *expected, const char *location);
 static void check_table_ident(const char *ns, const char *name);
 static char *change_field(JsonbContainer *obj, int index, const char *field);
+static Datum change_array(JsonbContainer *obj, int index, const char *field);
+static void parse_change(JsonbContainer *obj, int index, TableChange *tc);
+static void apply_update(const char *catalog, TableChange *tc);
 static int	change_cmp(const void *a, const void *b);
 
 /*
@@ -502,18 +509,7 @@ skade_commit_transaction(PG_FUNCTION_ARGS)
 					 errmsg("changes[%d] must be a JSON object", i)));
 		obj = elem->val.binary.data;
 		tc[i].index = i;
-		tc[i].ns = change_field(obj, i, "namespace");
-		tc[i].name = change_field(obj, i, "name");
-		tc[i].expected = change_field(obj, i, "expected_location");
-		tc[i].location = change_field(obj, i, "new_location");
-		if (JsonContainerSize(obj) != 4)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("changes[%d] has unknown keys", i),
-					 errdetail("Allowed keys are namespace, name, expected_location and new_location.")));
-		check_table_ident(tc[i].ns, tc[i].name);
-		SkadeCheckLocation(tc[i].expected, "expected_location");
-		SkadeCheckLocation(tc[i].location, "new_location");
+		parse_change(obj, i, &tc[i]);
 		order[i] = &tc[i];
 	}
 	qsort(order, n, sizeof(TableChange *), change_cmp);
@@ -528,8 +524,13 @@ skade_commit_transaction(PG_FUNCTION_ARGS)
 
 	/* apply in a fixed order; an error anywhere undoes the whole statement */
 	for (i = 0; i < n; i++)
-		order[i]->seq = commit_one(catalog, order[i]->ns, order[i]->name,
-								   order[i]->expected, order[i]->location);
+	{
+		if (order[i]->updates)
+			apply_update(catalog, order[i]);
+		else
+			order[i]->seq = commit_one(catalog, order[i]->ns, order[i]->name,
+									   order[i]->expected, order[i]->location);
+	}
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	for (i = 0; i < n; i++)
@@ -541,12 +542,99 @@ skade_commit_transaction(PG_FUNCTION_ARGS)
 		values[1] = CStringGetTextDatum(tc[i].name);
 		values[2] = CStringGetTextDatum(tc[i].location);
 		values[3] = Int64GetDatum(tc[i].seq);
+		nulls[3] = tc[i].seq < 0;	/* an update that changed nothing */
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
 }
 
 /* ---------------------------------------------------------------- helpers */
+
+/*
+ * One element of commit_transaction's changes: either a pointer swap
+ * {namespace, name, expected_location, new_location} or a server-side
+ * commit {namespace, name, requirements?, updates} (update_table's).
+ */
+static void
+parse_change(JsonbContainer *obj, int index, TableChange *tc)
+{
+	JsonbValue	v;
+	int			keys = JsonContainerSize(obj);
+
+	tc->ns = change_field(obj, index, "namespace");
+	tc->name = change_field(obj, index, "name");
+	check_table_ident(tc->ns, tc->name);
+	if (getKeyJsonValueFromContainer(obj, "updates", 7, &v) != NULL)
+	{
+		tc->updates = change_array(obj, index, "updates");
+		if (getKeyJsonValueFromContainer(obj, "requirements", 12, &v) != NULL)
+			tc->requirements = change_array(obj, index, "requirements");
+		else
+		{
+			tc->requirements = DirectFunctionCall1(jsonb_in, CStringGetDatum("[]"));
+			keys++;
+		}
+		if (keys != 4)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("changes[%d] has unknown keys", index),
+					 errdetail("A server-side commit has namespace, name, requirements and updates.")));
+		return;
+	}
+	tc->expected = change_field(obj, index, "expected_location");
+	tc->location = change_field(obj, index, "new_location");
+	if (keys != 4)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("changes[%d] has unknown keys", index),
+				 errdetail("Allowed keys are namespace, name, expected_location and new_location, or namespace, name, requirements and updates.")));
+	SkadeCheckLocation(tc->expected, "expected_location");
+	SkadeCheckLocation(tc->location, "new_location");
+}
+
+/* A JSON array member of a change, as a jsonb datum. */
+static Datum
+change_array(JsonbContainer *obj, int index, const char *field)
+{
+	JsonbValue	v;
+
+	if (getKeyJsonValueFromContainer(obj, field, strlen(field), &v) == NULL ||
+		v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("changes[%d].%s must be a JSON array", index, field)));
+	return JsonbPGetDatum(JsonbValueToJsonb(&v));
+}
+
+/*
+ * apply_update
+ *		One server-side commit of commit_transaction: skade.update_table(),
+ *		run as the caller under the pinned search path; its location and
+ *		commit-log seq (-1 when it changed nothing) go into tc.
+ */
+static void
+apply_update(const char *catalog, TableChange *tc)
+{
+	Oid			types[5] = {TEXTOID, TEXTOID, JSONBOID, JSONBOID, TEXTOID};
+	Datum		args[5] = {CStringGetTextDatum(tc->ns), CStringGetTextDatum(tc->name),
+		tc->requirements, tc->updates, CStringGetTextDatum(catalog)};
+	MemoryContext caller = CurrentMemoryContext;
+	SkadeSafeSql safe;
+	int64		before = SkadeOpLastSeq();
+	bool		isnull;
+	Datum		d;
+
+	SPI_connect();
+	SkadeSafeSqlBegin(&safe, InvalidOid);
+	if (SPI_execute_with_args("SELECT skade.update_table($1, $2, $3, $4, $5)", 5, types, args,
+							  NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "skade: update_table did not return a row");
+	SkadeSafeSqlEnd(&safe);
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	tc->location = isnull ? NULL : MemoryContextStrdup(caller, TextDatumGetCString(d));
+	SPI_finish();
+	tc->seq = SkadeOpLastSeq() != before ? SkadeOpLastSeq() : -1;
+}
 
 /*
  * commit_one
