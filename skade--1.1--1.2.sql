@@ -5,7 +5,7 @@
 
 /*
  * 1.2: skade writes table metadata itself: write_table_metadata (create-only
- * under skade.write_roots), create_table and update_table.
+ * under skade.write_roots), create_table, update_table and expire_snapshots.
  */
 
 /* ------------------------------------------------------- writing metadata */
@@ -978,3 +978,187 @@ GRANT EXECUTE ON FUNCTION
 	skade.remove_snapshots(jsonb, jsonb, integer, integer),
 	skade.add_spec(jsonb, jsonb, integer, integer),
 	skade.add_sort_order(jsonb, jsonb, integer, integer) TO skade_writer;
+
+/*
+ * expire_snapshots: Java's ExpireSnapshots (RemoveSnapshots) on the
+ * server.  Keeps main and every ref younger than its max-ref-age-ms (table
+ * default history.expire.max-ref-age-ms); along each kept branch, the head
+ * and its ancestors while fewer than min-snapshots-to-keep (retain_last,
+ * else history.expire.min-snapshots-to-keep, else 1) are kept or they are
+ * newer than older_than (else now - history.expire.max-snapshot-age-ms,
+ * else 5 days); tags' snapshots; unreferenced snapshots newer than
+ * older_than.  The rest is removed by one update_table commit (guarded by
+ * the table uuid and main's snapshot).  Returns every file no longer
+ * reachable -- the expired snapshots' manifest lists, their manifests that
+ * no retained snapshot lists, the live data and delete files of those that
+ * no retained manifest has, statistics files no longer referenced -- read
+ * before the commit (a manifest that cannot be read fails the call:
+ * nothing is expired on a guess).  gc.enabled = false refuses (55000).
+ * Deleting the files (delete_files) is not implemented yet (0A000).
+ */
+CREATE FUNCTION skade.expire_snapshots(namespace text, name text, older_than timestamptz DEFAULT NULL,
+									   retain_last integer DEFAULT NULL, delete_files boolean DEFAULT false,
+									   catalog text DEFAULT NULL)
+	RETURNS TABLE (file_path text, kind text)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $expire$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+	m jsonb;
+	props jsonb;
+	now_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+	cutoff bigint;
+	keep_min integer;
+	max_ref_age bigint;
+	keep bigint[] := '{}';
+	drop_refs text[] := '{}';
+	r record;
+	cur bigint;
+	n integer;
+	snap jsonb;
+	branch_cutoff bigint;
+	expired bigint[];
+	ups jsonb := '[]';
+BEGIN
+	IF namespace IS NULL OR name IS NULL OR delete_files IS NULL THEN
+		RAISE EXCEPTION 'namespace, name and delete_files must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF delete_files THEN
+		RAISE EXCEPTION 'expire_snapshots cannot delete files yet' USING ERRCODE = 'feature_not_supported',
+			HINT = 'Call it with delete_files => false and delete the files it returns.';
+	END IF;
+	IF retain_last IS NOT NULL AND retain_last < 1 THEN
+		RAISE EXCEPTION 'retain_last must be at least 1' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	m := skade.table_metadata(namespace, name, catalog => cat)::jsonb;
+	props := coalesce(m->'properties', '{}');
+	IF lower(props->>'gc.enabled') = 'false' THEN
+		RAISE EXCEPTION 'cannot expire snapshots of "%.%": gc.enabled is false', namespace, name
+			USING ERRCODE = 'object_not_in_prerequisite_state';
+	END IF;
+	cutoff := coalesce((extract(epoch FROM older_than) * 1000)::bigint,
+					   now_ms - coalesce((props->>'history.expire.max-snapshot-age-ms')::bigint, 432000000));
+	keep_min := coalesce(retain_last, (props->>'history.expire.min-snapshots-to-keep')::integer, 1);
+	max_ref_age := (props->>'history.expire.max-ref-age-ms')::bigint;
+
+	-- refs: main always; others while younger than their max-ref-age-ms
+	FOR r IN SELECT k, v FROM jsonb_each(coalesce(m->'refs', '{}')) t(k, v) LOOP
+		snap := (SELECT x FROM jsonb_array_elements(m->'snapshots') x WHERE x->'snapshot-id' = r.v->'snapshot-id');
+		IF r.k <> 'main' AND (snap IS NULL OR now_ms - (snap->>'timestamp-ms')::bigint >
+							  coalesce((r.v->>'max-ref-age-ms')::bigint, max_ref_age, 9223372036854775807)) THEN
+			drop_refs := drop_refs || r.k;
+			CONTINUE;
+		END IF;
+		IF snap IS NULL THEN
+			CONTINUE;
+		END IF;
+		keep := keep || (snap->>'snapshot-id')::bigint;
+		IF r.v->>'type' = 'branch' THEN
+			-- the branch's ancestors while few enough or young enough
+			branch_cutoff := CASE WHEN r.v ? 'max-snapshot-age-ms' THEN now_ms - (r.v->>'max-snapshot-age-ms')::bigint ELSE cutoff END;
+			cur := (snap->>'parent-snapshot-id')::bigint;
+			n := 1;
+			WHILE cur IS NOT NULL LOOP
+				snap := (SELECT x FROM jsonb_array_elements(m->'snapshots') x WHERE (x->>'snapshot-id')::bigint = cur);
+				EXIT WHEN snap IS NULL;
+				EXIT WHEN NOT (n < coalesce((r.v->>'min-snapshots-to-keep')::integer, keep_min)
+							   OR (snap->>'timestamp-ms')::bigint >= branch_cutoff);
+				keep := keep || cur;
+				n := n + 1;
+				cur := (snap->>'parent-snapshot-id')::bigint;
+			END LOOP;
+		END IF;
+	END LOOP;
+	-- unreferenced but young snapshots stay too (those in a kept branch's
+	-- ancestry that did not qualify above go)
+	SELECT array_agg((x->>'snapshot-id')::bigint) INTO expired FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x
+	 WHERE NOT (x->>'snapshot-id')::bigint = ANY (keep)
+	   AND NOT ((x->>'timestamp-ms')::bigint >= cutoff
+				AND NOT skade.in_branch_ancestry(m, (x->>'snapshot-id')::bigint, drop_refs));
+	expired := coalesce(expired, '{}');
+	IF cardinality(expired) = 0 AND cardinality(drop_refs) = 0 THEN
+		RETURN;
+	END IF;
+
+	-- what becomes unreachable, read before anything changes
+	CREATE TEMP TABLE IF NOT EXISTS skade_expire_files (snap bigint, retained boolean, manifest text,
+														file_path text, content text) ON COMMIT DROP;
+	TRUNCATE skade_expire_files;
+	INSERT INTO skade_expire_files
+	SELECT (x->>'snapshot-id')::bigint, NOT (x->>'snapshot-id')::bigint = ANY (expired), mf.path, NULL, NULL
+	  FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x,
+		   LATERAL skade.manifests(namespace, name, (x->>'snapshot-id')::bigint, cat) mf
+	 WHERE x ? 'manifest-list';
+	INSERT INTO skade_expire_files
+	SELECT NULL, false, f.manifest, f.file_path, f.content
+	  FROM (SELECT DISTINCT e.manifest FROM skade_expire_files e WHERE NOT e.retained
+			EXCEPT SELECT e.manifest FROM skade_expire_files e WHERE e.retained) gone,
+		   LATERAL (SELECT DISTINCT x->>'snapshot-id' AS sid FROM jsonb_array_elements(m->'snapshots') x
+					WHERE (x->>'snapshot-id')::bigint = ANY (expired)) s,
+		   LATERAL skade.files(namespace, name, s.sid::bigint, cat) f
+	 WHERE f.manifest = gone.manifest;
+	INSERT INTO skade_expire_files
+	SELECT NULL, true, NULL, f.file_path, f.content
+	  FROM (SELECT x->>'snapshot-id' AS sid FROM jsonb_array_elements(m->'snapshots') x
+			WHERE NOT (x->>'snapshot-id')::bigint = ANY (expired) AND x ? 'manifest-list') s,
+		   LATERAL skade.files(namespace, name, s.sid::bigint, cat) f;
+
+	-- the commit
+	ups := (SELECT coalesce(jsonb_agg(jsonb_build_object('action', 'remove-snapshot-ref', 'ref-name', d)), '[]')
+			FROM unnest(drop_refs) d);
+	IF cardinality(expired) > 0 THEN
+		ups := ups || jsonb_build_array(jsonb_build_object('action', 'remove-snapshots', 'snapshot-ids', to_jsonb(expired)));
+	END IF;
+	PERFORM skade.update_table(namespace, name,
+		jsonb_build_array(jsonb_build_object('type', 'assert-table-uuid', 'uuid', m->'table-uuid'),
+						  jsonb_build_object('type', 'assert-ref-snapshot-id', 'ref', 'main',
+											 'snapshot-id', m->'refs'->'main'->'snapshot-id')),
+		ups, cat);
+
+	RETURN QUERY
+		SELECT x->>'manifest-list', 'manifest-list'
+		  FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x
+		 WHERE (x->>'snapshot-id')::bigint = ANY (expired) AND x ? 'manifest-list'
+		UNION ALL
+		SELECT DISTINCT e.manifest, 'manifest' FROM skade_expire_files e
+		 WHERE NOT e.retained AND e.file_path IS NULL
+		   AND e.manifest NOT IN (SELECT k.manifest FROM skade_expire_files k WHERE k.retained AND k.file_path IS NULL)
+		UNION ALL
+		SELECT DISTINCT e.file_path, e.content FROM skade_expire_files e
+		 WHERE NOT e.retained AND e.file_path IS NOT NULL
+		   AND e.file_path NOT IN (SELECT k.file_path FROM skade_expire_files k WHERE k.retained AND k.file_path IS NOT NULL)
+		UNION ALL
+		SELECT s->>'statistics-path', 'statistics'
+		  FROM jsonb_array_elements(coalesce(m->'statistics', '[]') || coalesce(m->'partition-statistics', '[]')) s
+		 WHERE (s->>'snapshot-id')::bigint = ANY (expired);
+END
+$expire$;
+
+-- Is snapshot id in the ancestry of a branch that stays (for expire_snapshots)?
+CREATE FUNCTION skade.in_branch_ancestry(m jsonb, id bigint, dropped text[]) RETURNS boolean
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	r record;
+	cur bigint;
+	snap jsonb;
+BEGIN
+	FOR r IN SELECT k, v FROM jsonb_each(coalesce(m->'refs', '{}')) t(k, v)
+			 WHERE v->>'type' = 'branch' AND NOT k = ANY (dropped) LOOP
+		cur := (r.v->>'snapshot-id')::bigint;
+		WHILE cur IS NOT NULL LOOP
+			IF cur = id THEN
+				RETURN true;
+			END IF;
+			snap := (SELECT x FROM jsonb_array_elements(m->'snapshots') x WHERE (x->>'snapshot-id')::bigint = cur);
+			cur := (snap->>'parent-snapshot-id')::bigint;
+		END LOOP;
+	END LOOP;
+	RETURN false;
+END
+$f$;
+
+REVOKE ALL ON FUNCTION
+	skade.expire_snapshots(text, text, timestamptz, integer, boolean, text),
+	skade.in_branch_ancestry(jsonb, bigint, text[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION
+	skade.expire_snapshots(text, text, timestamptz, integer, boolean, text),
+	skade.in_branch_ancestry(jsonb, bigint, text[]) TO skade_writer;

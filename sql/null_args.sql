@@ -24,6 +24,7 @@ CREATE FUNCTION pg_temp.sample(arg text, t regtype) RETURNS text LANGUAGE sql AS
 		WHEN t = 'jsonb'::regtype THEN quote_literal('{}') || '::jsonb'
 		WHEN t = 'bigint'::regtype THEN '1::bigint'
 		WHEN t = 'integer'::regtype THEN '1'
+		WHEN t = 'boolean'::regtype THEN 'false'
 		WHEN t = 'bigint[]'::regtype THEN quote_literal('{3051729675574597002}') || '::bigint[]'
 		WHEN t = 'text[]'::regtype THEN quote_literal('{}') || '::text[]'
 		WHEN t = 'timestamp with time zone'::regtype

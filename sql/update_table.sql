@@ -178,3 +178,26 @@ SELECT (SELECT metadata_location FROM skade.load_table('ut', 'p', 'none')) = '/t
        (SELECT (metadata::jsonb)->'properties'->>'batch' FROM skade.load_table('ut', 'u')) AS u_batch;
 SELECT pg_temp.err($$SELECT * FROM skade.commit_transaction('[{"namespace": "ut", "name": "u", "updates": {}}]')$$) AS not_an_array;
 SELECT pg_temp.err($$SELECT * FROM skade.commit_transaction('[{"namespace": "ut", "name": "u", "updates": [], "new_location": "x"}]')$$) AS mixed_keys;
+
+-- expire_snapshots on a table Java wrote (data/clients/java: three appends)
+SET skade.allowed_roots = '/tmp/skade_regress,/tmp/skade-fixtures';
+SET skade.write_roots = '/tmp/skade_regress/wh,/tmp/skade-fixtures';
+SELECT skade.register_table('ut', 'exp',
+	'/tmp/skade-fixtures/java/fixtures/events/metadata/00004-c91ef392-1928-4306-bd9c-e5269c849709.metadata.json') > 0 AS registered;
+SELECT count(*) AS snapshots FROM skade.snapshots('ut', 'exp');
+SELECT count(*) AS data_files_before FROM skade.files('ut', 'exp');
+SELECT pg_temp.err($$SELECT * FROM skade.expire_snapshots('ut', 'exp', delete_files => true)$$) AS no_deleting_yet;
+SELECT pg_temp.err($$SELECT * FROM skade.expire_snapshots('ut', 'exp', retain_last => 0)$$) AS retain_nothing;
+-- young snapshots stay: nothing to do, no new file
+SELECT count(*) AS expired_young FROM skade.expire_snapshots('ut', 'exp', older_than => '2000-01-01');
+SELECT pg_temp.masked(metadata_location) AS still FROM skade.load_table('ut', 'exp', 'none');
+-- keep two: the oldest goes; its manifest list is unreachable (its manifest stays listed by the others)
+SELECT kind, regexp_replace(file_path, '^.*/', '') AS file FROM skade.expire_snapshots('ut', 'exp', older_than => now(), retain_last => 2);
+SELECT count(*) AS snapshots, pg_temp.masked((SELECT metadata_location FROM skade.load_table('ut', 'exp', 'none'))) AS location
+FROM skade.snapshots('ut', 'exp');
+SELECT op, source FROM skade.commit_log WHERE table_name = 'exp' ORDER BY seq DESC LIMIT 1;
+-- every row pyiceberg or Java would read is still there
+SELECT count(*) AS data_files FROM skade.files('ut', 'exp');
+-- gc.enabled = false refuses
+SELECT skade.update_table('ut', 'exp', '[]', '[{"action": "set-properties", "updates": {"gc.enabled": "false"}}]') IS NOT NULL AS set;
+SELECT pg_temp.err($$SELECT * FROM skade.expire_snapshots('ut', 'exp', older_than => now())$$) AS gc_disabled;
