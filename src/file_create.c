@@ -56,9 +56,10 @@ static int	write_errcode(int err);
 
 /*
  * SkadeCreateFile
- *		Create the file at location with the len bytes of data (see above).
+ *		Create the file at location with the len bytes of data (see above);
+ *		returns its real path (palloc'd).
  */
-void
+char *
 SkadeCreateFile(const char *location, const char *data, Size len)
 {
 	const char *rest;
@@ -91,6 +92,8 @@ SkadeCreateFile(const char *location, const char *data, Size len)
 		ReleaseExternalFD();
 	}
 	PG_END_TRY();
+	/* plain directories only below the root's real path: this is the real path */
+	return psprintf("%s/%s", root, rest);
 }
 
 /* The write root path lies in (its real directory), and the path below it. */

@@ -11,6 +11,6 @@
 #ifndef SKADE_FILE_CREATE_H
 #define SKADE_FILE_CREATE_H
 
-extern void SkadeCreateFile(const char *location, const char *data, Size len);
+extern char *SkadeCreateFile(const char *location, const char *data, Size len);
 
 #endif							/* SKADE_FILE_CREATE_H */

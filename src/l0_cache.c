@@ -64,6 +64,15 @@ static SkadeBlobCache *l0 = NULL;
 
 static long l0_max_entries(void);
 static void *load_metadata(const char *location, void *arg, Size *size, char **origin);
+static void *seed_loader(const char *location, void *arg, Size *size, char **origin);
+static void seed_visitor(const void *blob, Size size, void *arg);
+
+/* what L0Seed installs */
+typedef struct SeedArg
+{
+	SkadeMeta  *meta;
+	const char *real_path;
+} SeedArg;
 static void copy_visitor(const void *blob, Size size, void *arg);
 static void summary_visitor(const void *blob, Size size, void *arg);
 static void put_blob_stats(SkadeBlobCache *c, Datum *values);
@@ -107,6 +116,37 @@ L0Fetch(const char *location, int want, L0Result *result)
 
 	memset(result, 0, sizeof(L0Result));
 	SkadeBlobCacheVisit(l0, location, load_metadata, NULL, copy_visitor, &req);
+}
+
+/*
+ * L0Seed
+ *		Install the metadata skade has just written at location (from the
+ *		file real_path), already parsed as meta, so that the first reader --
+ *		the commit-log trigger of the same commit, typically -- does not read
+ *		and parse it again.  meta is consumed (freed or taken over).
+ */
+void
+L0Seed(const char *location, SkadeMeta *meta, const char *real_path)
+{
+	SeedArg		arg = {meta, real_path};
+
+	SkadeBlobCacheVisit(l0, location, seed_loader, &arg, seed_visitor, NULL);
+}
+
+static void *
+seed_loader(const char *location, void *arg, Size *size, char **origin)
+{
+	SeedArg    *a = arg;
+
+	*size = a->meta->total_size;
+	*origin = pstrdup(a->real_path);
+	return a->meta;
+}
+
+static void
+seed_visitor(const void *blob, Size size, void *arg)
+{
+	/* nothing to copy: installing it was the point */
 }
 
 /*

@@ -13,6 +13,9 @@
  *     back (22SK1 otherwise, and nothing is written).
  *   - The file is created under skade.write_roots, create-only, durably
  *     (file_create.c); an existing file is never replaced.
+ *   - What was parsed is installed in the L0 cache for that location
+ *     (immutable from now on), so the commit that follows does not read and
+ *     parse the file again.
  * A writer may thus create metadata files, never overwrite or delete
  * anything; EXECUTE on this function is granted to skade_writer, as on
  * the functions that commit pointers.
@@ -30,6 +33,7 @@
 
 #include "file_create.h"
 #include "gzip.h"
+#include "l0_cache.h"
 #include "metadata_json.h"
 #include "names.h"
 
@@ -47,6 +51,8 @@ skade_write_table_metadata(PG_FUNCTION_ARGS)
 	Jsonb	   *metadata;
 	char	   *text;
 	bool		gzip;
+	SkadeMeta  *meta;
+	char	   *real_path;
 
 	if (PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -60,15 +66,17 @@ skade_write_table_metadata(PG_FUNCTION_ARGS)
 				 errdetail("The file name must be <version>-<uuid>.metadata.json or <version>-<uuid>.gz.metadata.json.")));
 	text = JsonbToCString(NULL, &metadata->root, VARSIZE(metadata));
 	/* readable by skade's own reader, or not written at all */
-	(void) SkadeParseMetadata(text, strlen(text), location);
+	meta = SkadeParseMetadata(text, strlen(text), location);
 	if (gzip)
 	{
 		StringInfo	z = SkadeGzip(text, strlen(text));
 
-		SkadeCreateFile(location, z->data, z->len);
+		real_path = SkadeCreateFile(location, z->data, z->len);
 	}
 	else
-		SkadeCreateFile(location, text, strlen(text));
+		real_path = SkadeCreateFile(location, text, strlen(text));
+	/* the commit that follows reads it from the cache, not the disk */
+	L0Seed(location, meta, real_path);
 	PG_RETURN_TEXT_P(cstring_to_text(location));
 }
 
