@@ -628,6 +628,7 @@ DECLARE
 	changes integer := 0;
 	now_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
 	added_snapshots jsonb := '{}';
+	main_added jsonb := '[]';
 	last_added_schema integer;
 	last_added_spec integer;
 	last_added_order integer;
@@ -826,6 +827,9 @@ BEGIN
 		WHEN 'set-snapshot-ref' THEN
 			SELECT a.meta, a.nchanges INTO m, changes
 			  FROM skade.set_snapshot_ref(m, u, i - 1, added_snapshots, now_ms, changes) a;
+			IF u->>'ref-name' = 'main' AND added_snapshots ? (u->>'snapshot-id') THEN
+				main_added := main_added || jsonb_build_array(u->'snapshot-id');
+			END IF;
 		WHEN 'remove-snapshot-ref' THEN
 			IF m->'refs' ? (u->>'ref-name') THEN
 				m := jsonb_set(m, '{refs}', (m->'refs') - (u->>'ref-name'));
@@ -938,6 +942,14 @@ BEGIN
 
 	IF changes = 0 THEN
 		RETURN base_location;
+	END IF;
+	-- snapshots this commit added and made main, then replaced as main in the
+	-- same commit, leave no snapshot-log entry (Java's intermediate snapshots)
+	IF EXISTS (SELECT 1 FROM jsonb_array_elements(main_added) x WHERE x <> m->'current-snapshot-id') THEN
+		m := jsonb_set(m, '{snapshot-log}', (SELECT coalesce(jsonb_agg(e ORDER BY n), '[]')
+			FROM jsonb_array_elements(m->'snapshot-log') WITH ORDINALITY l(e, n)
+			WHERE e->'snapshot-id' = m->'current-snapshot-id'
+			   OR NOT e->'snapshot-id' IN (SELECT jsonb_array_elements(main_added))));
 	END IF;
 
 	-- the new file: next version, metadata-log, timestamps

@@ -201,3 +201,13 @@ SELECT count(*) AS data_files FROM skade.files('ut', 'exp');
 -- gc.enabled = false refuses
 SELECT skade.update_table('ut', 'exp', '[]', '[{"action": "set-properties", "updates": {"gc.enabled": "false"}}]') IS NOT NULL AS set;
 SELECT pg_temp.err($$SELECT * FROM skade.expire_snapshots('ut', 'exp', older_than => now())$$) AS gc_disabled;
+
+-- two snapshots added and made main one after the other in one commit: the
+-- one replaced within the commit leaves no snapshot-log entry (as in Java)
+SELECT pg_temp.masked(skade.update_table('ut', 'u', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 31, "sequence-number": 1, "timestamp-ms": 1700000031000, "manifest-list": "x", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 31, "type": "branch"},
+    {"action": "add-snapshot", "snapshot": {"snapshot-id": 32, "parent-snapshot-id": 31, "sequence-number": 2, "timestamp-ms": 1700000032000, "manifest-list": "x", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 32, "type": "branch"}]')) AS intermediate;
+SELECT m->'current-snapshot-id' AS current, m->'snapshot-log' AS log
+FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 'u')) x;
