@@ -5,7 +5,8 @@
 
 /*
  * 1.2: skade writes table metadata itself: write_table_metadata (create-only
- * under skade.write_roots), create_table, update_table and expire_snapshots.
+ * under skade.write_roots), create_table, update_table, expire_snapshots,
+ * swap_table and prune_commit_log (with skade.commit_log_archive).
  */
 
 /* ------------------------------------------------------- writing metadata */
@@ -1174,3 +1175,92 @@ REVOKE ALL ON FUNCTION
 GRANT EXECUTE ON FUNCTION
 	skade.expire_snapshots(text, text, timestamptz, integer, boolean, text),
 	skade.in_branch_ancestry(jsonb, bigint, text[]) TO skade_writer;
+
+/*
+ * The commit log is append-only; rows leave it only whole, moved with their
+ * seq into this archive by skade.prune_commit_log() (and swap_table), never
+ * updated, never destroyed.
+ */
+CREATE TABLE skade.commit_log_archive (
+	seq				bigint PRIMARY KEY,
+	op				text NOT NULL,
+	source			text NOT NULL,
+	catalog_name	text NOT NULL,
+	table_namespace	text NOT NULL,
+	table_name		text NOT NULL,
+	iceberg_type	text,
+	metadata_location text,
+	previous_metadata_location text,
+	prev_namespace	text,
+	prev_name		text,
+	committed_at	timestamptz NOT NULL,
+	committed_by	name NOT NULL,
+	xact_id			xid8 NOT NULL,
+	snapshot_id		bigint,
+	retired_at		timestamptz NOT NULL
+);
+SELECT pg_catalog.pg_extension_config_dump('skade.commit_log_archive', '');
+GRANT SELECT ON skade.commit_log_archive TO skade_reader;
+
+-- retire a table's log rows with seq < before (and the snapshot_map rows they wrote)
+CREATE FUNCTION skade.prune_commit_log(namespace text, name text, before bigint, catalog text DEFAULT NULL)
+	RETURNS bigint AS 'MODULE_PATHNAME', 'skade_prune_commit_log' LANGUAGE C;
+
+/*
+ * swap_table: rebuild-and-swap in one transaction.  live takes temp's
+ * metadata (the same compare-and-swap a client commit runs), temp's pointer
+ * is dropped; both rows are locked first, in name order, so live never
+ * resolves to nothing and no commit slips in between.  With prune_log the
+ * older log rows of live and every row of temp move to the archive: live's
+ * history starts again at this swap (time travel forgets the retired
+ * snapshots).  Returns live's new metadata location.
+ */
+CREATE FUNCTION skade.swap_table(namespace text, live text, temp text, prune_log boolean DEFAULT true,
+								 catalog text DEFAULT NULL) RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $swap$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+	live_loc text;
+	temp_loc text;
+	seq bigint;
+BEGIN
+	IF namespace IS NULL OR live IS NULL OR temp IS NULL OR prune_log IS NULL THEN
+		RAISE EXCEPTION 'namespace, live, temp and prune_log must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF live = temp THEN
+		RAISE EXCEPTION 'cannot swap "%.%" with itself', namespace, live USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	PERFORM 1 FROM public.iceberg_tables t
+	 WHERE t.catalog_name = cat AND t.table_namespace = namespace AND t.table_name IN (live, temp)
+	 ORDER BY t.table_name FOR UPDATE;
+	SELECT t.metadata_location INTO live_loc FROM public.iceberg_tables t
+	 WHERE t.catalog_name = cat AND t.table_namespace = namespace AND t.table_name = live
+	   AND coalesce(t.iceberg_type, 'TABLE') = 'TABLE';
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'table "%.%" does not exist in catalog "%"', namespace, live, cat USING ERRCODE = 'undefined_table';
+	END IF;
+	SELECT t.metadata_location INTO temp_loc FROM public.iceberg_tables t
+	 WHERE t.catalog_name = cat AND t.table_namespace = namespace AND t.table_name = temp
+	   AND coalesce(t.iceberg_type, 'TABLE') = 'TABLE';
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'table "%.%" does not exist in catalog "%"', namespace, temp, cat USING ERRCODE = 'undefined_table';
+	END IF;
+	IF temp_loc IS NULL THEN
+		RAISE EXCEPTION 'table "%.%" has no metadata location', namespace, temp USING ERRCODE = 'object_not_in_prerequisite_state';
+	END IF;
+	seq := skade.commit_table(namespace, live, live_loc, temp_loc, cat);
+	PERFORM skade.drop_table(namespace, temp, cat);
+	IF prune_log THEN
+		PERFORM skade.prune_commit_log(namespace, live, seq, cat);
+		PERFORM skade.prune_commit_log(namespace, temp, 9223372036854775807, cat);
+	END IF;
+	RETURN temp_loc;
+END
+$swap$;
+
+REVOKE ALL ON FUNCTION
+	skade.prune_commit_log(text, text, bigint, text),
+	skade.swap_table(text, text, text, boolean, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION
+	skade.prune_commit_log(text, text, bigint, text),
+	skade.swap_table(text, text, text, boolean, text) TO skade_writer;

@@ -59,6 +59,7 @@
 #include "utils/syscache.h"
 
 #include "commit_log.h"
+#include "log_prune.h"
 #include "pointer_mirror.h"
 #include "safe_sql.h"
 #include "snapshot_map.h"
@@ -357,9 +358,12 @@ skade_commit_log_append_only(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("skade.commit_log_append_only() must be called as a trigger")));
 
-	/* the one exception: skade.resolve_commit_log() filling a snapshot id */
+	/* the exceptions: skade.resolve_commit_log() filling a snapshot id, and
+	 * skade.prune_commit_log() moving rows to the archive */
 	if (SkadeCommitLogResolving() && TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
 		return PointerGetDatum(trigdata->tg_newtuple);
+	if (SkadeCommitLogPruning() && TRIGGER_FIRED_BY_DELETE(trigdata->tg_event))
+		return PointerGetDatum(trigdata->tg_trigtuple);
 
 	ereport(ERROR,
 			(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
