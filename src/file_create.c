@@ -20,7 +20,8 @@
  *     survives a crash.  On any error after creation the partial file is
  *     removed.
  *   - Errors name the location as given and carry file-system SQLSTATEs
- *     (53100 disk full, 42501 permission, 58030 other I/O).
+ *     (58P02 the file exists, 58P01 a write root is missing, 53100 disk
+ *     full, 42501 permission or a path outside the roots, 58030 other I/O).
  *
  * Who may write is decided by EXECUTE privilege on the functions that call
  * this (they write only Iceberg metadata, see metadata_write.c); where, by
