@@ -759,6 +759,11 @@ BEGIN
 		RAISE EXCEPTION 'updates[%]: snapshot % already exists', idx, snap->>'snapshot-id'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	-- Java refuses metadata whose snapshot log runs ahead of its last update
+	IF (snap->>'timestamp-ms')::numeric > extract(epoch FROM clock_timestamp()) * 1000 + 60000 THEN
+		RAISE EXCEPTION 'updates[%]: snapshot % has a timestamp more than a minute in the future', idx, snap->>'snapshot-id'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
 	IF fv >= 2 THEN
 		seq := (snap->>'sequence-number')::bigint;
 		IF seq IS NULL THEN

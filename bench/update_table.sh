@@ -5,8 +5,10 @@
 # metadata file with fsync, CAS, commit-log trigger), on tables of 1,000 and
 # 10,000 snapshots; beside it, in the same run, the cost of only reading and
 # parsing that metadata to jsonb, and of only writing it (write_table_metadata).
-# Prints the average latency of each over N calls.  (The issue's comparison
-# with a Java JdbcCatalog commit is not part of this script yet.)
+# Then, same run, the same property change committed by skade.update_table()
+# and by a Java JdbcCatalog client (refresh = read and parse the metadata,
+# write the next file, compare-and-swap; test/interop/java CommitBenchTest).
+# Prints the average latency of each over N calls, and Java / skade.
 # Usage: bash bench/update_table.sh [calls=20]
 set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
@@ -34,6 +36,9 @@ avg() { # file -> average ms of its \timing lines (the first line of write.sql i
         awk '{ s += $1; n++ } END { printf "%.1f", s / n }'
 }
 
+command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || install_packages openjdk-17-jdk-headless maven
+RESULTS=$BASE/results
+: >"$RESULTS"
 printf '\n%-12s %18s %18s %18s\n' "snapshots" "update_table ms" "read+parse ms" "write only ms"
 for S in 1000 10000; do
     pg "$PORT" -q postgres >/dev/null <<SQL
@@ -64,13 +69,34 @@ SQL
         cat >>"$upd" <<SQL
 SELECT skade.update_table('b$S', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": $prev}]',
   '[{"action": "add-snapshot", "snapshot": {"snapshot-id": $id, "parent-snapshot-id": $prev, "sequence-number": $id,
-     "timestamp-ms": $((1800000000000 + i)), "manifest-list": "$WH/x.avro", "summary": {"operation": "append"}, "schema-id": 0}},
+     "timestamp-ms": $((1700000000000 + S + i)), "manifest-list": "$WH/x.avro", "summary": {"operation": "append"}, "schema-id": 0}},
     {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": $id, "type": "branch"}]') IS NOT NULL;
 SQL
         echo "SELECT length((metadata::jsonb)::text) FROM skade.load_table('b$S', 't');" >>"$read"
         printf "SELECT skade.write_table_metadata('%s/w%s/%05d-0f0e0d0c-0b0a-0908-0706-050403020100.metadata.json', :'m') IS NOT NULL;\n" \
             "$WH" "$S" "$i" >>"$write"
     done
-    chown "$PG_USER" "$upd" "$read" "$write"
+    props=$BASE/props.sql
+    echo '\timing on' >"$props"
+    for i in $(seq 1 "$N"); do
+        echo "SELECT skade.update_table('b$S', 't', '[]', '[{\"action\": \"set-properties\", \"updates\": {\"skade$i\": \"x\"}}]') IS NOT NULL;" >>"$props"
+    done
+    chown "$PG_USER" "$upd" "$read" "$write" "$props"
     printf '%-12s %18s %18s %18s\n' "$S" "$(avg "$upd")" "$(avg "$read")" "$(avg "$write")"
+    echo "b$S.t $(avg "$props")" >>"$RESULTS"
 done
+
+# the same property change: skade.update_table() vs a Java JdbcCatalog commit
+if ! (cd "$SKADE_ROOT/test/interop/java" &&
+    PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres SKADE_WAREHOUSE=$WH \
+    SKADE_BENCH_TABLES=b1000.t,b10000.t SKADE_BENCH_CALLS=$N \
+    mvn -B -q -Dstyle.color=never -Dgroups=bench test) >"$BASE/mvn.log" 2>&1; then
+    echo "the Java side failed:"; tail -n 30 "$BASE/mvn.log"
+fi
+sed -n 's/.*JAVA_COMMIT_MS \(.*\)/\1/p' "$BASE/mvn.log" >"$BASE/java"
+printf '\n%-12s %22s %22s %12s\n' "table" "skade set-property ms" "Java commit ms" "Java/skade"
+while read -r t ms; do
+    j=$(awk -v t="$t" '$1 == t { print $2 }' "$BASE/java")
+    printf '%-12s %22s %22s %11sx\n' "$t" "$ms" "${j:-n/a}" \
+        "$(awk -v a="$ms" -v b="${j:-0}" 'BEGIN { if (b > 0) printf "%.2f", b / a; else print "n/a" }')"
+done <"$RESULTS"

@@ -91,6 +91,7 @@ FROM unnest(ARRAY[
   '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 13, "parent-snapshot-id": 12, "sequence-number": 2, "timestamp-ms": 1, "manifest-list": "x", "summary": {"operation": "append"}}}]',
   '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 12, "sequence-number": 3, "timestamp-ms": 1, "manifest-list": "x", "summary": {"operation": "append"}}}]',
   '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 14}}]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 88, "parent-snapshot-id": 12, "sequence-number": 9, "timestamp-ms": 4102444800000, "manifest-list": "x", "summary": {"operation": "append"}}}]',
   '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 77, "type": "branch"}]',
   '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 12, "type": "tag"}]',
   '[{"action": "set-current-schema", "schema-id": 7}]',
