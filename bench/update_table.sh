@@ -93,6 +93,9 @@ if ! (cd "$SKADE_ROOT/test/interop/java" &&
     mvn -B -q -Dstyle.color=never -Dgroups=bench test) >"$BASE/mvn.log" 2>&1; then
     echo "the Java side failed:"; tail -n 30 "$BASE/mvn.log"
 fi
+# (Surefire writes the test's output to its report directory)
+cat "$SKADE_ROOT/test/interop/java/target/surefire-reports/skade.interop.CommitBenchTest-output.txt" \
+    >>"$BASE/mvn.log" 2>/dev/null || true
 sed -n 's/.*JAVA_COMMIT_MS \(.*\)/\1/p' "$BASE/mvn.log" >"$BASE/java"
 printf '\n%-12s %22s %22s %12s\n' "table" "skade set-property ms" "Java commit ms" "Java/skade"
 while read -r t ms; do
