@@ -102,5 +102,13 @@ SET skade.write_roots = '/tmp/skade_regress/missing';
 SELECT pg_temp.err(format('SELECT skade.write_table_metadata(%L, %L)',
 	'/tmp/skade_regress/missing/t/00001-0f0e0d0c-0b0a-0908-0706-050403020100.metadata.json', :'m')) AS no_root;
 RESET skade.write_roots;
+-- a read-only transaction (and so a hot standby) writes nothing, not even a table's first file
+BEGIN READ ONLY;
+SELECT pg_temp.err(format('SELECT skade.write_table_metadata(%L, %L)',
+	'/tmp/skade_regress/wh/ct/x/00004-0f0e0d0c-0b0a-0908-0706-050403020100.metadata.json', :'m')) AS read_only;
+SELECT pg_temp.err($$SELECT skade.create_table('ct', 'ro', '{"fields": []}')$$) AS read_only_create;
+COMMIT;
+SELECT pg_stat_file('/tmp/skade_regress/wh/ct/x/00004-0f0e0d0c-0b0a-0908-0706-050403020100.metadata.json', true) IS NULL AS nothing_written,
+       pg_stat_file('/tmp/skade_regress/wh/ct/ro', true) IS NULL AS no_table_dir;
 -- what was written is the jsonb given, byte for byte as its text
 SELECT pg_read_file('/tmp/skade_regress/wh/ct/x/00001-0f0e0d0c-0b0a-0908-0706-050403020100.metadata.json') = :'m' AS exact;

@@ -16,6 +16,8 @@
  *   - What was parsed is installed in the L0 cache for that location
  *     (immutable from now on), so the commit that follows does not read and
  *     parse the file again.
+ *   - Nothing is written in a read-only transaction (so never on a hot
+ *     standby): the commit that would follow could not happen there.
  * A writer may thus create metadata files, never overwrite or delete
  * anything; EXECUTE on this function is granted to skade_writer, as on
  * the functions that commit pointers.
@@ -27,6 +29,8 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
+#include "access/xlog.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -59,6 +63,13 @@ skade_write_table_metadata(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("metadata must not be NULL")));
 	metadata = PG_GETARG_JSONB_P(1);
+	/* a hot standby or a read-only transaction writes no file either */
+	if (XactReadOnly)
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("cannot write \"%s\" in a read-only transaction", location),
+				 RecoveryInProgress() ?
+				 errdetail("This server is a hot standby: write through the primary.") : 0));
 	if (!metadata_file_name(location, &gzip))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
