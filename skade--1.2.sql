@@ -686,6 +686,13 @@ BEGIN
 END
 $create$;
 
+-- m at format version v (> its own): v2 has a last-sequence-number, v3 a next-row-id
+CREATE FUNCTION skade.upgraded(m jsonb, v integer) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+RETURN m || jsonb_build_object('format-version', v)
+	|| CASE WHEN m ? 'last-sequence-number' THEN '{}' ELSE '{"last-sequence-number": 0}' END::jsonb
+	|| CASE WHEN v >= 3 AND NOT m ? 'next-row-id' THEN '{"next-row-id": 0}' ELSE '{}' END::jsonb;
+
 /* update_table's builder steps (Java's TableMetadata.Builder rules) */
 
 -- add-schema: ids kept as sent; an identical schema is reused, else max id + 1
@@ -1036,6 +1043,7 @@ DECLARE
 	last_added_schema integer;
 	last_added_spec integer;
 	last_added_order integer;
+	list text;
 	v integer;
 	s jsonb;
 	ref jsonb;
@@ -1146,13 +1154,7 @@ BEGIN
 				RAISE EXCEPTION 'updates[%]: cannot downgrade v% table to v%', i - 1, m->>'format-version', v
 					USING ERRCODE = 'invalid_parameter_value';
 			ELSIF v > (m->>'format-version')::integer THEN
-				m := m || jsonb_build_object('format-version', v);
-				IF NOT m ? 'last-sequence-number' THEN
-					m := m || '{"last-sequence-number": 0}';
-				END IF;
-				IF v = 3 AND NOT m ? 'next-row-id' THEN
-					m := m || '{"next-row-id": 0}';
-				END IF;
+				m := skade.upgraded(m, v);
 				changes := changes + 1;
 			END IF;
 		WHEN 'set-properties' THEN
@@ -1169,13 +1171,7 @@ BEGIN
 						RAISE EXCEPTION 'updates[%]: format-version % cannot be set', i - 1, props->>'format-version'
 							USING ERRCODE = 'invalid_parameter_value';
 					ELSIF v > (m->>'format-version')::integer THEN
-						m := m || jsonb_build_object('format-version', v);
-						IF NOT m ? 'last-sequence-number' THEN
-							m := m || '{"last-sequence-number": 0}';
-						END IF;
-						IF v = 3 AND NOT m ? 'next-row-id' THEN
-							m := m || '{"next-row-id": 0}';
-						END IF;
+						m := skade.upgraded(m, v);
 					END IF;
 				END IF;
 				m := jsonb_set(m, '{properties}', coalesce(m->'properties', '{}') || (props - ARRAY['format-version', 'uuid',
@@ -1298,17 +1294,17 @@ BEGIN
 				RAISE EXCEPTION 'updates[%] needs a statistics file with snapshot-id, statistics-path and file-size-in-bytes', i - 1
 					USING ERRCODE = 'invalid_parameter_value';
 			END IF;
-			ref := to_jsonb(CASE lower(u->>'action') WHEN 'set-statistics' THEN 'statistics' ELSE 'partition-statistics' END);
-			m := jsonb_set(m, ARRAY[ref #>> '{}'],
-				(SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(coalesce(m->(ref #>> '{}'), '[]')) x
+			list := CASE lower(u->>'action') WHEN 'set-statistics' THEN 'statistics' ELSE 'partition-statistics' END;
+			m := jsonb_set(m, ARRAY[list],
+				(SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(coalesce(m->list, '[]')) x
 				  WHERE x->'snapshot-id' <> s->'snapshot-id') || jsonb_build_array(s));
 			changes := changes + 1;
 		WHEN 'remove-statistics', 'remove-partition-statistics' THEN
-			ref := to_jsonb(CASE lower(u->>'action') WHEN 'remove-statistics' THEN 'statistics' ELSE 'partition-statistics' END);
-			IF EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(m->(ref #>> '{}'), '[]')) x
+			list := CASE lower(u->>'action') WHEN 'remove-statistics' THEN 'statistics' ELSE 'partition-statistics' END;
+			IF EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(m->list, '[]')) x
 					   WHERE x->'snapshot-id' = u->'snapshot-id') THEN
-				m := jsonb_set(m, ARRAY[ref #>> '{}'],
-					(SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(m->(ref #>> '{}')) x
+				m := jsonb_set(m, ARRAY[list],
+					(SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(m->list) x
 					  WHERE x->'snapshot-id' <> u->'snapshot-id'));
 				changes := changes + 1;
 			END IF;
@@ -1495,11 +1491,14 @@ BEGIN
 					WHERE (x->>'snapshot-id')::bigint = ANY (expired)) s,
 		   LATERAL skade.files(namespace, name, s.sid::bigint, cat) f
 	 WHERE f.manifest = gone.manifest;
-	INSERT INTO skade_expire_files
-	SELECT NULL, true, NULL, f.file_path, f.content
-	  FROM (SELECT x->>'snapshot-id' AS sid FROM jsonb_array_elements(m->'snapshots') x
-			WHERE NOT (x->>'snapshot-id')::bigint = ANY (expired) AND x ? 'manifest-list') s,
-		   LATERAL skade.files(namespace, name, s.sid::bigint, cat) f;
+	-- (the retained snapshots' files matter only when a manifest goes)
+	IF EXISTS (SELECT 1 FROM skade_expire_files e WHERE e.file_path IS NOT NULL) THEN
+		INSERT INTO skade_expire_files
+		SELECT NULL, true, NULL, f.file_path, f.content
+		  FROM (SELECT x->>'snapshot-id' AS sid FROM jsonb_array_elements(m->'snapshots') x
+				WHERE NOT (x->>'snapshot-id')::bigint = ANY (expired) AND x ? 'manifest-list') s,
+			   LATERAL skade.files(namespace, name, s.sid::bigint, cat) f;
+	END IF;
 
 	-- the commit
 	ups := (SELECT coalesce(jsonb_agg(jsonb_build_object('action', 'remove-snapshot-ref', 'ref-name', d)), '[]')
@@ -1691,6 +1690,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.add_snapshot(jsonb, jsonb, integer),
 	skade.set_snapshot_ref(jsonb, jsonb, integer, jsonb, bigint, integer),
 	skade.remove_snapshots(jsonb, jsonb, integer, integer),
+	skade.upgraded(jsonb, integer),
 	skade.add_spec(jsonb, jsonb, integer, integer),
 	skade.add_sort_order(jsonb, jsonb, integer, integer),
 	skade.expire_snapshots(text, text, timestamptz, integer, boolean, text),
