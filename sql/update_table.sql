@@ -212,3 +212,11 @@ SELECT pg_temp.masked(skade.update_table('ut', 'u', '[]',
     {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 32, "type": "branch"}]')) AS intermediate;
 SELECT m->'current-snapshot-id' AS current, m->'snapshot-log' AS log
 FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 'u')) x;
+
+-- optional snapshot fields sent as null are absent (a REST client may send them so;
+-- skade's own reader refuses a null parent-snapshot-id)
+SELECT pg_temp.masked(skade.update_table('ut', 'u', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 41, "parent-snapshot-id": null, "sequence-number": 3,
+     "timestamp-ms": 1700000041000, "manifest-list": "x", "summary": {"operation": "append"}, "schema-id": null}}]')) AS nulls_absent;
+SELECT (SELECT x FROM jsonb_array_elements(m->'snapshots') x WHERE x->'snapshot-id' = '41') ?| ARRAY['parent-snapshot-id', 'schema-id'] AS null_kept
+FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 'u')) x;

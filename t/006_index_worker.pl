@@ -160,5 +160,17 @@ is($node->safe_psql('postgres',
 	'SELECT count(*) || \'/\' || count(name) FROM skade.resolve_many(array(SELECT g FROM generate_series(1, 10000000) g))'),
 	'10000000/3', 'a 10M-id array resolves (3 known)');
 
+# a dropped and re-created extension does not inherit the old tree: ids the
+# published generation holds are unknown to the new (empty) snapshot_map
+is($node->safe_psql('postgres', q{SELECT name FROM skade.resolve_many(ARRAY[101])}), 't',
+	'before: 101 resolves');
+$node->safe_psql('postgres', <<'SQL');
+DROP EXTENSION skade CASCADE;
+DROP TABLE public.iceberg_tables, public.iceberg_namespace_properties;
+CREATE EXTENSION skade;
+SQL
+is($node->safe_psql('postgres', q{SELECT coalesce(name, '-') FROM skade.resolve_many(ARRAY[101, 102])}),
+	"-\n-", 'after DROP/CREATE EXTENSION the old generation answers nothing');
+
 $node->stop;
 done_testing();
