@@ -5,7 +5,9 @@
 
 SKADE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PG_MAJOR=15
-PGBIN=/usr/lib/postgresql/$PG_MAJOR/bin
+# PG_CONFIG (as for make) may name another installation, e.g. a private copy
+# of the server where a parallel build installs without meeting others
+if [ -n "${PG_CONFIG:-}" ]; then PGBIN=$("$PG_CONFIG" --bindir); else PGBIN=/usr/lib/postgresql/$PG_MAJOR/bin; fi
 PG_USER=postgres
 
 log() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
