@@ -695,6 +695,64 @@ RETURN m || jsonb_build_object('format-version', v)
 
 /* update_table's builder steps (Java's TableMetadata.Builder rules) */
 
+-- a JSON integer, as Java's JsonUtil.getInt reads one (integral, in int range);
+-- anything else (missing, a string, 1.5) is 22023 naming what
+CREATE FUNCTION skade.json_int(v jsonb, what text) RETURNS integer
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $f$
+BEGIN
+	IF jsonb_typeof(v) = 'number' AND v::text ~ '^-?[0-9]{1,10}$'
+	   AND v::text::bigint BETWEEN -2147483648 AND 2147483647 THEN
+		RETURN v::text::integer;
+	END IF;
+	RAISE EXCEPTION '% must be an integer, not %', what, coalesce(v::text, 'missing')
+		USING ERRCODE = 'invalid_parameter_value';
+END
+$f$;
+
+-- the type of field id, reached from the schema through structs only (NULL: none)
+CREATE FUNCTION skade.source_type(schema jsonb, id integer) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $f$
+	WITH RECURSIVE f(field) AS (
+		SELECT e FROM jsonb_array_elements(coalesce(schema->'fields', '[]')) e
+		UNION ALL
+		SELECT e FROM f, jsonb_array_elements(f.field->'type'->'fields') e
+		 WHERE jsonb_typeof(f.field->'type') = 'object' AND f.field->'type'->>'type' = 'struct')
+	SELECT field->'type' FROM f WHERE field->'id' = to_jsonb(id) LIMIT 1
+$f$;
+
+-- why partition field (is_spec) or sort field f cannot be bound to schema, NULL
+-- if it can: Java's PartitionSpec/SortOrder.checkCompatibility (a primitive
+-- source; Transform.canTransform; a partition field's void transform is exempt)
+CREATE FUNCTION skade.bind_error(schema jsonb, f jsonb, is_spec boolean) RETURNS text
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	t jsonb := skade.source_type(schema, (f->>'source-id')::integer);
+	tr text := f->>'transform';
+	b text;
+	ok boolean;
+BEGIN
+	IF is_spec AND tr = 'void' THEN
+		RETURN NULL;
+	ELSIF t IS NULL THEN
+		RETURN format('source id %s is not a field of the current schema', f->>'source-id');
+	ELSIF jsonb_typeof(t) <> 'string' OR t #>> '{}' = 'variant' THEN
+		RETURN format('source id %s is not a primitive field', f->>'source-id');
+	END IF;
+	b := regexp_replace(t #>> '{}', '[\[(].*$', '');
+	ok := CASE WHEN tr = 'identity' THEN b NOT IN ('geometry', 'geography')
+			WHEN tr ~ '^bucket\[[0-9]+\]$' THEN b IN ('int', 'long', 'date', 'time', 'timestamp', 'timestamptz',
+				'timestamp_ns', 'timestamptz_ns', 'string', 'binary', 'fixed', 'decimal', 'uuid')
+			WHEN tr ~ '^truncate\[[0-9]+\]$' THEN b IN ('int', 'long', 'string', 'binary', 'decimal')
+			WHEN tr IN ('year', 'month', 'day') THEN b IN ('date', 'timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns')
+			WHEN tr = 'hour' THEN b IN ('timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns')
+			ELSE true END;
+	IF ok THEN
+		RETURN NULL;
+	END IF;
+	RETURN format('transform %s cannot apply to source id %s of type %s', tr, f->>'source-id', t #>> '{}');
+END
+$f$;
+
 -- add-schema: ids kept as sent; an identical schema is reused, else max id + 1
 CREATE FUNCTION skade.add_schema(m jsonb, schema jsonb, idx integer, INOUT nchanges integer,
 								 OUT meta jsonb, OUT last_added integer)
@@ -766,17 +824,13 @@ BEGIN
 		RAISE EXCEPTION 'updates[%]: snapshot % already exists', idx, snap->>'snapshot-id'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	-- Java refuses metadata whose snapshot log runs ahead of its last update
-	IF (snap->>'timestamp-ms')::numeric > extract(epoch FROM clock_timestamp()) * 1000 + 60000 THEN
-		RAISE EXCEPTION 'updates[%]: snapshot % has a timestamp more than a minute in the future', idx, snap->>'snapshot-id'
+	IF fv = 1 AND coalesce((snap->>'sequence-number')::numeric, 0) <> 0 THEN
+		RAISE EXCEPTION 'updates[%]: sequence number % in a v1 table (it must be 0)', idx, snap->>'sequence-number'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	IF fv >= 2 THEN
-		seq := (snap->>'sequence-number')::bigint;
-		IF seq IS NULL THEN
-			RAISE EXCEPTION 'updates[%].snapshot needs a sequence-number in a v% table', idx, fv
-				USING ERRCODE = 'invalid_parameter_value';
-		END IF;
+		-- none is 0, as Java reads it (and writes 0 as none)
+		seq := coalesce((snap->>'sequence-number')::bigint, 0);
 		IF snap->>'parent-snapshot-id' IS NOT NULL AND seq <= (m->>'last-sequence-number')::bigint THEN
 			RAISE EXCEPTION 'cannot add snapshot with sequence number % older than last sequence number %',
 				seq, m->>'last-sequence-number' USING ERRCODE = 'serialization_failure',
@@ -922,8 +976,14 @@ BEGIN
 			RAISE EXCEPTION 'updates[%].spec.fields[%] needs source-id, transform and name', idx, k
 				USING ERRCODE = 'invalid_parameter_value';
 		END IF;
-		IF NOT jsonb_path_exists(cur, '$.**.fields[*] ? (@.id == $id)', jsonb_build_object('id', f->'source-id')) THEN
-			RAISE EXCEPTION 'updates[%].spec.fields[%]: source id % is not a field of the current schema', idx, k, f->>'source-id'
+		IF skade.bind_error(cur, f, true) IS NOT NULL THEN
+			RAISE EXCEPTION 'updates[%].spec.fields[%]: %', idx, k, skade.bind_error(cur, f, true)
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		-- a partition name may be a column's only if that column is its source
+		IF skade.source_type(cur, (f->>'source-id')::integer) IS NOT NULL AND EXISTS (
+			SELECT 1 FROM jsonb_array_elements(cur->'fields') c WHERE c->>'name' = f->>'name' AND c->'id' <> f->'source-id') THEN
+			RAISE EXCEPTION 'updates[%].spec.fields[%]: name "%" is another column of the schema', idx, k, f->>'name'
 				USING ERRCODE = 'invalid_parameter_value';
 		END IF;
 		IF EXISTS (SELECT 1 FROM jsonb_array_elements(fields) g WHERE g->>'name' = f->>'name') THEN
@@ -986,14 +1046,19 @@ BEGIN
 			RAISE EXCEPTION 'updates[%].sort-order.fields[%] needs source-id, transform, direction asc|desc and null-order nulls-first|nulls-last',
 				idx, k USING ERRCODE = 'invalid_parameter_value';
 		END IF;
-		IF NOT jsonb_path_exists(cur, '$.**.fields[*] ? (@.id == $id)', jsonb_build_object('id', f->'source-id')) THEN
-			RAISE EXCEPTION 'updates[%].sort-order.fields[%]: source id % is not a field of the current schema', idx, k, f->>'source-id'
+		IF skade.bind_error(cur, f, false) IS NOT NULL THEN
+			RAISE EXCEPTION 'updates[%].sort-order.fields[%]: %', idx, k, skade.bind_error(cur, f, false)
 				USING ERRCODE = 'invalid_parameter_value';
 		END IF;
 		fields := fields || jsonb_build_array(jsonb_build_object('transform', f->'transform', 'source-id', f->'source-id',
 			'direction', f->'direction', 'null-order', f->'null-order'));
 		k := k + 1;
 	END LOOP;
+	-- the request's id is not kept, but Java's parser binds it: 0 is the unsorted order's only
+	IF (skade.json_int(ord->'order-id', format('updates[%s].sort-order.order-id', idx)) = 0) <> (k = 0) THEN
+		RAISE EXCEPTION 'updates[%].sort-order: order id 0 is for the unsorted order, and the unsorted order''s id is 0', idx
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
 	SELECT (x->>'order-id')::integer INTO found FROM jsonb_array_elements(m->'sort-orders') x
 	 WHERE x->'fields' = fields ORDER BY (x->>'order-id')::integer LIMIT 1;
 	IF found IS NOT NULL THEN
@@ -1078,6 +1143,27 @@ BEGIN
 	END IF;
 	m := base;
 
+	-- every requirement is read before any is checked (Java parses the request
+	-- first): a malformed one, or assert-create among others, is 22023
+	SELECT x.n - 1, x.q INTO v, r FROM jsonb_array_elements(requirements) WITH ORDINALITY x(q, n)
+	 WHERE NOT coalesce(CASE lower(x.q->>'type')
+		WHEN 'assert-create' THEN NOT EXISTS (SELECT 1 FROM jsonb_array_elements(requirements) y
+											  WHERE lower(y->>'type') IS DISTINCT FROM 'assert-create')
+		WHEN 'assert-table-uuid' THEN jsonb_typeof(x.q->'uuid') = 'string'
+		WHEN 'assert-ref-snapshot-id' THEN jsonb_typeof(x.q->'ref') = 'string'
+			AND (coalesce(jsonb_typeof(x.q->'snapshot-id'), 'null') = 'null' OR x.q->>'snapshot-id' ~ '^-?[0-9]+$')
+		ELSE x.q->>CASE lower(x.q->>'type') WHEN 'assert-last-assigned-field-id' THEN 'last-assigned-field-id'
+			WHEN 'assert-current-schema-id' THEN 'current-schema-id'
+			WHEN 'assert-last-assigned-partition-id' THEN 'last-assigned-partition-id'
+			WHEN 'assert-default-spec-id' THEN 'default-spec-id'
+			WHEN 'assert-default-sort-order-id' THEN 'default-sort-order-id' END ~ '^-?[0-9]{1,10}$' END, false)
+	 ORDER BY x.n LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'requirements[%] is malformed: %', v, r
+			USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'assert-create takes no other requirement; the others need their value field.';
+	END IF;
+
 	-- requirements, all against the same base
 	FOR r IN SELECT q FROM jsonb_array_elements(requirements) q LOOP
 		i := i + 1;
@@ -1146,7 +1232,7 @@ BEGIN
 					USING ERRCODE = 'invalid_parameter_value';
 			END IF;
 		WHEN 'upgrade-format-version' THEN
-			v := CASE WHEN u->>'format-version' ~ '^[0-9]{1,2}$' THEN (u->>'format-version')::integer END;
+			v := skade.json_int(u->'format-version', format('updates[%s].format-version', i - 1));
 			IF v IS NULL OR v > 3 THEN
 				RAISE EXCEPTION 'updates[%]: cannot upgrade to format version %', i - 1, coalesce(u->>'format-version', 'null')
 					USING ERRCODE = 'invalid_parameter_value';
@@ -1200,7 +1286,7 @@ BEGIN
 			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, last_added_schema
 			  FROM skade.add_schema(m, u->'schema', i - 1, changes) a;
 		WHEN 'set-current-schema' THEN
-			v := (u->>'schema-id')::integer;
+			v := skade.json_int(u->'schema-id', format('updates[%s].schema-id', i - 1));
 			IF v = -1 THEN
 				IF last_added_schema IS NULL THEN
 					RAISE EXCEPTION 'updates[%]: cannot set last added schema: no schema has been added', i - 1
@@ -1231,6 +1317,9 @@ BEGIN
 				main_added := main_added || jsonb_build_array(u->'snapshot-id');
 			END IF;
 		WHEN 'remove-snapshot-ref' THEN
+			IF jsonb_typeof(u->'ref-name') IS DISTINCT FROM 'string' THEN
+				RAISE EXCEPTION 'updates[%].ref-name must be a string', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
 			IF m->'refs' ? (u->>'ref-name') THEN
 				m := jsonb_set(m, '{refs}', (m->'refs') - (u->>'ref-name'));
 				changes := changes + 1;
@@ -1246,7 +1335,7 @@ BEGIN
 			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, last_added_spec
 			  FROM skade.add_spec(m, u->'spec', i - 1, changes) a;
 		WHEN 'set-default-spec' THEN
-			v := (u->>'spec-id')::integer;
+			v := skade.json_int(u->'spec-id', format('updates[%s].spec-id', i - 1));
 			IF v = -1 THEN
 				IF last_added_spec IS NULL THEN
 					RAISE EXCEPTION 'updates[%]: cannot set last added spec: no spec has been added', i - 1
@@ -1254,23 +1343,16 @@ BEGIN
 				END IF;
 				v := last_added_spec;
 			END IF;
+			-- (an unknown id is refused at the end, as Java's build() does)
 			IF v IS DISTINCT FROM (m->>'default-spec-id')::integer THEN
-				s := (SELECT x FROM jsonb_array_elements(m->'partition-specs') x WHERE (x->>'spec-id')::integer = v);
-				IF s IS NULL THEN
-					RAISE EXCEPTION 'updates[%]: cannot set default spec to unknown spec %', i - 1, coalesce(v::text, 'null')
-						USING ERRCODE = 'invalid_parameter_value';
-				END IF;
 				m := m || jsonb_build_object('default-spec-id', v);
-				IF (m->>'format-version')::integer = 1 THEN
-					m := m || jsonb_build_object('partition-spec', s->'fields');
-				END IF;
 				changes := changes + 1;
 			END IF;
 		WHEN 'add-sort-order' THEN
 			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, last_added_order
 			  FROM skade.add_sort_order(m, u->'sort-order', i - 1, changes) a;
 		WHEN 'set-default-sort-order' THEN
-			v := (u->>'sort-order-id')::integer;
+			v := skade.json_int(u->'sort-order-id', format('updates[%s].sort-order-id', i - 1));
 			IF v = -1 THEN
 				IF last_added_order IS NULL THEN
 					RAISE EXCEPTION 'updates[%]: cannot set last added sort order: no sort order has been added', i - 1
@@ -1278,11 +1360,8 @@ BEGIN
 				END IF;
 				v := last_added_order;
 			END IF;
+			-- (an unknown id is refused at the end, as Java's build() does)
 			IF v IS DISTINCT FROM (m->>'default-sort-order-id')::integer THEN
-				IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m->'sort-orders') x WHERE (x->>'order-id')::integer = v) THEN
-					RAISE EXCEPTION 'updates[%]: cannot set default sort order to unknown order %', i - 1, coalesce(v::text, 'null')
-						USING ERRCODE = 'invalid_parameter_value';
-				END IF;
 				m := m || jsonb_build_object('default-sort-order-id', v);
 				changes := changes + 1;
 			END IF;
@@ -1301,6 +1380,9 @@ BEGIN
 			changes := changes + 1;
 		WHEN 'remove-statistics', 'remove-partition-statistics' THEN
 			list := CASE lower(u->>'action') WHEN 'remove-statistics' THEN 'statistics' ELSE 'partition-statistics' END;
+			IF NOT coalesce(u->>'snapshot-id' ~ '^-?[0-9]+$' AND jsonb_typeof(u->'snapshot-id') = 'number', false) THEN
+				RAISE EXCEPTION 'updates[%].snapshot-id must be a number', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
 			IF EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(m->list, '[]')) x
 					   WHERE x->'snapshot-id' = u->'snapshot-id') THEN
 				m := jsonb_set(m, ARRAY[list],
@@ -1350,6 +1432,47 @@ BEGIN
 			FROM jsonb_array_elements(m->'snapshot-log') WITH ORDINALITY l(e, n)
 			WHERE e->'snapshot-id' = m->'current-snapshot-id'
 			   OR NOT e->'snapshot-id' IN (SELECT jsonb_array_elements(main_added))));
+	END IF;
+
+	-- what Java's build() and TableMetadata constructor refuse (22023): a
+	-- default spec or sort order the current schema cannot bind, a snapshot
+	-- newer than last-sequence-number, a snapshot log out of order (by more
+	-- than Java's minute of clock skew) or ahead of this commit
+	IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m->'partition-specs') x WHERE x->'spec-id' = m->'default-spec-id') THEN
+		RAISE EXCEPTION 'cannot set default spec to unknown spec %', m->>'default-spec-id'
+			USING ERRCODE = 'invalid_parameter_value';
+	ELSIF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m->'sort-orders') x WHERE x->'order-id' = m->'default-sort-order-id') THEN
+		RAISE EXCEPTION 'cannot set default sort order to unknown order %', m->>'default-sort-order-id'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF (m->>'format-version')::integer = 1 THEN
+		m := m || jsonb_build_object('partition-spec', (SELECT x->'fields' FROM jsonb_array_elements(m->'partition-specs') x
+														 WHERE x->'spec-id' = m->'default-spec-id'));
+	END IF;
+	s := (SELECT x FROM jsonb_array_elements(m->'schemas') x WHERE x->'schema-id' = m->'current-schema-id');
+	SELECT e INTO list FROM (
+		SELECT skade.bind_error(s, f, true) e FROM jsonb_array_elements(m->'partition-specs') p,
+			   jsonb_array_elements(p->'fields') f WHERE p->'spec-id' = m->'default-spec-id'
+		UNION ALL
+		SELECT skade.bind_error(s, f, false) FROM jsonb_array_elements(m->'sort-orders') o,
+			   jsonb_array_elements(o->'fields') f WHERE o->'order-id' = m->'default-sort-order-id') b
+	 WHERE e IS NOT NULL LIMIT 1;
+	IF list IS NOT NULL THEN
+		RAISE EXCEPTION 'the default partition spec or sort order does not fit the current schema: %', list
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF (SELECT max((x->>'sequence-number')::bigint) FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x)
+	   > coalesce((m->>'last-sequence-number')::bigint, 0) THEN
+		RAISE EXCEPTION 'a snapshot has a sequence number greater than last sequence number %', m->>'last-sequence-number'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF EXISTS (SELECT 1 FROM (SELECT (e->>'timestamp-ms')::bigint t,
+									 lag((e->>'timestamp-ms')::bigint) OVER (ORDER BY n) prev
+								FROM jsonb_array_elements(coalesce(m->'snapshot-log', '[]')) WITH ORDINALITY l(e, n)) x
+			   WHERE t < prev - 60000)
+	   OR (m->'snapshot-log'->-1->>'timestamp-ms')::bigint > now_ms + 60000 THEN
+		RAISE EXCEPTION 'the snapshot log would go back in time or run ahead of this commit (by more than a minute)'
+			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 
 	-- the new file: next version, metadata-log, timestamps

@@ -250,8 +250,12 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 		snapshots[i].snapshot_id = get_int(&ctx, s, "snapshot-id", P("snapshot-id"), true, 0);
 		snapshots[i].parent_id = get_int(&ctx, s, "parent-snapshot-id", P("parent-snapshot-id"),
 										 false, SKADE_NO_SNAPSHOT);
+		/*
+		 * optional even in v2+: Java reads none as 0 and writes 0 as none (a
+		 * v1 table's snapshots after an upgrade)
+		 */
 		snapshots[i].sequence_number = get_int(&ctx, s, "sequence-number", P("sequence-number"),
-											   hdr.format_version >= 2, 0);
+											   false, 0);
 		snapshots[i].timestamp_ms = get_int(&ctx, s, "timestamp-ms", P("timestamp-ms"), true, 0);
 		snapshots[i].schema_id = (int32) get_int(&ctx, s, "schema-id", P("schema-id"), false, -1);
 		/* copies: the refs variant below frees snapshots it drops */
