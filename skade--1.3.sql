@@ -753,7 +753,8 @@ BEGIN
 END
 $f$;
 
--- add-schema: ids kept as sent; an identical schema is reused, else max id + 1
+-- add-schema: ids kept as sent; an identical schema is reused (no change when
+-- last-column-id stays: last_added is its id, nchanges as it was), else max id + 1
 CREATE FUNCTION skade.add_schema(m jsonb, schema jsonb, idx integer, INOUT nchanges integer,
 								 OUT meta jsonb, OUT last_added integer)
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
@@ -786,7 +787,7 @@ BEGIN
 	highest := greatest(coalesce(highest, 0), (m->>'last-column-id')::integer);
 	IF found IS NOT NULL AND highest = (m->>'last-column-id')::integer THEN
 		meta := m;
-		last_added := NULL;
+		last_added := found;	-- reused: no change
 		RETURN;
 	END IF;
 	meta := m || jsonb_build_object('last-column-id', highest);
@@ -1013,7 +1014,7 @@ BEGIN
 	 ORDER BY (x->>'spec-id')::integer LIMIT 1;
 	IF found IS NOT NULL THEN
 		meta := m;
-		last_added := NULL;
+		last_added := found;	-- reused: no change
 		RETURN;
 	END IF;
 	SELECT coalesce(max((x->>'spec-id')::integer), -1) + 1 INTO id FROM jsonb_array_elements(m->'partition-specs') x;
@@ -1063,7 +1064,7 @@ BEGIN
 	 WHERE x->'fields' = fields ORDER BY (x->>'order-id')::integer LIMIT 1;
 	IF found IS NOT NULL THEN
 		meta := m;
-		last_added := NULL;
+		last_added := found;	-- reused: no change
 		RETURN;
 	END IF;
 	IF k = 0 THEN
@@ -1108,6 +1109,8 @@ DECLARE
 	last_added_schema integer;
 	last_added_spec integer;
 	last_added_order integer;
+	reused integer;
+	added jsonb := '{"schemas": [], "specs": [], "orders": []}';	-- ids this commit added
 	list text;
 	v integer;
 	s jsonb;
@@ -1283,8 +1286,16 @@ BEGIN
 				changes := changes + 1;
 			END IF;
 		WHEN 'add-schema' THEN
-			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, last_added_schema
+			-- reusing a schema with no change, the last added one is that schema only if
+			-- this commit added it (Java's Builder.addSchemaInternal)
+			v := changes;
+			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, reused
 			  FROM skade.add_schema(m, u->'schema', i - 1, changes) a;
+			last_added_schema := CASE WHEN changes > v THEN reused
+				WHEN last_added_schema IS NOT NULL AND added->'schemas' @> to_jsonb(reused) THEN reused END;
+			IF changes > v THEN
+				added := jsonb_set(added, '{schemas}', (added->'schemas') || to_jsonb(reused));
+			END IF;
 		WHEN 'set-current-schema' THEN
 			v := skade.json_int(u->'schema-id', format('updates[%s].schema-id', i - 1));
 			IF v = -1 THEN
@@ -1332,8 +1343,16 @@ BEGIN
 			SELECT a.meta, a.nchanges INTO m, changes
 			  FROM skade.remove_snapshots(m, u->'snapshot-ids', i - 1, changes) a;
 		WHEN 'add-spec' THEN
-			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, last_added_spec
+			-- reusing a spec, the last added one becomes it if the previous last added
+			-- one was added by this commit (Java's Builder.addPartitionSpecInternal)
+			v := changes;
+			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, reused
 			  FROM skade.add_spec(m, u->'spec', i - 1, changes) a;
+			last_added_spec := CASE WHEN changes > v THEN reused
+				WHEN last_added_spec IS NOT NULL AND added->'specs' @> to_jsonb(last_added_spec) THEN reused END;
+			IF changes > v THEN
+				added := jsonb_set(added, '{specs}', (added->'specs') || to_jsonb(reused));
+			END IF;
 		WHEN 'set-default-spec' THEN
 			v := skade.json_int(u->'spec-id', format('updates[%s].spec-id', i - 1));
 			IF v = -1 THEN
@@ -1349,8 +1368,15 @@ BEGIN
 				changes := changes + 1;
 			END IF;
 		WHEN 'add-sort-order' THEN
-			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, last_added_order
+			-- (the same rule as add-spec: Java's Builder.addSortOrderInternal)
+			v := changes;
+			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, reused
 			  FROM skade.add_sort_order(m, u->'sort-order', i - 1, changes) a;
+			last_added_order := CASE WHEN changes > v THEN reused
+				WHEN last_added_order IS NOT NULL AND added->'orders' @> to_jsonb(last_added_order) THEN reused END;
+			IF changes > v THEN
+				added := jsonb_set(added, '{orders}', (added->'orders') || to_jsonb(reused));
+			END IF;
 		WHEN 'set-default-sort-order' THEN
 			v := skade.json_int(u->'sort-order-id', format('updates[%s].sort-order-id', i - 1));
 			IF v = -1 THEN

@@ -86,6 +86,10 @@ final class RandomUpdates {
     final ArrayNode javaUpdates = JSON.createArrayNode();
     /** A deviation in which skade must refuse, with this SQLSTATE. */
     String expectSkadeRefusal;
+    /** Compare the metadata written (else acceptance only). */
+    boolean compareMetadata = true;
+    boolean compareAcceptance = true;
+    TableMetadata base;
     final Set<String> keys = new LinkedHashSet<>();
 
     List<String> keys() {
@@ -180,6 +184,7 @@ final class RandomUpdates {
   Sequence sequence(TableMetadata base, String home) {
     reset(base, home);
     Sequence seq = new Sequence();
+    seq.base = base;
     int nreq = rnd.nextInt(4);
     for (int i = 0; i < nreq; i++) {
       requirement(base, seq);
@@ -187,6 +192,23 @@ final class RandomUpdates {
     int nupd = chance(0.03) ? 0 : 1 + rnd.nextInt(4);
     for (int i = 0; i < nupd; i++) {
       update(seq);
+    }
+    // DEVIATION: Java's Builder keeps removed schemas and specs in its id index, so one added
+    // after remove-schemas / remove-partition-specs in the same commit can take a removed id
+    // and be dropped as "already there" (last-column-id / last-partition-id still grow). skade
+    // adds it; and set-current-schema / set-default-spec can pick a removed one in Java, which
+    // skade refuses. For these only skade's own consistency (Java reads what it wrote) is checked.
+    boolean removed = false;
+    for (JsonNode u : seq.skadeUpdates) {
+      String a = u.path("action").asText();
+      if (a.equals("remove-schemas") || a.equals("remove-partition-specs")) {
+        removed = true;
+      } else if (removed && (a.equals("add-schema") || a.equals("add-spec")
+          || a.equals("set-current-schema") || a.equals("set-default-spec"))) {
+        seq.compareMetadata = false;
+        seq.compareAcceptance = false;
+        seq.keys.add("deviation: schema/spec use after remove-schemas/specs (Java's stale index)");
+      }
     }
     return seq;
   }
@@ -304,7 +326,7 @@ final class RandomUpdates {
         seq.both(u, action);
         return;
       case "set-current-schema": {
-        if (chance(0.3)) {
+        if (chance(0.6)) {
           // the -1 form's usual companion
           ObjectNode a = JSON.createObjectNode();
           a.put("action", "add-schema");
@@ -323,7 +345,7 @@ final class RandomUpdates {
         addSpec(seq, u);
         return;
       case "set-default-spec": {
-        if (chance(0.3)) {
+        if (chance(0.6)) {
           ObjectNode a = JSON.createObjectNode();
           a.put("action", "add-spec");
           addSpec(seq, a);
@@ -347,7 +369,7 @@ final class RandomUpdates {
         seq.both(u, action);
         return;
       case "set-default-sort-order": {
-        if (chance(0.3)) {
+        if (chance(0.6)) {
           ObjectNode a = JSON.createObjectNode();
           a.put("action", "add-sort-order");
           a.set("sort-order", sortOrder());
