@@ -91,7 +91,8 @@ FROM unnest(ARRAY[
   '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 13, "parent-snapshot-id": 12, "sequence-number": 2, "timestamp-ms": 1, "manifest-list": "x", "summary": {"operation": "append"}}}]',
   '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 12, "sequence-number": 3, "timestamp-ms": 1, "manifest-list": "x", "summary": {"operation": "append"}}}]',
   '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 14}}]',
-  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 88, "parent-snapshot-id": 12, "sequence-number": 9, "timestamp-ms": 4102444800000, "manifest-list": "x", "summary": {"operation": "append"}}}]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 88, "parent-snapshot-id": 12, "sequence-number": 9, "timestamp-ms": 4102444800000, "manifest-list": "x", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 88, "type": "branch"}]',
   '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 77, "type": "branch"}]',
   '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 12, "type": "tag"}]',
   '[{"action": "set-current-schema", "schema-id": 7}]',
@@ -125,7 +126,7 @@ SELECT m->'default-spec-id' AS spec, m->'last-partition-id' AS last_partition_id
 FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 't')) x;
 SELECT skade.update_table('ut', 't', '[]', '[{"action": "add-spec", "spec": {"fields": [{"source-id": 2, "transform": "identity", "name": "d", "field-id": 1000},
                                                                 {"source-id": 1, "transform": "bucket[8]", "name": "id_bucket", "field-id": 1001}]}},
-    {"action": "add-sort-order", "sort-order": {"fields": []}}]')
+    {"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}}]')
    = (SELECT metadata_location FROM skade.load_table('ut', 't', 'none')) AS both_reused;
 -- statistics: set (replacing that snapshot's), removed; an old spec and schema dropped
 SELECT pg_temp.masked(skade.update_table('ut', 't', '[]',
@@ -220,3 +221,68 @@ SELECT pg_temp.masked(skade.update_table('ut', 'u', '[]',
      "timestamp-ms": 1700000041000, "manifest-list": "x", "summary": {"operation": "append"}, "schema-id": null}}]')) AS nulls_absent;
 SELECT (SELECT x FROM jsonb_array_elements(m->'snapshots') x WHERE x->'snapshot-id' = '41') ?| ARRAY['parent-snapshot-id', 'schema-id'] AS null_kept
 FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 'u')) x;
+
+-- cases Java's reference harness (test/interop/java UpdateTableRandomTest) found
+SELECT pg_temp.masked(skade.create_table('ut', 'h',
+  '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}, {"id": 2, "name": "ts", "required": false, "type": "timestamptz"},
+               {"id": 3, "name": "s", "required": false, "type": "string"}]}',
+  '{"fields": [{"name": "ts_day", "transform": "day", "source-id": 2}]}')) AS h;
+SELECT pg_temp.masked(skade.create_table('ut', 'h1', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}',
+  format_version => 1)) AS h1;
+-- a malformed requirement is 22023 even after a failing one; assert-create takes no other
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[{"type": "assert-current-schema-id", "current-schema-id": 7}, {"type": "assert-default-spec-id"}]', '[]')$$) AS malformed_requirement;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[{"type": "assert-create"}, {"type": "assert-current-schema-id", "current-schema-id": 0}]', '[]')$$) AS create_and_more;
+-- ids that are no JSON integers, missing fields: 22023 (not 22P02, not accepted)
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "set-current-schema", "schema-id": "x"}]')$$) AS string_id;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "set-default-sort-order", "sort-order-id": 1.5}]')$$) AS fraction_id;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "remove-snapshot-ref"}]')$$) AS no_ref_name;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "remove-statistics"}]')$$) AS no_snapshot_id;
+-- a partition transform must fit its source, a name may not be another column's
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "add-spec", "spec": {"fields": [{"name": "s_day", "transform": "day", "source-id": 3, "field-id": 1001}]}}]')$$) AS day_of_string;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "add-spec", "spec": {"fields": [{"name": "s", "transform": "bucket[4]", "source-id": 1, "field-id": 1001}]}}]')$$) AS name_of_other_column;
+-- the request's order-id is checked as Java binds it: 0 is the unsorted order's only
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": 1, "fields": []}}]')$$) AS unsorted_id_1;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": [{"transform": "identity", "source-id": 1, "direction": "asc", "null-order": "nulls-first"}]}}]')$$) AS sorted_id_0;
+-- a current schema without the default spec's source is refused (Java's build())
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}},
+  {"action": "set-current-schema", "schema-id": -1}]')$$) AS spec_source_dropped;
+-- an unknown default spec is refused at the end: an add-spec later in the commit may make it
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "set-default-spec", "spec-id": 9}]')$$) AS unknown_spec;
+SELECT pg_temp.masked(skade.update_table('ut', 'h', '[]', '[{"action": "set-default-spec", "spec-id": 1},
+  {"action": "add-spec", "spec": {"fields": [{"name": "id_b", "transform": "bucket[4]", "source-id": 1, "field-id": 1001}]}}]')) AS spec_added_later;
+SELECT m->'default-spec-id' AS default_spec FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 'h')) x;
+-- -1 after a reused spec: the reused one, when this commit added a spec before (Java's rule)
+SELECT pg_temp.masked(skade.update_table('ut', 'h', '[]', '[{"action": "add-spec", "spec": {"fields": [{"name": "id_t", "transform": "truncate[10]", "source-id": 1, "field-id": 1002}]}},
+  {"action": "add-spec", "spec": {"fields": [{"name": "ts_day", "transform": "day", "source-id": 2, "field-id": 1000}]}},
+  {"action": "set-default-spec", "spec-id": -1}]')) AS reused_spec;
+SELECT m->'default-spec-id' AS default_spec, jsonb_array_length(m->'partition-specs') AS specs FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 'h')) x;
+-- -1 after a schema this commit added and then sent again
+SELECT pg_temp.masked(skade.update_table('ut', 'h', '[]', '[{"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"},
+    {"id": 2, "name": "ts", "required": false, "type": "timestamptz"}, {"id": 3, "name": "s", "required": false, "type": "string"}, {"id": 4, "name": "n", "required": false, "type": "int"}]}},
+  {"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"},
+    {"id": 2, "name": "ts", "required": false, "type": "timestamptz"}, {"id": 3, "name": "s", "required": false, "type": "string"}, {"id": 4, "name": "n", "required": false, "type": "int"}]}},
+  {"action": "set-current-schema", "schema-id": -1}]')) AS repeated_schema;
+SELECT m->'current-schema-id' AS current_schema FROM (SELECT metadata::jsonb AS m FROM skade.load_table('ut', 'h')) x;
+-- sequence numbers: none is 0 (a parentless snapshot may go back, but never below
+-- another snapshot's at the end of the commit); v1 takes none but 0
+SELECT pg_temp.masked(skade.update_table('ut', 'h', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 51, "sequence-number": 5, "timestamp-ms": 1700000051000, "manifest-list": "x", "summary": {"operation": "append"}}}]')) AS seq5;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 52, "timestamp-ms": 1700000052000, "manifest-list": "x", "summary": {"operation": "append"}}}]')$$) AS seq_behind;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 52, "parent-snapshot-id": 51, "timestamp-ms": 1700000052000, "manifest-list": "x", "summary": {"operation": "append"}}}]')$$) AS seq_stale;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h1', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 53, "sequence-number": 1, "timestamp-ms": 1700000053000, "manifest-list": "x", "summary": {"operation": "append"}}}]')$$) AS v1_seq;
+-- a v1 table with a snapshot upgraded to v2: its snapshot has no sequence number, which is 0
+SELECT pg_temp.masked(skade.update_table('ut', 'h1', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 54, "timestamp-ms": 1700000054000, "manifest-list": "x", "summary": {"operation": "append"}}},
+  {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 54, "type": "branch"}]')) AS v1_snapshot;
+SELECT pg_temp.masked(skade.update_table('ut', 'h1', '[]', '[{"action": "upgrade-format-version", "format-version": 2}]')) AS upgraded;
+SELECT pg_temp.masked(skade.update_table('ut', 'h1', '[]', '[{"action": "set-properties", "updates": {"k": "v"}}]')) AS after_upgrade;
+SELECT snapshot_id, sequence_number FROM skade.snapshots('ut', 'h1');
+-- a snapshot far ahead of the clock may be added, and main rolled back to it (the log
+-- takes the commit time); made main in the commit that adds it, it is refused (its
+-- time would be the log's), as is a log going back by more than a minute
+SELECT pg_temp.masked(skade.update_table('ut', 'h', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 55, "parent-snapshot-id": 51, "sequence-number": 6, "timestamp-ms": 4102444800000, "manifest-list": "x", "summary": {"operation": "append"}}},
+  {"action": "set-snapshot-ref", "ref-name": "b", "snapshot-id": 55, "type": "branch"}]')) AS future_on_branch;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 55, "type": "branch"}]')$$) AS rollback_to_future;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 56, "parent-snapshot-id": 55, "sequence-number": 7, "timestamp-ms": 4102444900000, "manifest-list": "x", "summary": {"operation": "append"}}},
+  {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 56, "type": "branch"}]')$$) AS future_main;
+SELECT pg_temp.masked(skade.update_table('ut', 'h', '[]', '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 51, "type": "branch"}]')) AS main_now;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 57, "parent-snapshot-id": 51, "sequence-number": 8, "timestamp-ms": 1600000000000, "manifest-list": "x", "summary": {"operation": "append"}}},
+  {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 57, "type": "branch"}]')$$) AS log_back_in_time;
