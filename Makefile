@@ -27,7 +27,7 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # skade needs shared_preload_libraries, so pg_regress brings up its own
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
-               metadata create_table update_table swap_table manifests manifest_cache avro_formats avro_hostile confinement cache pointer_mirror time_travel \
+               metadata create_table update_table update_fast swap_table manifests manifest_cache avro_formats avro_hostile confinement cache pointer_mirror time_travel \
                stree64 durability adopt search_path null_args log_trigger privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --inputdir=regress-run --outputdir=regress-run \

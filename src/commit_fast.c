@@ -318,6 +318,9 @@ scan_members(FastCommit *fc)
 
 	if (p >= end || *p++ != '{')
 		return false;
+	/* jsonb cannot hold \u0000: the PL/pgSQL engine refuses such a text */
+	if (memmem(fc->text, fc->len, "\\u0000", 6) != NULL)
+		return false;
 	p = skip_ws(p, end);
 	if (p < end && *p == '}')
 		return true;
@@ -370,21 +373,27 @@ skip_ws(const char *p, const char *end)
 	return p;
 }
 
-/* p at a '"': just past the closing quote; NULL if none or a \u0000 */
+/*
+ * p at a '"': just past the closing quote (NULL if none).  memchr finds
+ * the candidates; a quote ends the string unless an odd run of
+ * backslashes precedes it.
+ */
 static const char *
 skip_string(const char *p, const char *end)
 {
-	for (p++; p < end; p++)
+	const char *start = p + 1;
+
+	for (p = start; p < end; p++)
 	{
-		if (*p == '"')
+		const char *b;
+
+		p = memchr(p, '"', end - p);
+		if (p == NULL)
+			return NULL;
+		for (b = p; b > start && b[-1] == '\\'; b--)
+			;
+		if ((p - b) % 2 == 0)
 			return p + 1;
-		if (*p == '\\')
-		{
-			/* jsonb cannot hold \u0000: the PL/pgSQL engine refuses it */
-			if (end - p >= 6 && memcmp(p + 1, "u0000", 5) == 0)
-				return NULL;
-			p++;
-		}
 	}
 	return NULL;
 }
