@@ -171,7 +171,8 @@ static bool new_location(FastCommit *fc);
 static void emit_document(FastCommit *fc, StringInfo out, bool refs_only);
 static void emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only);
 static bool keeps(FastCommit *fc, int64 id);
-static SkadeMeta *new_summary(FastCommit *fc, StringInfo text, StringInfo refs_text);
+static SkadeMeta *new_summary(FastCommit *fc, StringInfo refs_text);
+static void emit_text(StringInfo buf, void *arg);
 static void collect_keep(FastCommit *fc, SkadeMetaRef *refs, int nrefs);
 static int	new_refs(FastCommit *fc, SkadeMetaRef **refs, const char ***names);
 static JInt jint(JsonbContainer *obj, const char *key, int64 *value);
@@ -223,7 +224,7 @@ static char *
 fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalog,
 			Jsonb *requirements, Jsonb *updates)
 {
-	StringInfoData text;
+	const char *text;
 	StringInfoData refs_text;
 	SkadeMeta  *meta;
 	char	   *real_path;
@@ -238,22 +239,20 @@ fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalo
 	if (!new_location(fc))
 		return NULL;
 
-	/* the new text, its summary and refs variant */
-	initStringInfo(&text);
-	enlargeStringInfo(&text, (int) Min(fc->len + 4096, MaxAllocSize / 2));
-	emit_document(fc, &text, false);
+	/* the new summary, its text (made in place) and refs variant */
 	initStringInfo(&refs_text);
-	meta = new_summary(fc, &text, &refs_text);
+	meta = new_summary(fc, &refs_text);
+	text = ((char *) meta) + meta->json_off + VARHDRSZ;
 
 	/* write it as write_table_metadata does, seed L0, compare-and-swap */
 	if (fc->gzip)
 	{
-		StringInfo	z = SkadeGzip(text.data, text.len);
+		StringInfo	z = SkadeGzip(text, meta->json_len);
 
 		real_path = SkadeCreateFile(fc->location, z->data, z->len);
 	}
 	else
-		real_path = SkadeCreateFile(fc->location, text.data, text.len);
+		real_path = SkadeCreateFile(fc->location, text, meta->json_len);
 	L0Seed(fc->location, meta, real_path);
 	SkadeCommitTable(catalog, ns, name, fc->base_location, fc->location);
 	return fc->location;
@@ -1036,11 +1035,12 @@ keeps(FastCommit *fc, int64 id)
 }
 
 /*
- * The new file's L0 summary, from the base's and what the commit changed;
- * its refs variant is spliced into refs_text when refs drop snapshots.
+ * The new file's L0 summary, from the base's and what the commit changed,
+ * with the new text made in place; its refs variant is spliced into
+ * refs_text when refs drop snapshots.
  */
 static SkadeMeta *
-new_summary(FastCommit *fc, StringInfo text, StringInfo refs_text)
+new_summary(FastCommit *fc, StringInfo refs_text)
 {
 	const SkadeMeta *b = fc->base;
 	SkadeMeta	hdr = *b;
@@ -1105,11 +1105,19 @@ new_summary(FastCommit *fc, StringInfo text, StringInfo refs_text)
 	parts.table_location = SkadeMetaStr(b, b->table_location);
 	parts.current_schema = SkadeMetaStr(b, b->current_schema);
 	parts.partition_specs = SkadeMetaStr(b, b->partition_specs);
-	parts.text = text->data;
-	parts.text_len = text->len;
+	parts.text_len = fc->len + 4096;
+	parts.emit_text = emit_text;
+	parts.emit_arg = fc;
 	parts.refs_text = refs_text->len > 0 ? refs_text->data : NULL;
 	parts.refs_text_len = refs_text->len;
 	return SkadeMetaAssemble(&parts);
+}
+
+/* SkadeMetaAssemble's emit_text: the new document */
+static void
+emit_text(StringInfo buf, void *arg)
+{
+	emit_document((FastCommit *) arg, buf, false);
 }
 
 /* the distinct snapshot ids the refs name */

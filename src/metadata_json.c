@@ -358,6 +358,7 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 	}
 
 	/* lay out the flat result */
+	memset(&parts, 0, sizeof(parts));
 	parts.hdr = &hdr;
 	parts.snapshots = snapshots;
 	parts.snap_op = (const char **) snap_op;
@@ -428,8 +429,24 @@ SkadeMetaAssemble(const SkadeMetaParts *parts)
 
 		((SkadeMetaRef *) (buf.data + hdr.refs))[i].name = off;
 	}
-	hdr.json_off = add_varlena(&buf, parts->text, parts->text_len);
-	hdr.json_len = parts->text_len;
+	if (parts->emit_text)
+	{
+		/* the text made in place: no copy of a multi-megabyte buffer */
+		uint32		len;
+
+		hdr.json_off = add_varlena(&buf, "", 0);
+		buf.len--;				/* drop the NUL; the text follows the header */
+		parts->emit_text(&buf, parts->emit_arg);
+		len = buf.len - hdr.json_off - VARHDRSZ;
+		appendStringInfoChar(&buf, '\0');
+		SET_VARSIZE((struct varlena *) (buf.data + hdr.json_off), len + VARHDRSZ);
+		hdr.json_len = len;
+	}
+	else
+	{
+		hdr.json_off = add_varlena(&buf, parts->text, parts->text_len);
+		hdr.json_len = parts->text_len;
+	}
 	if (parts->refs_text)
 	{
 		hdr.refs_json_len = parts->refs_text_len;

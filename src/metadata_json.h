@@ -12,6 +12,8 @@
 #ifndef SKADE_METADATA_JSON_H
 #define SKADE_METADATA_JSON_H
 
+#include "lib/stringinfo.h"
+
 /* "no snapshot" / "no parent" marker (the spec's -1) */
 #define SKADE_NO_SNAPSHOT	INT64CONST(-1)
 
@@ -118,6 +120,9 @@ typedef struct SkadeMetaParts
 	const char *partition_specs;	/* NULL: none */
 	const char *text;
 	size_t		text_len;
+	/* or, instead of text: writes the text where it goes (text_len: a guess) */
+	void		(*emit_text) (StringInfo buf, void *arg);
+	void	   *emit_arg;
 	const char *refs_text;		/* NULL: same as text */
 	size_t		refs_text_len;
 } SkadeMetaParts;
