@@ -1079,6 +1079,14 @@ BEGIN
 END
 $f$;
 
+-- update_table's fast path (commit_fast.c): the common shapes (appends, ref
+-- moves, property changes on v2 tables) committed in C by splicing the base
+-- text; NULL when the commit is left to update_table's engine (which then
+-- raises every error); skade.update_fast_path = off disables it
+CREATE FUNCTION skade.update_table_fast(namespace text, name text, base_location text,
+										requirements jsonb, updates jsonb, catalog text)
+	RETURNS text AS 'MODULE_PATHNAME', 'skade_update_table_fast' LANGUAGE C STRICT;
+
 /*
  * update_table: one commit of the Iceberg REST CommitTableRequest kind.
  * requirements (all 8 kinds) are checked against the current metadata
@@ -1139,6 +1147,11 @@ BEGIN
 				USING ERRCODE = 'feature_not_supported';
 		END IF;
 		RAISE EXCEPTION 'table "%.%" does not exist in catalog "%"', namespace, name, cat USING ERRCODE = 'undefined_table';
+	END IF;
+	-- the common shapes in C (commit_fast.c); NULL: this engine commits
+	file := skade.update_table_fast(namespace, name, base_location, requirements, updates, cat);
+	IF file IS NOT NULL THEN
+		RETURN file;
 	END IF;
 	base := skade.table_metadata(namespace, name, catalog => cat)::jsonb;
 	IF (SELECT l.metadata_location FROM skade.load_table(namespace, name, 'none', cat) l) IS DISTINCT FROM base_location THEN
@@ -1835,6 +1848,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.fresh_type(jsonb, text, integer, jsonb),
 	skade.create_table(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
 	skade.update_table(text, text, jsonb, jsonb, text),
+	skade.update_table_fast(text, text, text, jsonb, jsonb, text),
 	skade.add_schema(jsonb, jsonb, integer, integer),
 	skade.add_snapshot(jsonb, jsonb, integer),
 	skade.set_snapshot_ref(jsonb, jsonb, integer, jsonb, bigint, integer),

@@ -82,8 +82,9 @@ SQL
         echo "SELECT skade.update_table('b$S', 't', '[]', '[{\"action\": \"set-properties\", \"updates\": {\"skade$i\": \"x\"}}]') IS NOT NULL;" >>"$props"
     done
     chown "$PG_USER" "$upd" "$read" "$write" "$props"
-    printf '%-12s %18s %18s %18s\n' "$S" "$(avg "$upd")" "$(avg "$read")" "$(avg "$write")"
-    echo "b$S.t $(avg "$props")" >>"$RESULTS"
+    a=$(avg "$upd")
+    printf '%-12s %18s %18s %18s\n' "$S" "$a" "$(avg "$read")" "$(avg "$write")"
+    echo "b$S.t $(avg "$props") $a" >>"$RESULTS"
 done
 
 # the same property change: skade.update_table() vs a Java JdbcCatalog commit
@@ -97,9 +98,11 @@ fi
 cat "$SKADE_ROOT/test/interop/java/target/surefire-reports/skade.interop.CommitBenchTest-output.txt" \
     >>"$BASE/mvn.log" 2>/dev/null || true
 sed -n 's/.*JAVA_COMMIT_MS \(.*\)/\1/p' "$BASE/mvn.log" >"$BASE/java"
-printf '\n%-12s %22s %22s %12s\n' "table" "skade set-property ms" "Java commit ms" "Java/skade"
-while read -r t ms; do
+ratio() { awk -v a="$1" -v b="${2:-0}" 'BEGIN { if (b > 0) printf "%.2f", b / a; else print "n/a" }'; }
+printf '\n%-12s %22s %22s %12s %16s %12s\n' "table" "skade set-property ms" "Java commit ms" "Java/skade" \
+    "skade append ms" "Java/append"
+while read -r t ms app; do
     j=$(awk -v t="$t" '$1 == t { print $2 }' "$BASE/java")
-    printf '%-12s %22s %22s %11sx\n' "$t" "$ms" "${j:-n/a}" \
-        "$(awk -v a="$ms" -v b="${j:-0}" 'BEGIN { if (b > 0) printf "%.2f", b / a; else print "n/a" }')"
+    printf '%-12s %22s %22s %11sx %16s %11sx\n' "$t" "$ms" "${j:-n/a}" "$(ratio "$ms" "$j")" \
+        "$app" "$(ratio "$app" "$j")"
 done <"$RESULTS"

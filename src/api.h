@@ -27,5 +27,7 @@ extern void SkadeRequireNamespace(const char *catalog, const char *ns);
 extern void SkadeReportMissingNamespace(const char *catalog, const char *ns) pg_attribute_noreturn();
 extern void SkadeReportMissingTable(const char *catalog, const char *ns,
 									const char *name) pg_attribute_noreturn();
+extern int64 SkadeCommitTable(const char *catalog, const char *ns, const char *name,
+							  const char *expected, const char *location);
 
 #endif							/* SKADE_API_H */

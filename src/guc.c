@@ -117,6 +117,14 @@ char	   *skade_database = NULL;
  */
 bool		skade_index_enabled = true;
 
+/*
+ * skade.update_fast_path: let skade.update_table() commit the common shapes
+ * (appends, ref moves, property changes on v2 tables) in C by splicing the
+ * base metadata text (commit_fast.c); off, every commit runs the PL/pgSQL
+ * engine.  The results are the same; off is for verification.
+ */
+bool		skade_update_fast_path = true;
+
 /* rebuild triggers of the index worker (0 disables a trigger) */
 int			skade_index_rebuild_commits = 1000; /* commits since the build */
 int			skade_index_rebuild_misses = 10000; /* lookups the tree could not answer */
@@ -266,6 +274,15 @@ SkadeGucInit(void)
 							 "Use the STree64 snapshot index where it answers as the heap would.",
 							 NULL,
 							 &skade_index_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("skade.update_fast_path",
+							 "Commit the common update_table() shapes in C, splicing the base metadata text.",
+							 NULL,
+							 &skade_update_fast_path,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -37,6 +37,7 @@ extern int	skade_pointer_cache_entries;
 extern int	skade_validate_commits;
 extern char *skade_database;
 extern bool skade_index_enabled;
+extern bool skade_update_fast_path;
 extern int	skade_index_rebuild_commits;
 extern int	skade_index_rebuild_misses;
 extern int	skade_index_rebuild_interval;

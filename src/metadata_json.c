@@ -83,6 +83,8 @@ static bool id_in(int64 id, const int64 *ids, int n);
 static void add_columns(json_t *fields, const char *prefix, List **out, const char *what,
 						int depth);
 static void set_bound_width(SkadeColumn *c);
+static void parse_snapshot(ParseCtx *ctx, json_t *s, const char *prefix,
+						   SkadeMetaSnapshot *snap, char **op, char **ml, char **summary_text);
 
 /*
  * SkadeJsonInit
@@ -126,7 +128,7 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 	int64	   *keep;
 	int			nkeep = 0;
 	size_t		i;
-	StringInfoData buf;
+	SkadeMetaParts parts;
 	SkadeMeta  *result;
 
 	parse_cxt = AllocSetContextCreate(caller, "skade metadata parse",
@@ -238,40 +240,11 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 	}
 	for (i = 0; i < hdr.nsnapshots; i++)
 	{
-		json_t	   *s = json_array_get(snaps, i);
-		json_t	   *summary;
-		char		path[96];
 		char		prefix[48];
 
 		snprintf(prefix, sizeof(prefix), "snapshots[%zu]", i);
-		if (!json_is_object(s))
-			field_error(&ctx, prefix, "must be an object");
-#define P(f) (snprintf(path, sizeof(path), "%s.%s", prefix, f), path)
-		snapshots[i].snapshot_id = get_int(&ctx, s, "snapshot-id", P("snapshot-id"), true, 0);
-		snapshots[i].parent_id = get_int(&ctx, s, "parent-snapshot-id", P("parent-snapshot-id"),
-										 false, SKADE_NO_SNAPSHOT);
-		/*
-		 * optional even in v2+: Java reads none as 0 and writes 0 as none (a
-		 * v1 table's snapshots after an upgrade)
-		 */
-		snapshots[i].sequence_number = get_int(&ctx, s, "sequence-number", P("sequence-number"),
-											   false, 0);
-		snapshots[i].timestamp_ms = get_int(&ctx, s, "timestamp-ms", P("timestamp-ms"), true, 0);
-		snapshots[i].schema_id = (int32) get_int(&ctx, s, "schema-id", P("schema-id"), false, -1);
-		/* copies: the refs variant below frees snapshots it drops */
-		snap_ml[i] = (char *) get_str(&ctx, s, "manifest-list", P("manifest-list"),
-									  hdr.format_version >= 2);
-		if (snap_ml[i])
-			snap_ml[i] = pstrdup(snap_ml[i]);
-		if (snap_ml[i] == NULL && json_object_get(s, "manifests") == NULL)
-			field_error(&ctx, P("manifest-list"), "is missing (and there is no \"manifests\" list)");
-		summary = get_field(&ctx, s, "summary", P("summary"), hdr.format_version >= 2, JSON_OBJECT);
-		if (summary)
-		{
-			snap_op[i] = pstrdup(get_str(&ctx, summary, "operation", P("summary.operation"), true));
-			snap_summary[i] = dump_compact(summary);
-		}
-#undef P
+		parse_snapshot(&ctx, json_array_get(snaps, i), prefix, &snapshots[i],
+					   &snap_op[i], &snap_ml[i], &snap_summary[i]);
 	}
 	if (hdr.current_snapshot_id != SKADE_NO_SNAPSHOT)
 	{
@@ -385,43 +358,99 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 	}
 
 	/* lay out the flat result */
+	memset(&parts, 0, sizeof(parts));
+	parts.hdr = &hdr;
+	parts.snapshots = snapshots;
+	parts.snap_op = (const char **) snap_op;
+	parts.snap_ml = (const char **) snap_ml;
+	parts.snap_summary = (const char **) snap_summary;
+	parts.log = entries;
+	parts.refs = refarr;
+	parts.ref_names = (const char **) ref_names;
+	parts.location = location;
+	parts.table_uuid = uuid;
+	parts.table_location = table_location;
+	parts.current_schema = schema_text;
+	parts.partition_specs = specs_text;
+	parts.text = text;
+	parts.text_len = len;
+	parts.refs_text = refs_text;
+	parts.refs_text_len = refs_text ? strlen(refs_text) : 0;
+	MemoryContextSwitchTo(caller);
+	result = SkadeMetaAssemble(&parts);
+	MemoryContextDelete(parse_cxt);
+	return result;
+}
+
+/*
+ * SkadeMetaAssemble
+ *		Lay out the parts of a summary as one flat, palloc'd SkadeMeta (in
+ *		CurrentMemoryContext).  parts->hdr gives the scalars and counts; the
+ *		offsets are computed here.  Used by the parser above and by the
+ *		commit fast path (commit_fast.c), which derives a new summary from
+ *		its base without parsing the text it wrote.
+ */
+SkadeMeta *
+SkadeMetaAssemble(const SkadeMetaParts *parts)
+{
+	SkadeMeta	hdr = *parts->hdr;
+	StringInfoData buf;
+	Size		estimate;
+	uint32		i;
+
+	estimate = sizeof(hdr) + 64 + parts->text_len + parts->refs_text_len +
+		(sizeof(SkadeMetaSnapshot) + 8) * hdr.nsnapshots +
+		sizeof(SkadeMetaLogEntry) * hdr.nlog + (sizeof(SkadeMetaRef) + 8) * hdr.nrefs;
 	initStringInfo(&buf);
+	enlargeStringInfo(&buf, (int) Min(estimate, MaxAllocSize / 2));
 	appendBinaryStringInfo(&buf, (char *) &hdr, sizeof(hdr));
-	hdr.snapshots = add_array(&buf, snapshots, sizeof(SkadeMetaSnapshot) * hdr.nsnapshots);
-	hdr.snapshot_log = add_array(&buf, entries, sizeof(SkadeMetaLogEntry) * hdr.nlog);
-	hdr.refs = add_array(&buf, refarr, sizeof(SkadeMetaRef) * hdr.nrefs);
-	hdr.location = add_string(&buf, location);
-	hdr.table_uuid = uuid ? add_string(&buf, uuid) : 0;
-	hdr.table_location = add_string(&buf, table_location);
-	hdr.current_schema = add_string(&buf, schema_text);
-	hdr.partition_specs = specs_text ? add_string(&buf, specs_text) : 0;
+	hdr.snapshots = add_array(&buf, parts->snapshots, sizeof(SkadeMetaSnapshot) * hdr.nsnapshots);
+	hdr.snapshot_log = add_array(&buf, parts->log, sizeof(SkadeMetaLogEntry) * hdr.nlog);
+	hdr.refs = add_array(&buf, parts->refs, sizeof(SkadeMetaRef) * hdr.nrefs);
+	hdr.location = add_string(&buf, parts->location);
+	hdr.table_uuid = parts->table_uuid ? add_string(&buf, parts->table_uuid) : 0;
+	hdr.table_location = add_string(&buf, parts->table_location);
+	hdr.current_schema = add_string(&buf, parts->current_schema);
+	hdr.partition_specs = parts->partition_specs ? add_string(&buf, parts->partition_specs) : 0;
 	for (i = 0; i < hdr.nsnapshots; i++)
 	{
+		uint32		op = parts->snap_op[i] ? add_string(&buf, parts->snap_op[i]) : 0;
+		uint32		ml = parts->snap_ml[i] ? add_string(&buf, parts->snap_ml[i]) : 0;
+		uint32		sum = parts->snap_summary[i] ? add_string(&buf, parts->snap_summary[i]) : 0;
 		SkadeMetaSnapshot *s = (SkadeMetaSnapshot *) (buf.data + hdr.snapshots) + i;
-		uint32		off;
 
-		off = snap_op[i] ? add_string(&buf, snap_op[i]) : 0;
-		s = (SkadeMetaSnapshot *) (buf.data + hdr.snapshots) + i;
-		s->operation = off;
-		off = snap_ml[i] ? add_string(&buf, snap_ml[i]) : 0;
-		s = (SkadeMetaSnapshot *) (buf.data + hdr.snapshots) + i;
-		s->manifest_list = off;
-		off = snap_summary[i] ? add_string(&buf, snap_summary[i]) : 0;
-		s = (SkadeMetaSnapshot *) (buf.data + hdr.snapshots) + i;
-		s->summary = off;
+		s->operation = op;
+		s->manifest_list = ml;
+		s->summary = sum;
 	}
 	for (i = 0; i < hdr.nrefs; i++)
 	{
-		uint32		off = add_string(&buf, ref_names[i]);
+		uint32		off = add_string(&buf, parts->ref_names[i]);
 
 		((SkadeMetaRef *) (buf.data + hdr.refs))[i].name = off;
 	}
-	hdr.json_off = add_varlena(&buf, text, len);
-	hdr.json_len = len;
-	if (refs_text)
+	if (parts->emit_text)
 	{
-		hdr.refs_json_len = strlen(refs_text);
-		hdr.refs_json_off = add_varlena(&buf, refs_text, hdr.refs_json_len);
+		/* the text made in place: no copy of a multi-megabyte buffer */
+		uint32		len;
+
+		hdr.json_off = add_varlena(&buf, "", 0);
+		buf.len--;				/* drop the NUL; the text follows the header */
+		parts->emit_text(&buf, parts->emit_arg);
+		len = buf.len - hdr.json_off - VARHDRSZ;
+		appendStringInfoChar(&buf, '\0');
+		SET_VARSIZE((struct varlena *) (buf.data + hdr.json_off), len + VARHDRSZ);
+		hdr.json_len = len;
+	}
+	else
+	{
+		hdr.json_off = add_varlena(&buf, parts->text, parts->text_len);
+		hdr.json_len = parts->text_len;
+	}
+	if (parts->refs_text)
+	{
+		hdr.refs_json_len = parts->refs_text_len;
+		hdr.refs_json_off = add_varlena(&buf, parts->refs_text, parts->refs_text_len);
 	}
 	else
 	{
@@ -430,12 +459,83 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 	}
 	hdr.total_size = buf.len;
 	memcpy(buf.data, &hdr, sizeof(hdr));
+	return (SkadeMeta *) buf.data;
+}
 
-	result = MemoryContextAlloc(caller, buf.len);
-	memcpy(result, buf.data, buf.len);
+/*
+ * SkadeParseSnapshot
+ *		One snapshot object (JSON text) as the metadata parser reads each
+ *		element of "snapshots": the same checks, the same errors (naming
+ *		location and "snapshots[index]"), the same strings (the summary as
+ *		jansson's compact text).  Strings are palloc'd in the caller's
+ *		context.
+ */
+void
+SkadeParseSnapshot(const char *text, size_t len, int format_version, const char *location,
+				   int index, SkadeMetaSnapshot *snap, char **op, char **ml, char **summary)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext parse_cxt;
+	ParseCtx	ctx = {location, format_version};
+	json_error_t jerr;
+	json_t	   *root;
+	char		prefix[48];
+
+	parse_cxt = AllocSetContextCreate(caller, "skade snapshot parse", ALLOCSET_SMALL_SIZES);
+	MemoryContextSwitchTo(parse_cxt);
+	root = load_budgeted(text, len, 0, &jerr);
+	if (root == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_JSON_TEXT),
+				 errmsg("a snapshot of \"%s\" is not valid JSON", location),
+				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
+	snprintf(prefix, sizeof(prefix), "snapshots[%d]", index);
+	parse_snapshot(&ctx, root, prefix, snap, op, ml, summary);
 	MemoryContextSwitchTo(caller);
+	*op = *op ? pstrdup(*op) : NULL;
+	*ml = *ml ? pstrdup(*ml) : NULL;
+	*summary = *summary ? pstrdup(*summary) : NULL;
 	MemoryContextDelete(parse_cxt);
-	return result;
+}
+
+/* one element of "snapshots" (prefix names it in errors) */
+static void
+parse_snapshot(ParseCtx *ctx, json_t *s, const char *prefix, SkadeMetaSnapshot *snap,
+			   char **op, char **ml, char **summary_text)
+{
+	json_t	   *summary;
+	char		path[96];
+	int			fv = ctx->format_version;
+
+	if (!json_is_object(s))
+		field_error(ctx, prefix, "must be an object");
+#define P(f) (snprintf(path, sizeof(path), "%s.%s", prefix, f), path)
+	snap->snapshot_id = get_int(ctx, s, "snapshot-id", P("snapshot-id"), true, 0);
+	snap->parent_id = get_int(ctx, s, "parent-snapshot-id", P("parent-snapshot-id"),
+							  false, SKADE_NO_SNAPSHOT);
+	/*
+	 * optional even in v2+: Java reads none as 0 and writes 0 as none (a v1
+	 * table's snapshots after an upgrade)
+	 */
+	snap->sequence_number = get_int(ctx, s, "sequence-number", P("sequence-number"),
+									false, 0);
+	snap->timestamp_ms = get_int(ctx, s, "timestamp-ms", P("timestamp-ms"), true, 0);
+	snap->schema_id = (int32) get_int(ctx, s, "schema-id", P("schema-id"), false, -1);
+	/* copies: the refs variant frees snapshots it drops */
+	*ml = (char *) get_str(ctx, s, "manifest-list", P("manifest-list"), fv >= 2);
+	if (*ml)
+		*ml = pstrdup(*ml);
+	if (*ml == NULL && json_object_get(s, "manifests") == NULL)
+		field_error(ctx, P("manifest-list"), "is missing (and there is no \"manifests\" list)");
+	*op = NULL;
+	*summary_text = NULL;
+	summary = get_field(ctx, s, "summary", P("summary"), fv >= 2, JSON_OBJECT);
+	if (summary)
+	{
+		*op = pstrdup(get_str(ctx, summary, "operation", P("summary.operation"), true));
+		*summary_text = dump_compact(summary);
+	}
+#undef P
 }
 
 /*

@@ -12,6 +12,8 @@
 #ifndef SKADE_METADATA_JSON_H
 #define SKADE_METADATA_JSON_H
 
+#include "lib/stringinfo.h"
+
 /* "no snapshot" / "no parent" marker (the spec's -1) */
 #define SKADE_NO_SNAPSHOT	INT64CONST(-1)
 
@@ -100,7 +102,36 @@ typedef struct SkadePartitionField
 	const char *transform;		/* "identity", "day", "bucket[16]", ... */
 } SkadePartitionField;
 
+/* the parts SkadeMetaAssemble lays out (hdr: scalars and counts) */
+typedef struct SkadeMetaParts
+{
+	const SkadeMeta *hdr;
+	const SkadeMetaSnapshot *snapshots;
+	const char **snap_op;		/* per snapshot, NULL: none */
+	const char **snap_ml;
+	const char **snap_summary;
+	const SkadeMetaLogEntry *log;
+	const SkadeMetaRef *refs;
+	const char **ref_names;
+	const char *location;
+	const char *table_uuid;		/* NULL: none */
+	const char *table_location;
+	const char *current_schema;
+	const char *partition_specs;	/* NULL: none */
+	const char *text;
+	size_t		text_len;
+	/* or, instead of text: writes the text where it goes (text_len: a guess) */
+	void		(*emit_text) (StringInfo buf, void *arg);
+	void	   *emit_arg;
+	const char *refs_text;		/* NULL: same as text */
+	size_t		refs_text_len;
+} SkadeMetaParts;
+
 extern void SkadeJsonInit(void);
+extern SkadeMeta *SkadeMetaAssemble(const SkadeMetaParts *parts);
+extern void SkadeParseSnapshot(const char *text, size_t len, int format_version,
+							   const char *location, int index, SkadeMetaSnapshot *snap,
+							   char **op, char **ml, char **summary);
 extern SkadeColumn *SkadeParseSchemaColumns(const char *schema_json, const char *what,
 											int *ncolumns);
 extern SkadePartitionField *SkadeParsePartitionSpec(const char *json, int32 spec_id,

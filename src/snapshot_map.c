@@ -101,6 +101,16 @@ static SPIPlanPtr map_plans[M_COUNT];
 
 static void map_exec(MapQuery q, Datum *args, bool read_only);
 
+/* qsort/bsearch order of snapshot ids */
+static int
+int64_cmp(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * SnapshotMapRecord
  *		Record the snapshots of new metadata "meta" committed as commit-log
@@ -114,26 +124,33 @@ SnapshotMapRecord(int64 seq, Datum catalog, Datum ns, Datum name,
 {
 	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(meta);
 	Datum	   *ids = palloc(sizeof(Datum) * (meta->nsnapshots + 1));
+	int64	   *old_ids = NULL;
 	int			nids = 0;
 	uint32		i;
 	Datum		args[8];
 
+	/* the old snapshot ids, sorted: each new id is a binary search, not a scan */
+	if (old && old->nsnapshots > 0)
+	{
+		const SkadeMetaSnapshot *os = SkadeMetaSnapshots(old);
+
+		old_ids = palloc(sizeof(int64) * old->nsnapshots);
+		for (i = 0; i < old->nsnapshots; i++)
+			old_ids[i] = os[i].snapshot_id;
+		qsort(old_ids, old->nsnapshots, sizeof(int64), int64_cmp);
+	}
 	for (i = 0; i < meta->nsnapshots; i++)
 	{
 		int64		id = snaps[i].snapshot_id;
 		bool		known = false;
 
-		if (old && id != meta->current_snapshot_id)
-		{
-			const SkadeMetaSnapshot *os = SkadeMetaSnapshots(old);
-			uint32		j;
-
-			for (j = 0; j < old->nsnapshots && !known; j++)
-				known = os[j].snapshot_id == id;
-		}
+		if (old_ids && id != meta->current_snapshot_id)
+			known = bsearch(&id, old_ids, old->nsnapshots, sizeof(int64), int64_cmp) != NULL;
 		if (!known)
 			ids[nids++] = Int64GetDatum(id);
 	}
+	if (old_ids)
+		pfree(old_ids);
 	if (nids == 0)
 		return;
 

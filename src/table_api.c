@@ -452,11 +452,23 @@ skade_commit_table(PG_FUNCTION_ARGS)
 	char	   *location = SkadeTextArg(fcinfo, 3, "new_location");
 	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 4));
 
+	PG_RETURN_INT64(SkadeCommitTable(catalog, ns, name, expected, location));
+}
+
+/*
+ * SkadeCommitTable
+ *		skade.commit_table() for C callers (the update_table fast path):
+ *		the same checks and the same compare-and-swap; returns the seq.
+ */
+int64
+SkadeCommitTable(const char *catalog, const char *ns, const char *name,
+				 const char *expected, const char *location)
+{
 	SkadeRequireShared();
 	check_table_ident(ns, name);
 	SkadeCheckLocation(expected, "expected_location");
 	SkadeCheckLocation(location, "new_location");
-	PG_RETURN_INT64(commit_one(catalog, ns, name, expected, location));
+	return commit_one(catalog, ns, name, expected, location);
 }
 
 /*

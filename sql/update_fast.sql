@@ -1,0 +1,204 @@
+-- update_table's fast path (commit_fast.c): every commit below runs three
+-- times on the same base -- the PL/pgSQL engine alone (rolled back), the C
+-- path called directly (rolled back: "handled" says whether it took the
+-- commit), then update_table with the fast path on (kept) -- and the two
+-- results must be the same: metadata (but last-updated-ms and the "now"
+-- timestamps of the snapshot log), refs variant, snapshots, refs, history,
+-- the file's name, or the same error (SQLSTATE and message).  The fast
+-- path's L0 summary must also equal a fresh parse of its file.
+\pset null '(null)'
+SET skade.allowed_roots = '/tmp/skade_regress,/tmp/skade-fixtures,/tmp/skade-fixture-py';
+SET skade.write_roots = '/tmp/skade_regress/wh,/tmp/skade-fixtures,/tmp/skade-fixture-py';
+CREATE FUNCTION pg_temp.msg(code text, m text) RETURNS text LANGUAGE sql AS $$
+	SELECT code || ': ' || regexp_replace(m, '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', '<uuid>', 'g')
+$$;
+CREATE FUNCTION pg_temp.norm(m jsonb) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT (m - 'last-updated-ms') || jsonb_build_object('snapshot-log', (SELECT jsonb_agg(
+		CASE WHEN (e->>'timestamp-ms')::bigint > extract(epoch FROM now()) * 1000 - 3600000
+			 THEN e || '{"timestamp-ms": "now"}' ELSE e END ORDER BY n)
+		FROM jsonb_array_elements(m->'snapshot-log') WITH ORDINALITY x(e, n)))
+$$;
+CREATE FUNCTION pg_temp.state(ns text, t text) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT jsonb_build_object(
+		'file', regexp_replace(regexp_replace(l.metadata_location, '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', '<uuid>'), '^.*/([^/]*/[^/]*)$', '\1'),
+		'meta', pg_temp.norm(l.metadata::jsonb),
+		'refs_variant', pg_temp.norm((SELECT r.metadata::jsonb FROM skade.load_table(ns, t, 'refs') r)),
+		'snapshots', (SELECT jsonb_agg(to_jsonb(s) ORDER BY s.sequence_number, s.snapshot_id) FROM skade.snapshots(ns, t) s),
+		'refs', (SELECT jsonb_agg(to_jsonb(r) ORDER BY r.name) FROM skade.refs(ns, t) r),
+		'history', (SELECT jsonb_agg(jsonb_build_array(h.snapshot_id, h.parent_id, h.is_current_ancestor)) FROM skade.history(ns, t) h))
+	FROM skade.load_table(ns, t) l
+$$;
+CREATE FUNCTION pg_temp.same(ns text, t text, req jsonb, upd jsonb, OUT handled boolean, OUT outcome text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	base text := (SELECT metadata_location FROM skade.load_table(ns, t, 'none'));
+	slow jsonb;
+	fast jsonb;
+	reread jsonb;
+	e_slow text;
+	e_fast text;
+	loc text;
+BEGIN
+	BEGIN
+		PERFORM set_config('skade.update_fast_path', 'off', true);
+		loc := skade.update_table(ns, t, req, upd);
+		slow := pg_temp.state(ns, t) || jsonb_build_object('unchanged', loc = base);
+		RAISE EXCEPTION 'undo' USING ERRCODE = 'P0099';
+	EXCEPTION WHEN OTHERS THEN
+		IF SQLSTATE <> 'P0099' THEN e_slow := pg_temp.msg(SQLSTATE, SQLERRM); END IF;
+	END;
+	BEGIN
+		handled := skade.update_table_fast(ns, t, base, req, upd, current_setting('skade.catalog')) IS NOT NULL;
+		RAISE EXCEPTION 'undo' USING ERRCODE = 'P0099';
+	EXCEPTION WHEN OTHERS THEN
+		IF SQLSTATE <> 'P0099' THEN handled := NULL; END IF;
+	END;
+	BEGIN
+		loc := skade.update_table(ns, t, req, upd);
+		fast := pg_temp.state(ns, t) || jsonb_build_object('unchanged', loc = base);
+		PERFORM skade.cache_reset();
+		reread := pg_temp.state(ns, t) || jsonb_build_object('unchanged', loc = base);
+	EXCEPTION WHEN OTHERS THEN
+		e_fast := pg_temp.msg(SQLSTATE, SQLERRM);
+	END;
+	outcome := CASE
+		WHEN e_slow IS NOT NULL OR e_fast IS NOT NULL THEN
+			CASE WHEN e_slow IS NOT DISTINCT FROM e_fast THEN e_slow
+				 ELSE format('ERRORS DIFFER: %s / %s', e_slow, e_fast) END
+		WHEN slow = fast AND fast = reread THEN 'same: ' || (fast->>'file') || CASE WHEN (fast->'unchanged')::boolean THEN ' (unchanged)' ELSE '' END
+		ELSE format('DIFFER: slow %s fast %s reread %s', slow, fast, reread) END;
+END $$;
+
+SELECT skade.create_namespace('uf', '{"location": "/tmp/skade_regress/wh/uf"}');
+SELECT skade.create_table('uf', 't', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}') IS NOT NULL AS created;
+SELECT (metadata::jsonb)->>'table-uuid' AS uuid FROM skade.load_table('uf', 't') \gset
+
+-- appends as REST clients send them; every requirement kind that can hold
+SELECT * FROM pg_temp.same('uf', 't',
+  format('[{"type": "assert-table-uuid", "uuid": "%s"}, {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": null}]', upper(:'uuid'))::jsonb,
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 11, "sequence-number": 1, "timestamp-ms": 1700000000000, "parent-snapshot-id": null,
+     "manifest-list": "file:/tmp/skade_regress/wh/uf/t/metadata/snap-11.avro", "summary": {"operation": "append", "added-records": "3", "x": null}, "schema-id": 0}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 11, "type": "branch"},
+    {"action": "set-properties", "updates": {"owner": "ana", "note": "quote \" backslash \\ tab \t é \u00e9"}}]');
+SELECT * FROM pg_temp.same('uf', 't',
+  '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 11}, {"type": "assert-current-schema-id", "current-schema-id": 0},
+    {"type": "assert-last-assigned-field-id", "last-assigned-field-id": 1}, {"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": 999},
+    {"type": "assert-default-spec-id", "default-spec-id": 0}, {"type": "ASSERT-DEFAULT-SORT-ORDER-ID", "default-sort-order-id": 0}]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 12, "parent-snapshot-id": 11, "sequence-number": 2, "timestamp-ms": 1700000001000,
+     "manifest-list": "file:/tmp/skade_regress/wh/uf/t/metadata/snap-12.avro", "summary": {"operation": "overwrite"}}},
+    {"action": "Set-Snapshot-Ref", "ref-name": "main", "snapshot-id": 12, "type": "BRANCH"}]');
+-- a staged snapshot (no ref moves), then a tag and a branch with retention on it
+SELECT * FROM pg_temp.same('uf', 't', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 13, "parent-snapshot-id": 12, "sequence-number": 3, "timestamp-ms": 1700000002000,
+     "manifest-list": "/m/snap-13.avro", "summary": {"operation": "append"}}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "v1", "snapshot-id": null}]',
+  '[{"action": "set-snapshot-ref", "ref-name": "v1", "snapshot-id": 13, "type": "tag", "max-ref-age-ms": 86400000},
+    {"action": "set-snapshot-ref", "ref-name": "dev", "snapshot-id": 11, "type": "branch", "min-snapshots-to-keep": 2, "max-snapshot-age-ms": 3600000, "max-ref-age-ms": null}]');
+-- main back to an older snapshot (its log entry is stamped now), the same ref again (no change, no file)
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "dev", "snapshot-id": 11}]',
+  '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 11, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 11, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-properties", "updates": {}}, {"action": "remove-properties", "removals": []}]');
+-- properties: reserved keys dropped, the "updated"/"removed" spellings
+SELECT * FROM pg_temp.same('uf', 't', '[]',
+  '[{"action": "set-properties", "updated": {"uuid": "x", "a": "1", "b": "2", "current-snapshot-id": "5"}}, {"action": "remove-properties", "removed": ["b", "nothing"]},
+    {"action": "remove-properties", "removals": ["owner"]}]');
+-- previous-versions-max trims the metadata log; gzip; write.metadata.path
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-properties", "updates": {"write.metadata.previous-versions-max": "2"}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 14, "parent-snapshot-id": 11, "sequence-number": 4, "timestamp-ms": 1700000003000,
+     "manifest-list": "/m/snap-14.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 14, "type": "branch"}]');
+SELECT jsonb_array_length((metadata::jsonb)->'metadata-log') AS kept_versions FROM skade.load_table('uf', 't');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-properties", "updates": {"write.metadata.compression-codec": "GZIP"}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 15, "parent-snapshot-id": 14, "sequence-number": 5, "timestamp-ms": 1700000004000,
+     "manifest-list": "/m/snap-15.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 15, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]',
+  '[{"action": "set-properties", "updates": {"write.metadata.path": "/tmp/skade_regress/wh/uf/t/meta2//", "write.metadata.compression-codec": "none"}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-properties", "updates": {"write.metadata.previous-versions-max": "0"}}]');
+SELECT jsonb_array_length((metadata::jsonb)->'metadata-log') AS kept_versions FROM skade.load_table('uf', 't');
+
+-- every error: not taken by the C path, raised by the engine, identical
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-table-uuid", "uuid": "00000000-0000-0000-0000-000000000000"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 14}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "gone", "snapshot-id": 14}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-current-schema-id", "current-schema-id": 1}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-last-assigned-field-id", "last-assigned-field-id": 9}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-default-spec-id"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-create"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-nothing"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 15, "parent-snapshot-id": 15, "sequence-number": 9,
+     "timestamp-ms": 1700000005000, "manifest-list": "/m/x.avro", "summary": {"operation": "append"}}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 16, "parent-snapshot-id": 15, "sequence-number": 5,
+     "timestamp-ms": 1700000005000, "manifest-list": "/m/x.avro", "summary": {"operation": "append"}}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 16, "parent-snapshot-id": 15, "sequence-number": 6,
+     "timestamp-ms": 4102444800000, "manifest-list": "/m/x.avro", "summary": {"operation": "append"}}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 16, "sequence-number": 6,
+     "timestamp-ms": 1700000005000, "summary": {"operation": "append"}}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 16, "timestamp-ms": 1700000005000,
+     "manifest-list": "/m/x.avro", "summary": {"operation": "append"}}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 99, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 11, "type": "tag"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-snapshot-ref", "ref-name": "t2", "snapshot-id": 11, "type": "tag", "min-snapshots-to-keep": 1}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-snapshot-ref", "ref-name": "b2", "snapshot-id": 11, "type": "branch", "max-ref-age-ms": -5}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-snapshot-ref", "ref-name": "b2", "snapshot-id": 11, "type": "leaf"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-properties", "updates": {"n": 1}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "remove-properties", "removals": "a"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-properties", "updates": {"write.metadata.previous-versions-max": "many"}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "add-encryption-key"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "drop-everything"}]');
+
+-- bases the fast path splices as they are: pretty-printed (with escapes
+-- in strings), compact from Java, compact from pyiceberg
+SELECT lo_from_bytea(0, convert_to(jsonb_pretty((metadata::jsonb) || '{"location": "/tmp/skade_regress/wh/uf/pp"}'
+	|| jsonb_build_object('properties', (metadata::jsonb)->'properties' || '{"esc": "a \"quoted\" {[brace]} \\\" \\\\"}')), 'UTF8')) AS lo
+FROM skade.load_table('uf', 't') \gset
+SELECT lo_export(:lo, '/tmp/skade_regress/wh/uf/t/metadata/00099-0f0e0d0c-0b0a-0908-0706-050403020100.metadata.json') AS exported,
+	lo_unlink(:lo) AS unlinked;
+SELECT skade.register_table('uf', 'pp', '/tmp/skade_regress/wh/uf/t/metadata/00099-0f0e0d0c-0b0a-0908-0706-050403020100.metadata.json') > 0 AS registered;
+SELECT * FROM pg_temp.same('uf', 'pp', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 15}]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 19, "parent-snapshot-id": 15, "sequence-number": 6, "timestamp-ms": 1700000009000,
+     "manifest-list": "/m/snap-19.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 19, "type": "branch"},
+    {"action": "set-properties", "updates": {"more": "x"}}]');
+SELECT skade.register_table('uf', 'jv',
+	'/tmp/skade-fixtures/java/fixtures/events/metadata/00004-c91ef392-1928-4306-bd9c-e5269c849709.metadata.json') > 0 AS registered;
+SELECT * FROM pg_temp.same('uf', 'jv', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 2389535939939507238}]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 31, "parent-snapshot-id": 2389535939939507238, "sequence-number": 4, "timestamp-ms": 1700000000000,
+     "manifest-list": "/m/snap-31.avro", "summary": {"operation": "append"}, "schema-id": 1}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 31, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 'jv', '[]', '[{"action": "set-snapshot-ref", "ref-name": "old", "snapshot-id": 2389535939939507238, "type": "tag"}]');
+SELECT skade.register_table('uf', 'py',
+	'file:///tmp/skade-fixture-py/fixtures/events/metadata/00005-a77c57c8-afa0-4139-a90d-8815af754260.metadata.json') > 0 AS registered;
+SELECT (metadata::jsonb)->'current-snapshot-id' AS py_current, (metadata::jsonb)->'last-sequence-number' AS py_seq FROM skade.load_table('uf', 'py') \gset
+SELECT * FROM pg_temp.same('uf', 'py', format('[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": %s}]', :'py_current')::jsonb,
+  format('[{"action": "add-snapshot", "snapshot": {"snapshot-id": 41, "parent-snapshot-id": %s, "sequence-number": %s, "timestamp-ms": 1700000000000,
+     "manifest-list": "/m/snap-41.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 41, "type": "branch"},
+    {"action": "remove-properties", "removals": ["nothing"]}]', :'py_current', :'py_seq'::bigint + 1)::jsonb);
+-- shapes the C path leaves to the engine, which commits them as before
+SELECT * FROM pg_temp.same('uf', 't', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 16, "parent-snapshot-id": 15, "sequence-number": 6, "timestamp-ms": 1700000006000,
+     "manifest-list": "/m/snap-16.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 16, "type": "branch"},
+    {"action": "add-snapshot", "snapshot": {"snapshot-id": 17, "parent-snapshot-id": 16, "sequence-number": 7, "timestamp-ms": 1700000007000,
+     "manifest-list": "/m/snap-17.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 17, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-properties", "updates": {"format-version": "3"}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 18, "parent-snapshot-id": 17, "sequence-number": 8, "timestamp-ms": 1700000008000,
+     "manifest-list": "/m/snap-18.avro", "summary": {"operation": "append"}, "first-row-id": 0, "added-rows": 5}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 18, "type": "branch"}]');
+SELECT skade.create_table('uf', 'v1', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}', format_version => 1) IS NOT NULL AS created;
+SELECT * FROM pg_temp.same('uf', 'v1', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 21, "timestamp-ms": 1700000000000, "manifest-list": "/m/snap-21.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 21, "type": "branch"}]');
+
+-- the pretty-printed base kept its layout where the commit did not change it
+SELECT position(E'\n  ' IN metadata::text) > 0 AS still_pretty, (metadata::jsonb)->'properties'->>'esc' AS esc FROM skade.load_table('uf', 'pp');
+-- the commits are logged and resolvable as before
+SELECT op, source, snapshot_id FROM skade.commit_log WHERE table_namespace = 'uf' AND table_name = 'jv' ORDER BY seq;
+SELECT snapshot_id, name FROM skade.resolve_many(ARRAY[31, 41]) ORDER BY 1;
