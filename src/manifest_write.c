@@ -22,8 +22,10 @@
  *	   file is copied field by field; DELETED entries are dropped;
  *	 - within a spec, entries are ordered by partition tuple (nulls first,
  *	   by the partition type's order), and a manifest is closed once its
- *	   bytes reach the target size (checked per Avro block; a block is at
- *	   most 64 kB or the target, uncompressed);
+ *	   bytes reach the target size, checked every 250 entries as Java's
+ *	   RollingManifestWriter does (so a manifest has at least 250 unless it
+ *	   is a spec's last); Avro blocks end at 64 kB uncompressed and at
+ *	   those checks;
  *	 - the Avro schemas (avro.schema and iceberg.schema headers), field ids,
  *	   header keys and the deflate codec are Java's (V1Metadata /
  *	   V2Metadata); partition summaries are computed over the entries of
@@ -64,6 +66,7 @@
 PG_FUNCTION_INFO_V1(skade_rewrite_manifest_files);
 
 #define BLOCK_BYTES		(64 * 1024)
+#define ROLL_ROWS		250		/* entries between checks of a manifest's size */
 #define NCOUNTS			6		/* added/existing/deleted files, then rows */
 
 /* how the values of a partition type compare */
@@ -1132,7 +1135,6 @@ write_manifests(Rewrite *rw, NewEntry **sorted, int n, int32 spec_id, const Part
 {
 	const char *kv[16];
 	int			i = 0;
-	int64		block_max = Min((int64) BLOCK_BYTES, rw->target);
 
 	kv[0] = "schema";
 	kv[1] = SkadeMetaStr(rw->meta, rw->meta->current_schema);
@@ -1165,12 +1167,15 @@ write_manifests(Rewrite *rw, NewEntry **sorted, int n, int32 spec_id, const Part
 			appendBinaryStringInfo(o.block, sorted[i]->bytes, sorted[i]->len);
 			o.nrecords++;
 			i++;
-			if (o.block->len >= block_max)
+			/* Java's RollingManifestWriter: may roll every 250 entries */
+			if ((i - start) % ROLL_ROWS == 0)
 			{
 				out_flush(&o);
 				if (o.buf->len >= rw->target)
 					break;
 			}
+			else if (o.block->len >= BLOCK_BYTES)
+				out_flush(&o);
 		}
 		out_flush(&o);
 		finish_manifest(rw, &o, sorted + start, i - start, spec_id, parts, nparts);
