@@ -69,7 +69,7 @@ SELECT DISTINCT status FROM skade.files('rw', 'java');
 -- the replace snapshot: parent, sequence number, summary as Java writes it
 SELECT s->>'parent-snapshot-id' = :'java_before' AS parent_ok, s->'sequence-number' AS seq,
 	   (s->'summary') - 'operation'::text AS summary, s->'summary'->>'operation' AS operation,
-	   pg_temp.masked(s->>'manifest-list') AS list, m->'last-sequence-number' AS last_seq,
+	   regexp_replace(pg_temp.masked(s->>'manifest-list'), 'snap-[0-9]+', 'snap-<id>') AS list, m->'last-sequence-number' AS last_seq,
 	   m->'refs'->'main'->>'snapshot-id' = :'java_after' AS main_moved
 FROM (SELECT metadata::jsonb AS m FROM skade.load_table('rw', 'java')) x,
 	 LATERAL (SELECT y FROM jsonb_array_elements(m->'snapshots') y WHERE y->>'snapshot-id' = :'java_after') z(s);

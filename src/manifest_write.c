@@ -426,6 +426,7 @@ static void out_flush(AvroOut *o);
 static void avro_long(StringInfo s, int64 v);
 static void avro_bytes(StringInfo s, const char *p, size_t len);
 static char *spec_fields_json(const PartField *parts, int nparts);
+static char *bytes_dup(const char *p, size_t len);
 
 /*
  * skade.rewrite_manifest_files(metadata text, target_size_bytes bigint,
@@ -579,7 +580,7 @@ read_list(const char *list, const SkadeMetaSnapshot *snap)
 				(names[k][1] && SkadeAvroLong(rec, names[k][1], &le->count[k]));
 		if (SkadeAvroBytes(rec, "key_metadata", &p, &len))
 		{
-			le->key_metadata = pnstrdup(p, len);
+			le->key_metadata = bytes_dup(p, len);
 			le->key_metadata_len = (int) len;
 		}
 		le->nsummaries = -1;
@@ -597,12 +598,12 @@ read_list(const char *list, const SkadeMetaSnapshot *snap)
 				s->contains_nan = SkadeAvroBool(sv, "contains_nan", &b) ? b : -1;
 				if (SkadeAvroBytes(sv, "lower_bound", &p, &len))
 				{
-					s->lower = pnstrdup(p, len);
+					s->lower = bytes_dup(p, len);
 					s->lower_len = (int) len;
 				}
 				if (SkadeAvroBytes(sv, "upper_bound", &p, &len))
 				{
-					s->upper = pnstrdup(p, len);
+					s->upper = bytes_dup(p, len);
 					s->upper_len = (int) len;
 				}
 			}
@@ -1227,9 +1228,9 @@ finish_manifest(Rewrite *rw, AvroOut *o, NewEntry **es, int n, int32 spec_id,
 				continue;
 			}
 			if (s->lower == NULL || value_cmp(parts[k].kind, v, len, s->lower, s->lower_len) < 0)
-				s->lower = pnstrdup(v, len), s->lower_len = len;
+				s->lower = bytes_dup(v, len), s->lower_len = len;
 			if (s->upper == NULL || value_cmp(parts[k].kind, v, len, s->upper, s->upper_len) > 0)
-				s->upper = pnstrdup(v, len), s->upper_len = len;
+				s->upper = bytes_dup(v, len), s->upper_len = len;
 		}
 	}
 	if (rw->fv < 2)
@@ -1432,4 +1433,15 @@ spec_fields_json(const PartField *parts, int nparts)
 	}
 	appendStringInfoChar(&s, ']');
 	return s.data;
+}
+
+/* a copy of len bytes that may hold NULs (not pnstrdup) */
+static char *
+bytes_dup(const char *p, size_t len)
+{
+	char	   *out = palloc(len + 1);
+
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return out;
 }
