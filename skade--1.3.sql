@@ -1693,6 +1693,109 @@ BEGIN
 END
 $expire$;
 
+-- The files of a rewrite_manifests commit (manifest_write.c): the current
+-- snapshot's small data manifests merged per partition spec, and the manifest
+-- list of the replacing snapshot, written under metadata_dir; NULL when there
+-- is nothing to rewrite.  Returns the new snapshot's id, sequence number and
+-- manifest list and the counts of its summary.
+CREATE FUNCTION skade.rewrite_manifest_files(metadata text, target_size_bytes bigint, metadata_dir text)
+	RETURNS jsonb AS 'MODULE_PATHNAME', 'skade_rewrite_manifest_files' LANGUAGE C;
+
+/*
+ * rewrite_manifests: merge the many small data manifests that per-commit
+ * appends leave into few, grouped by partition spec and ordered by partition
+ * within a spec, each about target_size_bytes (default 8 MiB, the default
+ * of Java's commit.manifest.target-size-bytes), as Java's RewriteManifests
+ * does.  Per spec, only data manifests smaller than the target are rewritten,
+ * and only when there are two or more; delete manifests are kept.  Live
+ * entries become EXISTING with their snapshot id and sequence numbers;
+ * deleted entries are dropped.  Committed as a "replace" snapshot of main
+ * (summary: manifests-created, manifests-kept, manifests-replaced,
+ * entries-processed, changed-partition-count and the parent's totals) through
+ * update_table with assert-table-uuid and assert-ref-snapshot-id main: a
+ * concurrent commit fails it with 40001 (the files written stay as orphans).
+ * Returns one row: the table's metadata location after the call, the
+ * snapshot that is current, and the counts (all 0 when nothing was to do:
+ * no snapshot, or at most one small data manifest per spec; no commit then).
+ * Format v3 tables are refused (0A000).
+ */
+CREATE FUNCTION skade.rewrite_manifests(namespace text, name text, target_size_bytes bigint DEFAULT 8388608,
+										catalog text DEFAULT NULL)
+	RETURNS TABLE (metadata_location text, snapshot_id bigint, manifests_replaced integer,
+				   manifests_created integer, manifests_kept integer, entries_rewritten bigint)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $rewrite$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+	mt text;
+	m jsonb;
+	props jsonb;
+	w jsonb;
+	parent jsonb;
+	summary jsonb;
+	snap jsonb;
+	main_ref jsonb;
+	reqs jsonb;
+	k text;
+	loc text;
+BEGIN
+	IF namespace IS NULL OR name IS NULL OR target_size_bytes IS NULL THEN
+		RAISE EXCEPTION 'namespace, name and target_size_bytes must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF target_size_bytes <= 0 THEN
+		RAISE EXCEPTION 'target_size_bytes must be positive' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF current_setting('transaction_read_only')::boolean THEN
+		RAISE EXCEPTION 'cannot rewrite manifests of "%.%" in a read-only transaction', namespace, name
+			USING ERRCODE = 'read_only_sql_transaction';
+	END IF;
+	mt := skade.table_metadata(namespace, name, catalog => cat)::text;
+	m := mt::jsonb;
+	props := coalesce(m->'properties', '{}');
+	w := skade.rewrite_manifest_files(mt, target_size_bytes,
+		coalesce(rtrim(props->>'write.metadata.path', '/'), rtrim(m->>'location', '/') OPERATOR(pg_catalog.||) '/metadata'));
+	IF w IS NULL THEN
+		RETURN QUERY SELECT l.metadata_location, nullif((m->>'current-snapshot-id')::bigint, -1), 0, 0,
+							(SELECT count(*)::integer FROM skade.manifests(namespace, name, NULL, cat)), 0::bigint
+					   FROM skade.load_table(namespace, name, 'none', cat) l;
+		RETURN;
+	END IF;
+
+	parent := (SELECT x FROM jsonb_array_elements(m->'snapshots') x WHERE x->'snapshot-id' = m->'current-snapshot-id');
+	summary := jsonb_build_object('operation', 'replace',
+								  'manifests-created', w->>'manifests-created',
+								  'manifests-kept', w->>'manifests-kept',
+								  'manifests-replaced', w->>'manifests-replaced',
+								  'entries-processed', w->>'entries-processed',
+								  'changed-partition-count', '0');
+	FOREACH k IN ARRAY ARRAY['total-records', 'total-files-size', 'total-data-files', 'total-delete-files',
+							 'total-position-deletes', 'total-equality-deletes'] LOOP
+		IF parent->'summary' ? k THEN
+			summary := summary || jsonb_build_object(k, parent->'summary'->>k);
+		END IF;
+	END LOOP;
+	snap := jsonb_build_object('snapshot-id', w->'snapshot-id', 'parent-snapshot-id', parent->'snapshot-id',
+							   'timestamp-ms', (extract(epoch FROM clock_timestamp()) * 1000)::bigint,
+							   'summary', summary, 'manifest-list', w->'manifest-list',
+							   'schema-id', m->'current-schema-id');
+	IF (m->>'format-version')::integer >= 2 THEN
+		snap := snap || jsonb_build_object('sequence-number', w->'sequence-number');
+	END IF;
+	-- main keeps its retention settings; it is replaced whole
+	main_ref := coalesce(m->'refs'->'main', '{}') || jsonb_build_object('action', 'set-snapshot-ref', 'ref-name', 'main',
+		'type', 'branch', 'snapshot-id', w->'snapshot-id');
+	reqs := jsonb_build_array(jsonb_build_object('type', 'assert-ref-snapshot-id', 'ref', 'main',
+		'snapshot-id', parent->'snapshot-id'));
+	IF m ? 'table-uuid' THEN
+		reqs := reqs || jsonb_build_array(jsonb_build_object('type', 'assert-table-uuid', 'uuid', m->'table-uuid'));
+	END IF;
+	loc := skade.update_table(namespace, name, reqs,
+		jsonb_build_array(jsonb_build_object('action', 'add-snapshot', 'snapshot', snap), main_ref), cat);
+	RETURN QUERY SELECT loc, (w->>'snapshot-id')::bigint, (w->>'manifests-replaced')::integer,
+						(w->>'manifests-created')::integer, (w->>'manifests-kept')::integer,
+						(w->>'entries-processed')::bigint;
+END
+$rewrite$;
+
 -- Is snapshot id in the ancestry of a branch that stays (for expire_snapshots)?
 CREATE FUNCTION skade.in_branch_ancestry(m jsonb, id bigint, dropped text[]) RETURNS boolean
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $f$
@@ -1859,6 +1962,8 @@ GRANT EXECUTE ON FUNCTION
 	skade.expire_snapshots(text, text, timestamptz, integer, boolean, text),
 	skade.in_branch_ancestry(jsonb, bigint, text[]),
 	skade.prune_commit_log(text, text, bigint, text),
-	skade.swap_table(text, text, text, boolean, text)
+	skade.swap_table(text, text, text, boolean, text),
+	skade.rewrite_manifest_files(text, bigint, text),
+	skade.rewrite_manifests(text, text, bigint, text)
 	TO skade_writer;
 

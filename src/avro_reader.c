@@ -2,8 +2,10 @@
  *
  * avro_reader.c
  *	  Avro object container files (Iceberg manifest lists and manifests),
- *	  read record by record through libavro-c.  The only file that includes
- *	  avro.h.
+ *	  read record by record through libavro-c, and the records skade writes
+ *	  into such files built and encoded by it (see "writing" below; the
+ *	  container around them is manifest_write.c's).  The only file that
+ *	  includes avro.h.
  *
  * Invariants:
  *	 - the bytes come from SkadeReadLocation, so the same confinement
@@ -98,7 +100,8 @@ struct SkadeAvroValue
  * and every element takes a byte to encode.  A bigger request comes from a
  * corrupt length.
  */
-#define AVRO_VALUE_LIMIT(f)	((size_t) (f)->container->decoded->len * 64 + 1024 * 1024)
+#define AVRO_VALUE_LIMIT(f)	((f)->container ? (size_t) (f)->container->decoded->len * 64 + 1024 * 1024 \
+							 : AVRO_TOTAL_LIMIT)
 
 /* the file libavro-c works for now (its allocations go to its context) */
 static SkadeAvroFile *avro_active = NULL;
@@ -118,6 +121,14 @@ static JsonbValue *push_jsonb(JsonbParseState **state, const avro_value_t *value
 							  const SkadeAvroFile *f, JsonbIteratorToken tok);
 static void type_mismatch(const SkadeAvroValue *rec, const char *name,
 						  const char *expected) pg_attribute_noreturn();
+static bool set_field(SkadeAvroValue *rec, const char *name, bool null, avro_value_t *out);
+static bool union_branch(avro_value_t *v, bool null, avro_value_t *out);
+static void copy_record(const SkadeAvroFile *w, avro_value_t *dst, const avro_value_t *src,
+						const SkadeAvroFile *rf, const char *positional, bool by_position);
+static void copy_value(const SkadeAvroFile *w, avro_value_t *dst, const avro_value_t *src,
+					   const SkadeAvroFile *rf, bool by_position);
+static void copy_bytes(avro_value_t *d, const avro_value_t *s, const SkadeAvroFile *rf);
+static void copy_mismatch(const SkadeAvroFile *rf, const char *expected) pg_attribute_noreturn();
 
 /*
  * SkadeAvroInit
@@ -890,4 +901,442 @@ release(void *arg)
 	if (f->reader != NULL)
 		avro_reader_free(f->reader);
 	avro_active = NULL;
+}
+
+/* ------------------------------------------------------------ writing */
+
+/*
+ * Records are built and encoded by libavro-c too (the container around them
+ * is framed by manifest_write.c: libavro-c's file writer cannot add header
+ * metadata).  A writer is a SkadeAvroFile without bytes or container: its
+ * schema, class and one record value live in its own context, under the
+ * same allocator accounting; errors name the file being written.
+ */
+
+/*
+ * SkadeAvroWriterCreate
+ *		A writer for records of the given schema (JSON skade generated);
+ *		what names the file for messages.
+ */
+SkadeAvroFile *
+SkadeAvroWriterCreate(const char *schema_json, const char *what)
+{
+	SkadeAvroFile *f = palloc0(sizeof(SkadeAvroFile));
+	MemoryContext caller;
+
+	f->location = pstrdup(what);
+	f->block = -1;
+	f->current = palloc(sizeof(SkadeAvroValue));
+	f->current->file = f;
+	f->cxt = AllocSetContextCreate(CurrentMemoryContext, "skade avro writer",
+								   ALLOCSET_DEFAULT_SIZES);
+	f->cleanup.func = release;
+	f->cleanup.arg = f;
+	MemoryContextRegisterResetCallback(f->cxt, &f->cleanup);
+	caller = MemoryContextSwitchTo(f->cxt);
+	avro_active = f;
+	avro_set_error("%s", "");
+	if (avro_schema_from_json_length(schema_json, strlen(schema_json), &f->schema) != 0)
+		elog(ERROR, "skade generated an Avro schema libavro-c refuses for \"%s\": %s",
+			 what, avro_strerror());
+	f->iface = avro_generic_class_from_schema(f->schema);
+	if (f->iface == NULL || avro_generic_value_new(f->iface, &f->value) != 0)
+		elog(ERROR, "libavro-c cannot make a value of the schema for \"%s\": %s",
+			 what, avro_strerror());
+	f->have_value = true;
+	avro_active = NULL;
+	MemoryContextSwitchTo(caller);
+	return f;
+}
+
+/* the writer's record, emptied, to fill for the next SkadeAvroWriterEncode */
+SkadeAvroValue *
+SkadeAvroWriterRecord(SkadeAvroFile *w)
+{
+	avro_active = w;
+	avro_value_reset(&w->value);
+	avro_active = NULL;
+	w->current->v = w->value;
+	return w->current;
+}
+
+/* the record, Avro binary-encoded, appended to out */
+void
+SkadeAvroWriterEncode(SkadeAvroFile *w, StringInfo out)
+{
+	size_t		size = 0;
+	avro_writer_t wr;
+
+	avro_active = w;
+	avro_set_error("%s", "");
+	if (avro_value_sizeof(&w->value, &size) != 0)
+		elog(ERROR, "could not encode a record of \"%s\": %s", w->location, avro_strerror());
+	if (size > (size_t) (MaxAllocSize / 2))
+		elog(ERROR, "a record of \"%s\" takes %zu bytes", w->location, size);
+	enlargeStringInfo(out, (int) size);
+	wr = avro_writer_memory(out->data + out->len, (int64_t) size);
+	if (wr == NULL || avro_value_write(wr, &w->value) != 0)
+		elog(ERROR, "could not encode a record of \"%s\": %s", w->location, avro_strerror());
+	avro_writer_free(wr);
+	avro_active = NULL;
+	out->len += (int) size;
+	out->data[out->len] = '\0';
+}
+
+void
+SkadeAvroWriterFree(SkadeAvroFile *w)
+{
+	MemoryContextDelete(w->cxt);
+}
+
+/*
+ * The named field of a record being written, through a nullable union onto
+ * its non-null branch (null: onto its null branch; false if the field is
+ * required).
+ */
+static bool
+set_field(SkadeAvroValue *rec, const char *name, bool null, avro_value_t *out)
+{
+	avro_value_t f;
+
+	if (avro_value_get_by_name(&rec->v, name, &f, NULL) != 0)
+		elog(ERROR, "\"%s\" has no field \"%s\"", rec->file->location, name);
+	return union_branch(&f, null, out);
+}
+
+/* onto the null (or the first other) branch of a union; a non-union as is */
+static bool
+union_branch(avro_value_t *v, bool null, avro_value_t *out)
+{
+	avro_schema_t s;
+	size_t		i;
+
+	if (avro_value_get_type(v) != AVRO_UNION)
+	{
+		*out = *v;
+		return !null || avro_value_get_type(v) == AVRO_NULL;
+	}
+	s = avro_value_get_schema(v);
+	for (i = 0; i < avro_schema_union_size(s); i++)
+	{
+		bool		isnull = is_avro_null(avro_schema_union_branch(s, i));
+
+		if (isnull == null)
+		{
+			if (avro_value_set_branch(v, (int) i, out) != 0)
+				elog(ERROR, "could not set a union branch: %s", avro_strerror());
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+SkadeAvroSetNull(SkadeAvroValue *rec, const char *name)
+{
+	avro_value_t v;
+
+	avro_active = (SkadeAvroFile *) rec->file;
+	if (!set_field(rec, name, true, &v))
+		elog(ERROR, "field \"%s\" of \"%s\" cannot be null", name, rec->file->location);
+	avro_value_set_null(&v);
+	avro_active = NULL;
+}
+
+/* an int or long field (by its schema) */
+void
+SkadeAvroSetLong(SkadeAvroValue *rec, const char *name, int64 x)
+{
+	avro_value_t v;
+
+	avro_active = (SkadeAvroFile *) rec->file;
+	set_field(rec, name, false, &v);
+	if (avro_value_get_type(&v) == AVRO_INT32)
+	{
+		if (x < PG_INT32_MIN || x > PG_INT32_MAX)
+			elog(ERROR, "field \"%s\" of \"%s\" cannot hold %lld", name, rec->file->location,
+				 (long long) x);
+		avro_value_set_int(&v, (int32_t) x);
+	}
+	else
+		avro_value_set_long(&v, x);
+	avro_active = NULL;
+}
+
+void
+SkadeAvroSetBool(SkadeAvroValue *rec, const char *name, bool b)
+{
+	avro_value_t v;
+
+	avro_active = (SkadeAvroFile *) rec->file;
+	set_field(rec, name, false, &v);
+	avro_value_set_boolean(&v, b ? 1 : 0);
+	avro_active = NULL;
+}
+
+/* a string, bytes or fixed field (by its schema) */
+void
+SkadeAvroSetBytes(SkadeAvroValue *rec, const char *name, const char *p, size_t len)
+{
+	avro_value_t v;
+
+	avro_active = (SkadeAvroFile *) rec->file;
+	set_field(rec, name, false, &v);
+	if (avro_value_get_type(&v) == AVRO_STRING)
+		avro_value_set_string_len(&v, pnstrdup(p, len), len + 1);
+	else if (avro_value_get_type(&v) == AVRO_FIXED)
+		avro_value_set_fixed(&v, (void *) p, len);
+	else
+		avro_value_set_bytes(&v, (void *) p, len);
+	avro_active = NULL;
+}
+
+/* a record field (through a nullable union) to fill */
+SkadeAvroValue *
+SkadeAvroSetRecord(SkadeAvroValue *rec, const char *name)
+{
+	SkadeAvroValue *out = palloc(sizeof(SkadeAvroValue));
+
+	avro_active = (SkadeAvroFile *) rec->file;
+	out->file = rec->file;
+	set_field(rec, name, false, &out->v);
+	avro_active = NULL;
+	return out;
+}
+
+/* a new element of an array value, onto the non-null branch if nullable */
+SkadeAvroValue *
+SkadeAvroAppend(SkadeAvroValue *array)
+{
+	SkadeAvroValue *out = palloc(sizeof(SkadeAvroValue));
+	avro_value_t e;
+
+	avro_active = (SkadeAvroFile *) array->file;
+	out->file = array->file;
+	if (avro_value_append(&array->v, &e, NULL) != 0)
+		elog(ERROR, "could not append to an array of \"%s\": %s", array->file->location,
+			 avro_strerror());
+	union_branch(&e, false, &out->v);
+	avro_active = NULL;
+	return out;
+}
+
+/*
+ * SkadeAvroCopy
+ *		Copy record src (read from a file) into record dst (being written),
+ *		field by field by name, recursively: unions are unwrapped on both
+ *		sides, ints widen to longs, floats to doubles, and bytes, fixed and
+ *		string hold one another (fixed only at its size).  The record field
+ *		named positional (if any) of the top record is copied field by field
+ *		by position (a partition tuple: its names may be sanitised
+ *		differently by different writers).  A dst field src lacks is null,
+ *		or its default: content 0, block_size_in_bytes 67108864 (what Java
+ *		writes); a required one without a default is 22SK1.
+ */
+void
+SkadeAvroCopy(SkadeAvroValue *dst, const SkadeAvroValue *src, const char *positional)
+{
+	avro_active = (SkadeAvroFile *) dst->file;
+	copy_record(dst->file, &dst->v, &src->v, src->file, positional, false);
+	avro_active = NULL;
+}
+
+static void
+copy_record(const SkadeAvroFile *w, avro_value_t *dst, const avro_value_t *src,
+			const SkadeAvroFile *rf, const char *positional, bool by_position)
+{
+	size_t		n = 0,
+				srcn = 0,
+				i;
+
+	if (avro_value_get_type(src) != AVRO_RECORD)
+		copy_mismatch(rf, "a record");
+	avro_value_get_size(dst, &n);
+	avro_value_get_size(src, &srcn);
+	if (by_position && n != srcn)
+		ereport(ERROR,
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
+				 errmsg("Avro file \"%s\" has a partition tuple of %zu fields where its spec has %zu",
+						rf->location, srcn, n)));
+	for (i = 0; i < n; i++)
+	{
+		const char *name;
+		avro_value_t df,
+					sf;
+
+		avro_value_get_by_index(dst, i, &df, &name);
+		if (by_position)
+			avro_value_get_by_index(src, i, &sf, NULL);
+		else if (avro_value_get_by_name(src, name, &sf, NULL) != 0)
+		{
+			avro_value_t b;
+
+			if (union_branch(&df, true, &b))
+				avro_value_set_null(&b);
+			else if (strcmp(name, "content") == 0 && avro_value_get_type(&df) == AVRO_INT32)
+				avro_value_set_int(&df, 0);
+			else if (strcmp(name, "block_size_in_bytes") == 0)
+				avro_value_set_long(&df, INT64CONST(67108864));
+			else
+				ereport(ERROR,
+						(errcode(ERRCODE_SKADE_INVALID_FILE),
+						 errmsg("Avro file \"%s\" lacks the required field \"%s\"",
+								rf->location, name)));
+			continue;
+		}
+		copy_value(w, &df, &sf, rf, positional && strcmp(name, positional) == 0);
+	}
+}
+
+static void
+copy_value(const SkadeAvroFile *w, avro_value_t *dst, const avro_value_t *src,
+		   const SkadeAvroFile *rf, bool by_position)
+{
+	avro_value_t s = *src;
+	avro_value_t d;
+	avro_type_t st;
+
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	if (avro_value_get_type(&s) == AVRO_UNION)
+	{
+		avro_value_t b;
+
+		if (avro_value_get_current_branch(&s, &b) != 0)
+			copy_mismatch(rf, "a union with a branch");
+		s = b;
+	}
+	st = avro_value_get_type(&s);
+	if (!union_branch(dst, st == AVRO_NULL, &d))
+		copy_mismatch(rf, st == AVRO_NULL ? "a value (not null)" : "null");
+	switch (avro_value_get_type(&d))
+	{
+		case AVRO_NULL:
+			avro_value_set_null(&d);
+			return;
+		case AVRO_RECORD:
+			copy_record(w, &d, &s, rf, NULL, by_position);
+			return;
+		case AVRO_ARRAY:
+			{
+				size_t		n = 0,
+							i;
+
+				if (st != AVRO_ARRAY)
+					copy_mismatch(rf, "an array");
+				avro_value_get_size(&s, &n);
+				for (i = 0; i < n; i++)
+				{
+					avro_value_t se,
+								de;
+
+					avro_value_get_by_index(&s, i, &se, NULL);
+					if (avro_value_append(&d, &de, NULL) != 0)
+						copy_mismatch(rf, "an array element");
+					copy_value(w, &de, &se, rf, false);
+				}
+				return;
+			}
+		case AVRO_BOOLEAN:
+			{
+				int			b;
+
+				if (st != AVRO_BOOLEAN)
+					copy_mismatch(rf, "a boolean");
+				avro_value_get_boolean(&s, &b);
+				avro_value_set_boolean(&d, b);
+				return;
+			}
+		case AVRO_INT32:
+		case AVRO_INT64:
+			{
+				int64		x;
+
+				if (!int_value(&s, &x) ||
+					(avro_value_get_type(&d) == AVRO_INT32 && st != AVRO_INT32))
+					copy_mismatch(rf, "an int or long");
+				if (avro_value_get_type(&d) == AVRO_INT32)
+					avro_value_set_int(&d, (int32_t) x);
+				else
+					avro_value_set_long(&d, x);
+				return;
+			}
+		case AVRO_FLOAT:
+		case AVRO_DOUBLE:
+			{
+				float		fx;
+				double		x;
+
+				if (st == AVRO_FLOAT)
+				{
+					avro_value_get_float(&s, &fx);
+					x = fx;
+				}
+				else if (st == AVRO_DOUBLE && avro_value_get_type(&d) == AVRO_DOUBLE)
+					avro_value_get_double(&s, &x);
+				else
+					copy_mismatch(rf, "a float or double");
+				if (avro_value_get_type(&d) == AVRO_FLOAT)
+					avro_value_set_float(&d, (float) x);
+				else
+					avro_value_set_double(&d, x);
+				return;
+			}
+		case AVRO_STRING:
+		case AVRO_BYTES:
+		case AVRO_FIXED:
+			copy_bytes(&d, &s, rf);
+			return;
+		default:
+			copy_mismatch(rf, "a value skade writes");
+	}
+}
+
+/* bytes, fixed or string into bytes, fixed (of the same size) or string */
+static void
+copy_bytes(avro_value_t *d, const avro_value_t *s, const SkadeAvroFile *rf)
+{
+	const void *p = NULL;
+	const char *str;
+	size_t		n = 0;
+
+	switch (avro_value_get_type(s))
+	{
+		case AVRO_STRING:
+			avro_value_get_string(s, &str, &n);
+			n = n > 0 ? n - 1 : 0;
+			p = str;
+			break;
+		case AVRO_BYTES:
+			avro_value_get_bytes(s, &p, &n);
+			break;
+		case AVRO_FIXED:
+			avro_value_get_fixed(s, &p, &n);
+			break;
+		default:
+			copy_mismatch(rf, "a string, bytes or fixed value");
+	}
+	switch (avro_value_get_type(d))
+	{
+		case AVRO_STRING:
+			check_text(rf, p, n, "a string value");
+			avro_value_set_string_len(d, pnstrdup(p, n), n + 1);
+			break;
+		case AVRO_FIXED:
+			if (avro_value_set_fixed(d, (void *) p, n) != 0)
+				copy_mismatch(rf, "a fixed value of the partition type's size");
+			break;
+		default:
+			avro_value_set_bytes(d, (void *) p, n);
+	}
+}
+
+static void
+copy_mismatch(const SkadeAvroFile *rf, const char *expected)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_SKADE_INVALID_FILE),
+			 errmsg("Avro file \"%s\" has a value of another type where %s belongs",
+					rf->location, expected),
+			 errhint("The file does not follow the Iceberg manifest schema.")));
 }

@@ -2,7 +2,8 @@
  *
  * avro_reader.h
  *	  Read Avro object container files (manifest lists, manifests) record by
- *	  record (wrapper for libavro-c; nothing else includes avro.h).
+ *	  record, and build and encode records to write (wrapper for libavro-c;
+ *	  nothing else includes avro.h).
  *
  * IDENTIFICATION
  *	  src/avro_reader.h
@@ -49,5 +50,18 @@ extern SkadeAvroValue *SkadeAvroArrayElement(const SkadeAvroValue *array, int i)
 extern bool SkadeAvroAsLong(const SkadeAvroValue *value, int64 *out);
 extern int	SkadeAvroRecordSize(const SkadeAvroValue *rec);
 extern bool SkadeAvroBinaryAt(const SkadeAvroValue *rec, int i, StringInfo out);
+
+/* writing records (the file handle of a writer has no bytes) */
+extern SkadeAvroFile *SkadeAvroWriterCreate(const char *schema_json, const char *what);
+extern SkadeAvroValue *SkadeAvroWriterRecord(SkadeAvroFile *w);
+extern void SkadeAvroWriterEncode(SkadeAvroFile *w, StringInfo out);
+extern void SkadeAvroWriterFree(SkadeAvroFile *w);
+extern void SkadeAvroSetNull(SkadeAvroValue *rec, const char *name);
+extern void SkadeAvroSetLong(SkadeAvroValue *rec, const char *name, int64 x);
+extern void SkadeAvroSetBool(SkadeAvroValue *rec, const char *name, bool b);
+extern void SkadeAvroSetBytes(SkadeAvroValue *rec, const char *name, const char *p, size_t len);
+extern SkadeAvroValue *SkadeAvroSetRecord(SkadeAvroValue *rec, const char *name);
+extern SkadeAvroValue *SkadeAvroAppend(SkadeAvroValue *array);
+extern void SkadeAvroCopy(SkadeAvroValue *dst, const SkadeAvroValue *src, const char *positional);
 
 #endif							/* SKADE_AVRO_READER_H */

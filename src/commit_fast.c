@@ -15,8 +15,11 @@
  *   - Every case this path does not handle, and every case in which the
  *     PL/pgSQL engine would raise an error (a failed requirement, a
  *     malformed update, a duplicate snapshot id, a stale sequence number, a
- *     timestamp near or past a minute in the future, ...), returns NULL
- *     before anything is written.  So errors keep their SQLSTATE and
+ *     timestamp near or past a minute in the future, a snapshot log going
+ *     back in time, ...), returns NULL before anything is written.  One
+ *     check of the engine is not repeated: that the base's default spec and
+ *     sort order bind to its current schema (this path changes none of
+ *     them; a base that fails it was written so by another client).  So errors keep their SQLSTATE and
  *     message by construction: the PL/pgSQL engine raises them.  Only the
  *     errors of writing the file and of the compare-and-swap are raised
  *     here, by the same C code write_table_metadata and commit_table run.
@@ -167,6 +170,7 @@ static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);
 static bool set_properties(FastCommit *fc, JsonbContainer *u);
 static bool remove_properties(FastCommit *fc, JsonbContainer *u);
 static bool snapshot_known(FastCommit *fc, int64 id);
+static bool result_valid(FastCommit *fc);
 static bool new_location(FastCommit *fc);
 static void emit_document(FastCommit *fc, StringInfo out, bool refs_only);
 static void emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only);
@@ -232,7 +236,8 @@ fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalo
 	if (!JB_ROOT_IS_ARRAY(requirements) || JB_ROOT_IS_SCALAR(requirements) ||
 		!JB_ROOT_IS_ARRAY(updates) || JB_ROOT_IS_SCALAR(updates))
 		return NULL;
-	if (!load_base(fc) || !check_requirements(fc, requirements) || !apply_updates(fc, updates))
+	if (!load_base(fc) || !check_requirements(fc, requirements) || !apply_updates(fc, updates) ||
+		!result_valid(fc))
 		return NULL;
 	if (fc->changes == 0)
 		return pstrdup(fc->base_location);
@@ -600,6 +605,32 @@ apply_updates(FastCommit *fc, Jsonb *updates)
 		if (!ok)
 			return false;
 	}
+	return true;
+}
+
+/*
+ * The checks update_table makes on the whole result (Java's build()) that
+ * this path's inputs can fail: the snapshot log in order (no entry more
+ * than a minute before the one above it, the new entry included) and no
+ * snapshot's sequence number past the table's.  A base that fails them is
+ * the engine's to refuse.
+ */
+static bool
+result_valid(FastCommit *fc)
+{
+	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
+	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(fc->base);
+	uint32		i;
+
+	for (i = 1; i < fc->base->nlog; i++)
+		if (log[i].timestamp_ms < log[i - 1].timestamp_ms - 60000)
+			return false;
+	if (fc->main_set && fc->base->nlog > 0 &&
+		fc->log_ts < log[fc->base->nlog - 1].timestamp_ms - 60000)
+		return false;
+	for (i = 0; i < fc->base->nsnapshots; i++)
+		if (snaps[i].sequence_number > fc->base->last_sequence_number)
+			return false;
 	return true;
 }
 

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * gzip.c
- *	  Inflate gzip and raw deflate buffers, gzip buffers skade writes, and
- *	  compute CRC-32, for skade.  The only file that calls zlib.
+ *	  Inflate gzip and raw deflate buffers, gzip (and raw-deflate) buffers
+ *	  skade writes, and compute CRC-32, for skade.  The only file that calls zlib.
  *
  * Iceberg writers may store table metadata gzip-compressed
  * ("*.gz.metadata.json"), and Avro files (manifest lists, manifests) in
@@ -278,4 +278,41 @@ SkadeGzip(const char *buf, size_t len)
 	out->data[out->len] = '\0';
 	deflateEnd(&zs);
 	return out;
+}
+
+/*
+ * SkadeDeflateRawAppend
+ *		buf (len bytes) as a raw deflate stream (no header, level 9: Avro's
+ *		"deflate" codec as Java's Avro writes manifests), appended to out.
+ */
+void
+SkadeDeflateRawAppend(const char *buf, size_t len, StringInfo out)
+{
+	z_stream	zs;
+	int			rc;
+	uLong		bound;
+
+	if (len > (size_t) PG_INT32_MAX / 2)
+		elog(ERROR, "skade: %zu bytes are too many to compress at once", len);
+	memset(&zs, 0, sizeof(zs));
+	zs.zalloc = gzip_zalloc;
+	zs.zfree = gzip_zfree;
+	/* windowBits -15: raw deflate */
+	if (deflateInit2(&zs, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		elog(ERROR, "could not initialize zlib: %s", zs.msg ? zs.msg : "unknown error");
+	bound = deflateBound(&zs, (uLong) len);
+	enlargeStringInfo(out, (int) bound);
+	zs.next_in = (Bytef *) buf;
+	zs.avail_in = (uInt) len;
+	zs.next_out = (Bytef *) out->data + out->len;
+	zs.avail_out = (uInt) (out->maxlen - out->len - 1);
+	rc = deflate(&zs, Z_FINISH);
+	if (rc != Z_STREAM_END)
+	{
+		deflateEnd(&zs);
+		elog(ERROR, "could not deflate: %s", zs.msg ? zs.msg : "output buffer too small");
+	}
+	out->len += (int) zs.total_out;
+	out->data[out->len] = '\0';
+	deflateEnd(&zs);
 }

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * gzip.h
- *	  Inflate gzip and raw deflate buffers, CRC-32 (wrapper for zlib).
+ *	  Inflate gzip and raw deflate buffers, gzip and raw-deflate them, CRC-32 (wrapper for zlib).
  *
  * IDENTIFICATION
  *	  src/gzip.h
@@ -20,5 +20,6 @@ extern void SkadeInflateRaw(const char *buf, size_t len, StringInfo out, size_t 
 							const char *what, const char *limit_hint);
 extern uint32 SkadeCrc32(const char *buf, size_t len);
 extern StringInfo SkadeGzip(const char *buf, size_t len);
+extern void SkadeDeflateRawAppend(const char *buf, size_t len, StringInfo out);
 
 #endif							/* SKADE_GZIP_H */
