@@ -1551,7 +1551,9 @@ $update$;
  * no retained manifest has, statistics files no longer referenced -- read
  * before the commit (a manifest that cannot be read fails the call:
  * nothing is expired on a guess).  gc.enabled = false refuses (55000).
- * Deleting the files (delete_files) is not implemented yet (0A000).
+ * delete_files: the files returned are removed when the transaction
+ * commits (never before; an abort keeps them all); every one must lie
+ * inside skade.write_roots, else 42501 and nothing is expired.
  */
 CREATE FUNCTION skade.expire_snapshots(namespace text, name text, older_than timestamptz DEFAULT NULL,
 									   retain_last integer DEFAULT NULL, delete_files boolean DEFAULT false,
@@ -1578,10 +1580,6 @@ DECLARE
 BEGIN
 	IF namespace IS NULL OR name IS NULL OR delete_files IS NULL THEN
 		RAISE EXCEPTION 'namespace, name and delete_files must not be NULL' USING ERRCODE = 'null_value_not_allowed';
-	END IF;
-	IF delete_files THEN
-		RAISE EXCEPTION 'expire_snapshots cannot delete files yet' USING ERRCODE = 'feature_not_supported',
-			HINT = 'Call it with delete_files => false and delete the files it returns.';
 	END IF;
 	IF retain_last IS NOT NULL AND retain_last < 1 THEN
 		RAISE EXCEPTION 'retain_last must be at least 1' USING ERRCODE = 'invalid_parameter_value';
@@ -1662,19 +1660,9 @@ BEGIN
 			   LATERAL skade.files(namespace, name, s.sid::bigint, cat) f;
 	END IF;
 
-	-- the commit
-	ups := (SELECT coalesce(jsonb_agg(jsonb_build_object('action', 'remove-snapshot-ref', 'ref-name', d)), '[]')
-			FROM unnest(drop_refs) d);
-	IF cardinality(expired) > 0 THEN
-		ups := ups || jsonb_build_array(jsonb_build_object('action', 'remove-snapshots', 'snapshot-ids', to_jsonb(expired)));
-	END IF;
-	PERFORM skade.update_table(namespace, name,
-		jsonb_build_array(jsonb_build_object('type', 'assert-table-uuid', 'uuid', m->'table-uuid'),
-						  jsonb_build_object('type', 'assert-ref-snapshot-id', 'ref', 'main',
-											 'snapshot-id', m->'refs'->'main'->'snapshot-id')),
-		ups, cat);
-
-	RETURN QUERY
+	CREATE TEMP TABLE IF NOT EXISTS skade_expire_out (file_path text, kind text) ON COMMIT DROP;
+	TRUNCATE skade_expire_out;
+	INSERT INTO skade_expire_out
 		SELECT x->>'manifest-list', 'manifest-list'
 		  FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x
 		 WHERE (x->>'snapshot-id')::bigint = ANY (expired) AND x ? 'manifest-list'
@@ -1690,6 +1678,24 @@ BEGIN
 		SELECT s->>'statistics-path', 'statistics'
 		  FROM jsonb_array_elements(coalesce(m->'statistics', '[]') || coalesce(m->'partition-statistics', '[]')) s
 		 WHERE (s->>'snapshot-id')::bigint = ANY (expired);
+	IF delete_files THEN
+		-- checked against skade.write_roots now, removed at commit
+		PERFORM skade.delete_at_commit(ARRAY(SELECT o.file_path FROM skade_expire_out o));
+	END IF;
+
+	-- the commit
+	ups := (SELECT coalesce(jsonb_agg(jsonb_build_object('action', 'remove-snapshot-ref', 'ref-name', d)), '[]')
+			FROM unnest(drop_refs) d);
+	IF cardinality(expired) > 0 THEN
+		ups := ups || jsonb_build_array(jsonb_build_object('action', 'remove-snapshots', 'snapshot-ids', to_jsonb(expired)));
+	END IF;
+	PERFORM skade.update_table(namespace, name,
+		jsonb_build_array(jsonb_build_object('type', 'assert-table-uuid', 'uuid', m->'table-uuid'),
+						  jsonb_build_object('type', 'assert-ref-snapshot-id', 'ref', 'main',
+											 'snapshot-id', m->'refs'->'main'->'snapshot-id')),
+		ups, cat);
+
+	RETURN QUERY SELECT o.file_path, o.kind FROM skade_expire_out o;
 END
 $expire$;
 
@@ -1901,6 +1907,63 @@ BEGIN
 END
 $swap$;
 
+/* ---------------------------------------------------------- written files */
+
+-- The journal of files skade wrote in this database (written_files.c): each
+-- with the (sub)transaction that wrote it, its state (running, committed,
+-- aborted, unknown) and whether the file is still there
+CREATE FUNCTION skade.written_files()
+	RETURNS TABLE (location text, xid xid8, state text, present boolean)
+	AS 'MODULE_PATHNAME', 'skade_written_files' LANGUAGE C STRICT;
+-- remove one file the journal lists whose writing transaction aborted
+CREATE FUNCTION skade.remove_written_file(location text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'skade_remove_written_file' LANGUAGE C STRICT;
+-- rewrite the journal without what no longer matters; the lines kept
+CREATE FUNCTION skade.compact_written_files() RETURNS bigint
+	AS 'MODULE_PATHNAME', 'skade_compact_written_files' LANGUAGE C STRICT;
+-- remove these files (inside skade.write_roots) when this transaction commits
+CREATE FUNCTION skade.delete_at_commit(locations text[]) RETURNS integer
+	AS 'MODULE_PATHNAME', 'skade_delete_at_commit' LANGUAGE C STRICT;
+
+/*
+ * orphan_files: files skade wrote in this database for a transaction that
+ * never committed and that are still there -- what an abort could not
+ * remove, or what a crash between writing and committing left -- and that
+ * no table pointer or commit-log entry (archived ones included) names.
+ */
+CREATE FUNCTION skade.orphan_files()
+	RETURNS TABLE (location text, xid xid8)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $orphans$
+	WITH w AS MATERIALIZED (SELECT * FROM skade.written_files())
+	SELECT DISTINCT w.location, w.xid FROM w
+	 WHERE w.present AND w.state = 'aborted'
+	   AND NOT EXISTS (SELECT 1 FROM w o WHERE o.location OPERATOR(pg_catalog.=) w.location
+						  AND o.state OPERATOR(pg_catalog.<>) 'aborted')
+	   AND NOT EXISTS (SELECT 1 FROM public.iceberg_tables t
+					   WHERE w.location OPERATOR(pg_catalog.=) ANY (ARRAY[t.metadata_location, t.previous_metadata_location]))
+	   AND NOT EXISTS (SELECT 1 FROM skade.commit_log c
+					   WHERE w.location OPERATOR(pg_catalog.=) ANY (ARRAY[c.metadata_location, c.previous_metadata_location]))
+	   AND NOT EXISTS (SELECT 1 FROM skade.commit_log_archive c
+					   WHERE w.location OPERATOR(pg_catalog.=) ANY (ARRAY[c.metadata_location, c.previous_metadata_location]))
+	 ORDER BY 1
+$orphans$;
+
+-- sweep_orphan_files: removes the orphan files (above), compacts the journal
+CREATE FUNCTION skade.sweep_orphan_files()
+	RETURNS TABLE (location text, removed boolean)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $sweep$
+DECLARE
+	f record;
+BEGIN
+	FOR f IN SELECT o.location FROM skade.orphan_files() o LOOP
+		location := f.location;
+		removed := skade.remove_written_file(f.location);
+		RETURN NEXT;
+	END LOOP;
+	PERFORM skade.compact_written_files();
+END
+$sweep$;
+
 /* ------------------------------------------------------------------ privileges */
 
 -- PUBLIC gets nothing; readers list and load; writers change.
@@ -1964,6 +2027,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.prune_commit_log(text, text, bigint, text),
 	skade.swap_table(text, text, text, boolean, text),
 	skade.rewrite_manifest_files(text, bigint, text),
-	skade.rewrite_manifests(text, text, bigint, text)
+	skade.rewrite_manifests(text, text, bigint, text),
+	skade.delete_at_commit(text[])
 	TO skade_writer;
 

@@ -2,7 +2,8 @@
  *
  * file_create.c
  *	  Create a new file at a location, confined to the directories of
- *	  skade.write_roots, durably and never over an existing file.
+ *	  skade.write_roots, durably and never over an existing file; remove
+ *	  one there.
  *
  * Invariants
  *   - Only local locations (file: URIs or absolute paths) are written; the
@@ -19,6 +20,17 @@
  *     on the way) is fsync'ed: once SkadeCreateFile returns, the file
  *     survives a crash.  On any error after creation the partial file is
  *     removed.
+ *   - Once the exclusive create succeeds, and before anything is written
+ *     into the file, its location is appended durably to the journal of
+ *     written files; once complete it is remembered for the transaction
+ *     (written_files.c): if the transaction aborts the file goes, if the
+ *     server crashes first the sweep finds it.  (A crash between the
+ *     create and the journal's fdatasync can leave an empty file nobody
+ *     refers to and the journal does not name.)
+ *   - Removal (SkadeRemoveBelow) walks the same way, never follows a link,
+ *     and neither raises nor allocates (it runs at commit and abort);
+ *     SkadeWritablePath decides beforehand that a location lies inside a
+ *     write root (42501 otherwise).
  *   - Errors name the location as given and carry file-system SQLSTATEs
  *     (58P02 the file exists, 58P01 a write root is missing, 53100 disk
  *     full, 42501 permission or a path outside the roots, 58030 other I/O).
@@ -36,6 +48,7 @@
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,6 +59,7 @@
 #include "file_access.h"
 #include "file_create.h"
 #include "guc.h"
+#include "written_files.h"
 
 static const char *write_root_of(const char *path, const char **rest);
 static int	walk_dirs(const char *location, const char *root, const char *rest,
@@ -86,6 +100,7 @@ SkadeCreateFile(const char *location, const char *data, Size len)
 	PG_TRY();
 	{
 		create_at(location, dirfd, name, data, len);
+		SkadeWrittenRemember(root, rest);
 	}
 	PG_FINALLY();
 	{
@@ -95,6 +110,81 @@ SkadeCreateFile(const char *location, const char *data, Size len)
 	PG_END_TRY();
 	/* plain directories only below the root's real path: this is the real path */
 	return psprintf("%s/%s", root, rest);
+}
+
+/*
+ * SkadeWritablePath
+ *		The real directory of the write root location lies in and the path
+ *		below it (palloc'd); 42501 when it lies in none, naming only the
+ *		location as given.
+ */
+void
+SkadeWritablePath(const char *location, char **root, char **rest)
+{
+	const char *r;
+	const char *below;
+
+	if (strncmp(location, "file:", 5) != 0 && location[0] != '/')
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot remove \"%s\": only local files are supported", location)));
+	r = write_root_of(SkadeLocalPath(location), &below);
+	if (r == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot remove \"%s\": it is outside skade.write_roots", location),
+				 errdetail("skade removes only files below the directories of skade.write_roots.")));
+	*root = pstrdup(r);
+	*rest = pstrdup(below);
+}
+
+/*
+ * SkadeRemoveBelow
+ *		Unlink the file rest names below the directory root, through plain
+ *		directories only (no symbolic link is followed; the last component
+ *		is removed as the entry it is).  Returns 0 or an errno (ENOENT: it
+ *		is not there).  Raises nothing and allocates nothing: it runs at
+ *		transaction commit and abort.
+ */
+int
+SkadeRemoveBelow(const char *root, const char *rest)
+{
+	char		comp[NAME_MAX + 1];
+	const char *p = rest;
+	const char *slash;
+	int			dirfd;
+	int			err = 0;
+
+	dirfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return errno;
+	while (err == 0 && (slash = strchr(p, '/')) != NULL)
+	{
+		int			next;
+
+		if (slash - p > NAME_MAX)
+		{
+			err = ENAMETOOLONG;
+			break;
+		}
+		memcpy(comp, p, slash - p);
+		comp[slash - p] = '\0';
+		next = openat(dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			err = errno;
+		else
+		{
+			close(dirfd);
+			dirfd = next;
+		}
+		p = slash + 1;
+	}
+	if (err == 0 && unlinkat(dirfd, p, 0) != 0)
+		err = errno;
+	if (err == 0)
+		(void) fsync(dirfd);
+	close(dirfd);
+	return err;
 }
 
 /* The write root path lies in (its real directory), and the path below it. */
@@ -219,6 +309,23 @@ create_at(const char *location, int dirfd, const char *name, const char *data, S
 					 errdetail("Metadata files are written once and never replaced.")));
 		fail(location, "create it", err);
 	}
+	/*
+	 * Recorded once it is ours (O_EXCL), before it holds anything: an abort
+	 * or a crash cannot lose track of it, and the journal never names a file
+	 * another writer made.
+	 */
+	PG_TRY();
+	{
+		SkadeWrittenJournal(location);
+	}
+	PG_CATCH();
+	{
+		close(fd);
+		ReleaseExternalFD();
+		(void) unlinkat(dirfd, name, 0);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	while (done < len && err == 0)
 	{
 		ssize_t		n = write(fd, data + done, len - done);

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * file_create.h
- *	  Confined, durable, create-only writing of new files (file_create.c).
+ *	  Confined, durable, create-only writing of new files, and their
+ *	  confined removal (file_create.c).
  *
  * IDENTIFICATION
  *	  src/file_create.h
@@ -12,5 +13,7 @@
 #define SKADE_FILE_CREATE_H
 
 extern char *SkadeCreateFile(const char *location, const char *data, Size len);
+extern void SkadeWritablePath(const char *location, char **root, char **rest);
+extern int	SkadeRemoveBelow(const char *root, const char *rest);
 
 #endif							/* SKADE_FILE_CREATE_H */

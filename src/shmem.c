@@ -79,7 +79,7 @@ skade_shmem_request(void)
 	RequestAddinShmemSpace(ManifestCacheShmemSize());
 	RequestAddinShmemSpace(MirrorShmemSize());
 	RequestAddinShmemSpace(IndexShmemSize());
-	RequestNamedLWLockTranche("skade", 1);
+	RequestNamedLWLockTranche("skade", 2);
 }
 
 static void
@@ -97,7 +97,9 @@ skade_shmem_startup(void)
 	skade_shared = ShmemInitStruct("skade", sizeof(SkadeShared), &found);
 	if (!found)
 	{
-		skade_shared->lock = &(GetNamedLWLockTranche("skade"))->lock;
+		skade_shared->lock = &(GetNamedLWLockTranche("skade"))[0].lock;
+		skade_shared->journal_lock = &(GetNamedLWLockTranche("skade"))[1].lock;
+		skade_shared->journal_compacted = 0;
 		pg_atomic_init_u64(&skade_shared->commits, 0);
 		pg_atomic_init_u64(&skade_shared->api_commits, 0);
 		pg_atomic_init_u64(&skade_shared->conflicts, 0);

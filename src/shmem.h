@@ -20,6 +20,10 @@ typedef struct SkadeShared
 	pg_atomic_uint64 commits;	/* pointer changes logged (all paths) */
 	pg_atomic_uint64 api_commits;	/* of which through the SQL API */
 	pg_atomic_uint64 conflicts; /* CAS commits lost through the SQL API */
+	LWLock	   *journal_lock;	/* the journal of written files: shared to
+								 * append, exclusive to compact */
+	uint64		journal_compacted;	/* its size after the last compaction
+									 * (journal_lock) */
 } SkadeShared;
 
 extern SkadeShared *skade_shared;

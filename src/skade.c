@@ -29,6 +29,7 @@
 #include "shmem.h"
 #include "snapshot_index.h"
 #include "stree64.h"
+#include "written_files.h"
 
 PG_MODULE_MAGIC;
 
@@ -50,5 +51,6 @@ _PG_init(void)
 	MirrorInit();
 	MirrorWalInit();
 	IndexInit();
+	SkadeWrittenInit();
 	SkadeIndexWorkerRegister();
 }

@@ -7,10 +7,10 @@
 set -euo pipefail
 run=$1 src=$2
 shift 2
-{ read -r fx; read -r sc; } <"$run/paths"
+{ read -r fx; read -r sc; read -r fx2; } <"$run/paths"
 for t in "$@"; do
 	sed -e "s#$fx/p#/tmp/skade-fixture-py#g" -e "s#$fx#/tmp/skade-fixtures#g" \
-		-e "s#$sc#/tmp/skade_regress#g" \
+		-e "s#$sc#/tmp/skade_regress#g" -e "s#$fx2#/tmp/skade-fixture2#g" \
 		-e "s#^\\\\set abs_srcdir '[^']*'\$#\\\\getenv abs_srcdir PG_ABS_SRCDIR#" \
 		"$run/results/$t.out" >"$src/expected/$t.out"
 done

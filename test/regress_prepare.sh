@@ -8,6 +8,7 @@
 #   /tmp/skade-fixtures    -> FX   = /tmp/skade-XXXXXXXX (the table fixtures)
 #   /tmp/skade-fixture-py  -> FX/p (the pyiceberg fixtures)
 #   /tmp/skade_regress     -> SC   = /tmp/skadeXXXXXXXX  (scratch the tests fill)
+#   /tmp/skade-fixture2    -> FX2  = /tmp/skade-XXXXXXXX (a copy tests may destroy)
 # Two runs at once use different directories.  OUT/paths lists them; the
 # next preparation in OUT (or make regress-clean) removes them.
 # Needs a Python 3 with fastavro and cramjam (SKADE_TEST_PYTHON, else a
@@ -39,15 +40,18 @@ fi
 rm -rf "$out/sql" "$out/expected" "$out/specs"
 fx=$(mktemp -d /tmp/skade-XXXXXXXX)
 sc=$(mktemp -d /tmp/skadeXXXXXXXX)
-printf '%s\n' "$fx" "$sc" >"$out/paths"
-chmod 755 "$fx" "$sc"
+fx2=$(mktemp -d /tmp/skade-XXXXXXXX)
+printf '%s\n' "$fx" "$sc" "$fx2" >"$out/paths"
+chmod 755 "$fx" "$sc" "$fx2"
 "$py" "$src/test/fixtures.py" "$src/data" "$fx"
+# a second copy the tests may destroy (expire_snapshots deleting files)
+"$py" "$src/test/fixtures.py" "$src/data" "$fx2"
 for d in sql expected specs; do
 	mkdir -p "$out/$d"
 	for f in "$src/$d"/*; do
 		# (and the tests' source directory is the checkout, not OUT)
 		sed -e "s#/tmp/skade-fixture-py#$fx/p#g" -e "s#/tmp/skade-fixtures#$fx#g" \
-			-e "s#/tmp/skade_regress#$sc#g" \
+			-e "s#/tmp/skade-fixture2#$fx2#g" -e "s#/tmp/skade_regress#$sc#g" \
 			-e "s#^\\\\getenv abs_srcdir PG_ABS_SRCDIR\$#\\\\set abs_srcdir '$src'#" \
 			"$f" >"$out/$d/$(basename "$f")"
 	done
