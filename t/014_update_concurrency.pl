@@ -100,5 +100,12 @@ SQL
 is($node->safe_psql('postgres', q{SELECT (m->'current-snapshot-id')::text = (m->'snapshot-log'->-1->'snapshot-id')::text
   FROM (SELECT metadata::jsonb AS m FROM skade.load_table('c', 't')) x}), 't', 'main is the last snapshot-log entry');
 
+# every metadata file in the table's directory is one the commit log names:
+# no failure left a file behind, and the journal has no orphan
+my @files = map { "$_" } glob("$wh/c/t/metadata/*.metadata.json");
+my $named = $node->safe_psql('postgres', q{SELECT count(DISTINCT metadata_location) FROM skade.commit_log WHERE table_name = 't'});
+is(scalar(@files), $named, "every metadata file written is committed (" . scalar(@files) . " files)");
+is($node->safe_psql('postgres', 'SELECT count(*) FROM skade.orphan_files()'), '0', 'no orphan files');
+
 $node->stop;
 done_testing();
