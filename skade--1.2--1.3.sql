@@ -5,8 +5,9 @@
 
 /*
  * 1.3: table maintenance completes -- expire_snapshots deletes the files it
- * frees (at commit), metadata files of aborted commits are recorded and
- * swept, rewrite_manifests merges small manifests.  Every object here is
+ * frees (at commit), files of aborted commits are recorded and swept,
+ * rewrite_manifests merges small manifests, update_table has a C fast path
+ * and follows Java's builder more closely.  Every object here is
  * also in skade--1.3.sql, spelled identically (t/013_upgrade.pl compares a
  * fresh 1.3 with 1.0 updated through every script).
  */
@@ -759,6 +760,169 @@ BEGIN
 END
 $update$;
 
+/*
+ * expire_snapshots: Java's ExpireSnapshots (RemoveSnapshots) on the
+ * server.  Keeps main and every ref younger than its max-ref-age-ms (table
+ * default history.expire.max-ref-age-ms); along each kept branch, the head
+ * and its ancestors while fewer than min-snapshots-to-keep (retain_last,
+ * else history.expire.min-snapshots-to-keep, else 1) are kept or they are
+ * newer than older_than (else now - history.expire.max-snapshot-age-ms,
+ * else 5 days); tags' snapshots; unreferenced snapshots newer than
+ * older_than.  The rest is removed by one update_table commit (guarded by
+ * the table uuid and main's snapshot).  Returns every file no longer
+ * reachable -- the expired snapshots' manifest lists, their manifests that
+ * no retained snapshot lists, the live data and delete files of those that
+ * no retained manifest has, statistics files no longer referenced -- read
+ * before the commit (a manifest that cannot be read fails the call:
+ * nothing is expired on a guess).  gc.enabled = false refuses (55000).
+ * delete_files: the files returned are removed when the transaction
+ * commits (never before; an abort keeps them all); every one must lie
+ * inside skade.write_roots, else 42501 and nothing is expired.
+ */
+CREATE OR REPLACE FUNCTION skade.expire_snapshots(namespace text, name text, older_than timestamptz DEFAULT NULL,
+									   retain_last integer DEFAULT NULL, delete_files boolean DEFAULT false,
+									   catalog text DEFAULT NULL)
+	RETURNS TABLE (file_path text, kind text)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $expire$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+	m jsonb;
+	props jsonb;
+	now_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+	cutoff bigint;
+	keep_min integer;
+	max_ref_age bigint;
+	keep bigint[] := '{}';
+	drop_refs text[] := '{}';
+	r record;
+	cur bigint;
+	n integer;
+	snap jsonb;
+	branch_cutoff bigint;
+	expired bigint[];
+	ups jsonb := '[]';
+BEGIN
+	IF namespace IS NULL OR name IS NULL OR delete_files IS NULL THEN
+		RAISE EXCEPTION 'namespace, name and delete_files must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF retain_last IS NOT NULL AND retain_last < 1 THEN
+		RAISE EXCEPTION 'retain_last must be at least 1' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	m := skade.table_metadata(namespace, name, catalog => cat)::jsonb;
+	props := coalesce(m->'properties', '{}');
+	IF lower(props->>'gc.enabled') = 'false' THEN
+		RAISE EXCEPTION 'cannot expire snapshots of "%.%": gc.enabled is false', namespace, name
+			USING ERRCODE = 'object_not_in_prerequisite_state';
+	END IF;
+	cutoff := coalesce((extract(epoch FROM older_than) * 1000)::bigint,
+					   now_ms - coalesce((props->>'history.expire.max-snapshot-age-ms')::bigint, 432000000));
+	keep_min := coalesce(retain_last, (props->>'history.expire.min-snapshots-to-keep')::integer, 1);
+	max_ref_age := (props->>'history.expire.max-ref-age-ms')::bigint;
+
+	-- refs: main always; others while younger than their max-ref-age-ms
+	FOR r IN SELECT k, v FROM jsonb_each(coalesce(m->'refs', '{}')) t(k, v) LOOP
+		snap := (SELECT x FROM jsonb_array_elements(m->'snapshots') x WHERE x->'snapshot-id' = r.v->'snapshot-id');
+		IF r.k <> 'main' AND (snap IS NULL OR now_ms - (snap->>'timestamp-ms')::bigint >
+							  coalesce((r.v->>'max-ref-age-ms')::bigint, max_ref_age, 9223372036854775807)) THEN
+			drop_refs := drop_refs || r.k;
+			CONTINUE;
+		END IF;
+		IF snap IS NULL THEN
+			CONTINUE;
+		END IF;
+		keep := keep || (snap->>'snapshot-id')::bigint;
+		IF r.v->>'type' = 'branch' THEN
+			-- the branch's ancestors while few enough or young enough
+			branch_cutoff := CASE WHEN r.v ? 'max-snapshot-age-ms' THEN now_ms - (r.v->>'max-snapshot-age-ms')::bigint ELSE cutoff END;
+			cur := (snap->>'parent-snapshot-id')::bigint;
+			n := 1;
+			WHILE cur IS NOT NULL LOOP
+				snap := (SELECT x FROM jsonb_array_elements(m->'snapshots') x WHERE (x->>'snapshot-id')::bigint = cur);
+				EXIT WHEN snap IS NULL;
+				EXIT WHEN NOT (n < coalesce((r.v->>'min-snapshots-to-keep')::integer, keep_min)
+							   OR (snap->>'timestamp-ms')::bigint >= branch_cutoff);
+				keep := keep || cur;
+				n := n + 1;
+				cur := (snap->>'parent-snapshot-id')::bigint;
+			END LOOP;
+		END IF;
+	END LOOP;
+	-- unreferenced but young snapshots stay too (those in a kept branch's
+	-- ancestry that did not qualify above go)
+	SELECT array_agg((x->>'snapshot-id')::bigint) INTO expired FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x
+	 WHERE NOT (x->>'snapshot-id')::bigint = ANY (keep)
+	   AND NOT ((x->>'timestamp-ms')::bigint >= cutoff
+				AND NOT skade.in_branch_ancestry(m, (x->>'snapshot-id')::bigint, drop_refs));
+	expired := coalesce(expired, '{}');
+	IF cardinality(expired) = 0 AND cardinality(drop_refs) = 0 THEN
+		RETURN;
+	END IF;
+
+	-- what becomes unreachable, read before anything changes
+	CREATE TEMP TABLE IF NOT EXISTS skade_expire_files (snap bigint, retained boolean, manifest text,
+														file_path text, content text) ON COMMIT DROP;
+	TRUNCATE skade_expire_files;
+	INSERT INTO skade_expire_files
+	SELECT (x->>'snapshot-id')::bigint, NOT (x->>'snapshot-id')::bigint = ANY (expired), mf.path, NULL, NULL
+	  FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x,
+		   LATERAL skade.manifests(namespace, name, (x->>'snapshot-id')::bigint, cat) mf
+	 WHERE x ? 'manifest-list';
+	INSERT INTO skade_expire_files
+	SELECT NULL, false, f.manifest, f.file_path, f.content
+	  FROM (SELECT DISTINCT e.manifest FROM skade_expire_files e WHERE NOT e.retained
+			EXCEPT SELECT e.manifest FROM skade_expire_files e WHERE e.retained) gone,
+		   LATERAL (SELECT DISTINCT x->>'snapshot-id' AS sid FROM jsonb_array_elements(m->'snapshots') x
+					WHERE (x->>'snapshot-id')::bigint = ANY (expired)) s,
+		   LATERAL skade.files(namespace, name, s.sid::bigint, cat) f
+	 WHERE f.manifest = gone.manifest;
+	-- (the retained snapshots' files matter only when a manifest goes)
+	IF EXISTS (SELECT 1 FROM skade_expire_files e WHERE e.file_path IS NOT NULL) THEN
+		INSERT INTO skade_expire_files
+		SELECT NULL, true, NULL, f.file_path, f.content
+		  FROM (SELECT x->>'snapshot-id' AS sid FROM jsonb_array_elements(m->'snapshots') x
+				WHERE NOT (x->>'snapshot-id')::bigint = ANY (expired) AND x ? 'manifest-list') s,
+			   LATERAL skade.files(namespace, name, s.sid::bigint, cat) f;
+	END IF;
+
+	CREATE TEMP TABLE IF NOT EXISTS skade_expire_out (file_path text, kind text) ON COMMIT DROP;
+	TRUNCATE skade_expire_out;
+	INSERT INTO skade_expire_out
+		SELECT x->>'manifest-list', 'manifest-list'
+		  FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x
+		 WHERE (x->>'snapshot-id')::bigint = ANY (expired) AND x ? 'manifest-list'
+		UNION ALL
+		SELECT DISTINCT e.manifest, 'manifest' FROM skade_expire_files e
+		 WHERE NOT e.retained AND e.file_path IS NULL
+		   AND e.manifest NOT IN (SELECT k.manifest FROM skade_expire_files k WHERE k.retained AND k.file_path IS NULL)
+		UNION ALL
+		SELECT DISTINCT e.file_path, e.content FROM skade_expire_files e
+		 WHERE NOT e.retained AND e.file_path IS NOT NULL
+		   AND e.file_path NOT IN (SELECT k.file_path FROM skade_expire_files k WHERE k.retained AND k.file_path IS NOT NULL)
+		UNION ALL
+		SELECT s->>'statistics-path', 'statistics'
+		  FROM jsonb_array_elements(coalesce(m->'statistics', '[]') || coalesce(m->'partition-statistics', '[]')) s
+		 WHERE (s->>'snapshot-id')::bigint = ANY (expired);
+	IF delete_files THEN
+		-- checked against skade.write_roots now, removed at commit
+		PERFORM skade.delete_at_commit(ARRAY(SELECT o.file_path FROM skade_expire_out o));
+	END IF;
+
+	-- the commit
+	ups := (SELECT coalesce(jsonb_agg(jsonb_build_object('action', 'remove-snapshot-ref', 'ref-name', d)), '[]')
+			FROM unnest(drop_refs) d);
+	IF cardinality(expired) > 0 THEN
+		ups := ups || jsonb_build_array(jsonb_build_object('action', 'remove-snapshots', 'snapshot-ids', to_jsonb(expired)));
+	END IF;
+	PERFORM skade.update_table(namespace, name,
+		jsonb_build_array(jsonb_build_object('type', 'assert-table-uuid', 'uuid', m->'table-uuid'),
+						  jsonb_build_object('type', 'assert-ref-snapshot-id', 'ref', 'main',
+											 'snapshot-id', m->'refs'->'main'->'snapshot-id')),
+		ups, cat);
+
+	RETURN QUERY SELECT o.file_path, o.kind FROM skade_expire_out o;
+END
+$expire$;
+
 -- The files of a rewrite_manifests commit (manifest_write.c): the current
 -- snapshot's small data manifests merged per partition spec, and the manifest
 -- list of the replacing snapshot, written under metadata_dir; NULL when there
@@ -779,7 +943,7 @@ CREATE FUNCTION skade.rewrite_manifest_files(metadata text, target_size_bytes bi
  * (summary: manifests-created, manifests-kept, manifests-replaced,
  * entries-processed, changed-partition-count and the parent's totals) through
  * update_table with assert-table-uuid and assert-ref-snapshot-id main: a
- * concurrent commit fails it with 40001 (the files written stay as orphans).
+ * concurrent commit fails it with 40001 (the abort removes the files it wrote).
  * Returns one row: the table's metadata location after the call, the
  * snapshot that is current, and the counts (all 0 when nothing was to do:
  * no snapshot, or at most one small data manifest per spec; no commit then).
@@ -862,20 +1026,85 @@ BEGIN
 END
 $rewrite$;
 
+/* ---------------------------------------------------------- written files */
+
+-- The journal of files skade wrote in this database (written_files.c): each
+-- with the (sub)transaction that wrote it, its state (running, committed,
+-- aborted, unknown) and whether the file is still there
+CREATE FUNCTION skade.written_files()
+	RETURNS TABLE (location text, xid xid8, state text, present boolean)
+	AS 'MODULE_PATHNAME', 'skade_written_files' LANGUAGE C STRICT;
+-- remove one file the journal lists whose writing transaction aborted
+CREATE FUNCTION skade.remove_written_file(location text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'skade_remove_written_file' LANGUAGE C STRICT;
+-- rewrite the journal without what no longer matters; the lines kept
+CREATE FUNCTION skade.compact_written_files() RETURNS bigint
+	AS 'MODULE_PATHNAME', 'skade_compact_written_files' LANGUAGE C STRICT;
+-- remove these files (inside skade.write_roots) when this transaction commits
+CREATE FUNCTION skade.delete_at_commit(locations text[]) RETURNS integer
+	AS 'MODULE_PATHNAME', 'skade_delete_at_commit' LANGUAGE C STRICT;
+
+/*
+ * orphan_files: files skade wrote in this database for a transaction that
+ * never committed and that are still there -- what an abort could not
+ * remove, or what a crash between writing and committing left -- and that
+ * no table pointer or commit-log entry (archived ones included) names.
+ */
+CREATE FUNCTION skade.orphan_files()
+	RETURNS TABLE (location text, xid xid8)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $orphans$
+	WITH w AS MATERIALIZED (SELECT * FROM skade.written_files())
+	SELECT DISTINCT w.location, w.xid FROM w
+	 WHERE w.present AND w.state = 'aborted'
+	   AND NOT EXISTS (SELECT 1 FROM w o WHERE o.location OPERATOR(pg_catalog.=) w.location
+						  AND o.state OPERATOR(pg_catalog.<>) 'aborted')
+	   AND NOT EXISTS (SELECT 1 FROM public.iceberg_tables t
+					   WHERE w.location OPERATOR(pg_catalog.=) ANY (ARRAY[t.metadata_location, t.previous_metadata_location]))
+	   AND NOT EXISTS (SELECT 1 FROM skade.commit_log c
+					   WHERE w.location OPERATOR(pg_catalog.=) ANY (ARRAY[c.metadata_location, c.previous_metadata_location]))
+	   AND NOT EXISTS (SELECT 1 FROM skade.commit_log_archive c
+					   WHERE w.location OPERATOR(pg_catalog.=) ANY (ARRAY[c.metadata_location, c.previous_metadata_location]))
+	 ORDER BY 1
+$orphans$;
+
+-- sweep_orphan_files: removes the orphan files (above), compacts the journal
+CREATE FUNCTION skade.sweep_orphan_files()
+	RETURNS TABLE (location text, removed boolean)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $sweep$
+DECLARE
+	f record;
+BEGIN
+	FOR f IN SELECT o.location FROM skade.orphan_files() o LOOP
+		location := f.location;
+		removed := skade.remove_written_file(f.location);
+		RETURN NEXT;
+	END LOOP;
+	PERFORM skade.compact_written_files();
+END
+$sweep$;
+
 /* ------------------------------------------------------------------ privileges */
 
 -- the new functions: PUBLIC gets nothing (as skade--1.3.sql's loop over
--- every function), writers run the table maintenance and the fast path
+-- every function); writers run the table maintenance, the fast path and
+-- deferred removals; the journal and the sweep are the owner's
 REVOKE ALL ON FUNCTION
 	skade.json_int(jsonb, text),
 	skade.source_type(jsonb, integer),
 	skade.bind_error(jsonb, jsonb, boolean),
 	skade.update_table_fast(text, text, text, jsonb, jsonb, text),
 	skade.rewrite_manifest_files(text, bigint, text),
-	skade.rewrite_manifests(text, text, bigint, text)
+	skade.rewrite_manifests(text, text, bigint, text),
+	skade.written_files(),
+	skade.remove_written_file(text),
+	skade.compact_written_files(),
+	skade.delete_at_commit(text[]),
+	skade.orphan_files(),
+	skade.sweep_orphan_files()
 FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION
 	skade.update_table_fast(text, text, text, jsonb, jsonb, text),
 	skade.rewrite_manifest_files(text, bigint, text),
-	skade.rewrite_manifests(text, text, bigint, text)
+	skade.rewrite_manifests(text, text, bigint, text),
+	skade.delete_at_commit(text[])
 TO skade_writer;

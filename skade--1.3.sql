@@ -1719,7 +1719,7 @@ CREATE FUNCTION skade.rewrite_manifest_files(metadata text, target_size_bytes bi
  * (summary: manifests-created, manifests-kept, manifests-replaced,
  * entries-processed, changed-partition-count and the parent's totals) through
  * update_table with assert-table-uuid and assert-ref-snapshot-id main: a
- * concurrent commit fails it with 40001 (the files written stay as orphans).
+ * concurrent commit fails it with 40001 (the abort removes the files it wrote).
  * Returns one row: the table's metadata location after the call, the
  * snapshot that is current, and the counts (all 0 when nothing was to do:
  * no snapshot, or at most one small data manifest per spec; no commit then).
