@@ -112,3 +112,27 @@ def test_rewrite_manifests_of_a_java_table_is_read_by_pyiceberg(catalog, skade, 
     assert sorted(tuple(r.values()) for r in t.scan().to_arrow().to_pylist()) == before_rows
     assert sorted(tuple(r.values()) for r in t.scan(snapshot_id=before).to_arrow().to_pylist()) == before_rows
     assert len(before_rows) == 8
+
+
+def test_rewrite_manifests_of_a_v1_table_is_read_by_pyiceberg(catalog, skade):
+    """Format v1: the v1 manifest and manifest-list layouts (no sequence numbers)."""
+    catalog.create_namespace_if_not_exists("rwm")
+    t = catalog.create_table("rwm.v1", SCHEMA, partition_spec=SPEC, properties={"format-version": "1"})
+    for i in range(4):
+        t.append(pa.Table.from_pylist([{"id": i, "cat": "ab"[i % 2]}], schema=ARROW))
+    t = catalog.load_table("rwm.v1")
+    assert t.format_version == 1
+    before = t.current_snapshot().snapshot_id
+    before_rows = rows(t)
+    (replaced, created) = skade.query(
+        "SELECT manifests_replaced, manifests_created FROM skade.rewrite_manifests('rwm', 'v1', catalog => 'py_cat')")[0]
+    assert (replaced, created) == (4, 1)
+    t = catalog.load_table("rwm.v1")
+    assert t.format_version == 1
+    manifests = t.current_snapshot().manifests(t.io)
+    assert len(manifests) == 1 and manifests[0].existing_files_count == 4
+    assert rows(t) == before_rows
+    assert rows(t, row_filter="cat = 'a'") == [r for r in before_rows if r[1] == "a"]
+    assert rows(t, snapshot_id=before) == before_rows
+    t.append(pa.Table.from_pylist([{"id": 9, "cat": "a"}], schema=ARROW))
+    assert rows(catalog.load_table("rwm.v1")) == sorted(before_rows + [(9, "a")])
