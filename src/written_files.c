@@ -10,8 +10,9 @@
  *   - When SkadeCreateFile has created a file (O_EXCL) and before it writes
  *     into it, one line "<xid> <database oid> <location>" is appended to
  *     $PGDATA/pg_skade/written_files and fdatasync'ed; xid is the writing
- *     (sub)transaction's full id.  The journal names only files skade
- *     created.  So a
+ *     (sub)transaction's full id, made durable first (a transactional WAL
+ *     message "skade.written_file", flushed): a crash cannot hand the id to
+ *     another transaction.  The journal names only files skade created.  So a
  *     file skade wrote that no committed transaction made its own is in
  *     the journal with a transaction that is neither running nor
  *     committed, whatever happened (abort, crash, a failed removal).
@@ -60,6 +61,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "replication/message.h"
 #include "storage/fd.h"
 #include "storage/lwlock.h"
 #include "storage/procarray.h"
@@ -150,6 +152,14 @@ SkadeWrittenJournal(const char *location)
 	bool		grown;
 
 	SkadeRequireShared();
+
+	/*
+	 * The id must outlive a crash: recovery advances the next id only past
+	 * ids it finds in WAL, and an id handed out again after a crash would
+	 * make this entry some other transaction's.  A transactional message
+	 * carries it; flushed, it is on disk before the file exists.
+	 */
+	XLogFlush(LogLogicalMessage("skade.written_file", location, strlen(location), true));
 	if (MakePGDirectory(JOURNAL_DIR) != 0 && errno != EEXIST)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -211,8 +221,9 @@ parse_line(char *line, Entry *e)
 
 /*
  * The state of a (sub)transaction; unknown when the server no longer keeps
- * its status (older than the commit log's horizon) or it is not yet
- * assigned (a journal from elsewhere).
+ * its status (older than the commit log's horizon) or has not assigned the
+ * id (a journal from another timeline, e.g. a restored backup: its files may
+ * be another cluster's to keep, so they are never swept here).
  */
 static XidState
 xid_state(FullTransactionId fxid)
@@ -222,7 +233,7 @@ xid_state(FullTransactionId fxid)
 	XidState	state;
 	uint64		oldest;
 
-	if (!FullTransactionIdPrecedes(fxid, next) || !TransactionIdIsNormal(xid))
+	if (!TransactionIdIsNormal(xid) || !FullTransactionIdPrecedes(fxid, next))
 		return XS_UNKNOWN;
 	LWLockAcquire(XactTruncationLock, LW_SHARED);
 	oldest = U64FromFullTransactionId(next) -

@@ -53,6 +53,14 @@ is($node->safe_psql('postgres', q{SELECT state FROM skade.written_files() WHERE 
 	'aborted', 'after restart its transaction counts as aborted');
 is($node->safe_psql('postgres', 'SELECT location FROM skade.orphan_files()'), $written,
 	'orphan_files lists the file the crash left');
+# the journal is the cluster's, each database sees and sweeps its own
+$node->safe_psql('postgres', 'CREATE DATABASE other');
+$node->safe_psql('other', 'CREATE EXTENSION skade');
+is($node->safe_psql('other', 'SELECT count(*) FROM skade.written_files()'), '0',
+	"another database does not see this database's entries");
+is($node->safe_psql('other', 'SELECT count(*) FROM skade.sweep_orphan_files()'), '0',
+	"nor sweeps them");
+ok(-f $written, 'the file is still there after the other database swept');
 is($node->safe_psql('postgres', 'SELECT removed FROM skade.sweep_orphan_files()'), 't', 'the sweep removes it');
 ok(!-e $written, 'the file is gone');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM skade.orphan_files()'), '0', 'nothing left to sweep');
