@@ -5,7 +5,7 @@
  *	  commit -- the data manifests of a table's current snapshot merged into
  *	  few per partition spec, and the manifest list of the snapshot that
  *	  replaces them -- written as Apache Iceberg's Java writes them (format
- *	  v1 and v2); skade.rewrite_manifests() (SQL) commits them.
+ *	  v1, v2 and v3); skade.rewrite_manifests() (SQL) commits them.
  *
  * Invariants:
  *	 - only data manifests whose spec is known are rewritten, and in a spec
@@ -28,12 +28,19 @@
  *	   those checks;
  *	 - the Avro schemas (avro.schema and iceberg.schema headers), field ids,
  *	   header keys and the deflate codec are Java's (V1Metadata /
- *	   V2Metadata); partition summaries are computed over the entries of
- *	   each new manifest (single-value serialised bounds, NaN excluded);
+ *	   V2Metadata / V3Metadata); partition summaries are computed over the
+ *	   entries of each new manifest (single-value serialised bounds, NaN
+ *	   excluded);
+ *	 - v3 row lineage as Java's BaseRewriteManifests: every rewritten data
+ *	   file carries its first_row_id explicitly, as inherited when read
+ *	   (null when its manifest had none); the new snapshot's first-row-id is
+ *	   the table's next-row-id, from which the manifest list gives every
+ *	   data manifest without a first_row_id (the new ones first) a range of
+ *	   its existing + added rows; added-rows is the sum of those ranges;
  *	 - files are only created, through SkadeCreateFile (write roots,
  *	   create-only, fsync'ed); a failure later leaves them behind as
- *	   orphans for the caller's journal, never half-written.
- *	 - format v3 (row lineage) is refused with 0A000.
+ *	   orphans for the caller's journal, never half-written;
+ *	 - format versions above 3 are refused with 0A000.
  *
  * Locking: none of its own; the commit (skade.update_table, through
  * skade.rewrite_manifests) serialises on the table's row.
@@ -112,6 +119,8 @@ typedef struct ListEntry
 	Summary    *summaries;
 	char	   *key_metadata;	/* NULL: none */
 	int			key_metadata_len;
+	bool		has_first_row_id;	/* v3 */
+	int64		first_row_id;
 	bool		rewrite;
 } ListEntry;
 
@@ -137,6 +146,8 @@ typedef struct Rewrite
 	char		uuid[37];		/* of the commit, in file names */
 	int64		snapshot_id;
 	int64		seq;			/* the new snapshot's (0 in v1) */
+	int64		first_row_id;	/* v3: the new snapshot's, the table's next-row-id */
+	int64		next_row_id;	/* v3: the next to assign, after write_list */
 	int			nmanifests;		/* written so far: -m<N> */
 	List	   *created;		/* ListEntry of the new manifests */
 	int64		entries;		/* live entries rewritten */
@@ -151,6 +162,158 @@ typedef struct AvroOut
 	int64		nrecords;
 	char		sync[16];
 } AvroOut;
+
+/*
+ * The Avro and Iceberg schemas of a manifest entry and of a manifest list
+ * entry as Java's V3Metadata, V2Metadata and V1Metadata write them (iceberg
+ * 1.10 to 1.12 alike); '@' stands for the fields of the partition tuple.
+ */
+static const char ENTRY_AVRO_V3[] =
+	"{\"type\":\"record\",\"name\":\"manifest_entry\",\"fields\":[{\"name\":\"status\",\"type\":\"int\","
+	"\"field-id\":0},{\"name\":\"snapshot_id\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\""
+	":1},{\"name\":\"sequence_number\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\":3},{\"n"
+	"ame\":\"file_sequence_number\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\":4},{\"name"
+	"\":\"data_file\",\"type\":{\"type\":\"record\",\"name\":\"r2\",\"fields\":[{\"name\":\"content\",\"t"
+	"ype\":\"int\",\"doc\":\"Contents of the file: 0=data, 1=position deletes, 2=equality deletes\",\"fie"
+	"ld-id\":134},{\"name\":\"file_path\",\"type\":\"string\",\"doc\":\"Location URI with FS scheme\",\"f"
+	"ield-id\":100},{\"name\":\"file_format\",\"type\":\"string\",\"doc\":\"File format name: avro, orc, "
+	"or parquet\",\"field-id\":101},{\"name\":\"partition\",\"type\":{\"type\":\"record\",\"name\":\"r102"
+	"\",\"fields\":[@]},\"doc\":\"Partition data tuple, schema based on the partition spec\",\"field-id\""
+	":102},{\"name\":\"record_count\",\"type\":\"long\",\"doc\":\"Number of records in the file\",\"field"
+	"-id\":103},{\"name\":\"file_size_in_bytes\",\"type\":\"long\",\"doc\":\"Total file size in bytes\","
+	"\"field-id\":104},{\"name\":\"column_sizes\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"typ"
+	"e\":\"record\",\"name\":\"k117_v118\",\"fields\":[{\"name\":\"key\",\"type\":\"int\",\"field-id\":11"
+	"7},{\"name\":\"value\",\"type\":\"long\",\"field-id\":118}]},\"logicalType\":\"map\"}],\"doc\":\"Map"
+	" of column id to total size on disk\",\"default\":null,\"field-id\":108},{\"name\":\"value_counts\","
+	"\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":\"k119_v120\",\"field"
+	"s\":[{\"name\":\"key\",\"type\":\"int\",\"field-id\":119},{\"name\":\"value\",\"type\":\"long\",\"fi"
+	"eld-id\":120}]},\"logicalType\":\"map\"}],\"doc\":\"Map of column id to total count, including null "
+	"and NaN\",\"default\":null,\"field-id\":109},{\"name\":\"null_value_counts\",\"type\":[\"null\",{\"t"
+	"ype\":\"array\",\"items\":{\"type\":\"record\",\"name\":\"k121_v122\",\"fields\":[{\"name\":\"key\","
+	"\"type\":\"int\",\"field-id\":121},{\"name\":\"value\",\"type\":\"long\",\"field-id\":122}]},\"logic"
+	"alType\":\"map\"}],\"doc\":\"Map of column id to null value count\",\"default\":null,\"field-id\":11"
+	"0},{\"name\":\"nan_value_counts\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":\"recor"
+	"d\",\"name\":\"k138_v139\",\"fields\":[{\"name\":\"key\",\"type\":\"int\",\"field-id\":138},{\"name"
+	"\":\"value\",\"type\":\"long\",\"field-id\":139}]},\"logicalType\":\"map\"}],\"doc\":\"Map of column"
+	" id to number of NaN values in the column\",\"default\":null,\"field-id\":137},{\"name\":\"lower_bou"
+	"nds\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":\"k126_v127\","
+	"\"fields\":[{\"name\":\"key\",\"type\":\"int\",\"field-id\":126},{\"name\":\"value\",\"type\":\"byte"
+	"s\",\"field-id\":127}]},\"logicalType\":\"map\"}],\"doc\":\"Map of column id to lower bound\",\"defa"
+	"ult\":null,\"field-id\":125},{\"name\":\"upper_bounds\",\"type\":[\"null\",{\"type\":\"array\",\"ite"
+	"ms\":{\"type\":\"record\",\"name\":\"k129_v130\",\"fields\":[{\"name\":\"key\",\"type\":\"int\",\"fi"
+	"eld-id\":129},{\"name\":\"value\",\"type\":\"bytes\",\"field-id\":130}]},\"logicalType\":\"map\"}],"
+	"\"doc\":\"Map of column id to upper bound\",\"default\":null,\"field-id\":128},{\"name\":\"key_metad"
+	"ata\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Encryption key metadata blob\",\"default\":null,\"fiel"
+	"d-id\":131},{\"name\":\"split_offsets\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"long\",\""
+	"element-id\":133}],\"doc\":\"Splittable offsets\",\"default\":null,\"field-id\":132},{\"name\":\"equ"
+	"ality_ids\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"int\",\"element-id\":136}],\"doc\":\""
+	"Equality comparison field IDs\",\"default\":null,\"field-id\":135},{\"name\":\"sort_order_id\",\"typ"
+	"e\":[\"null\",\"int\"],\"doc\":\"Sort order ID\",\"default\":null,\"field-id\":140},{\"name\":\"firs"
+	"t_row_id\",\"type\":[\"null\",\"long\"],\"doc\":\"The first row ID assigned to the first row in the "
+	"data file\",\"default\":null,\"field-id\":142},{\"name\":\"referenced_data_file\",\"type\":[\"null\""
+	",\"string\"],\"doc\":\"Fully qualified location (URI with FS scheme) of a data file that all deletes"
+	" reference\",\"default\":null,\"field-id\":143},{\"name\":\"content_offset\",\"type\":[\"null\",\"lo"
+	"ng\"],\"doc\":\"The offset in the file where the content starts\",\"default\":null,\"field-id\":144}"
+	",{\"name\":\"content_size_in_bytes\",\"type\":[\"null\",\"long\"],\"doc\":\"The length of referenced"
+	" content stored in the file\",\"default\":null,\"field-id\":145}]},\"field-id\":2}]}";
+
+static const char ENTRY_ICEBERG_V3[] =
+	"{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":0,\"name\":\"status\",\"required\":true,\"t"
+	"ype\":\"int\"},{\"id\":1,\"name\":\"snapshot_id\",\"required\":false,\"type\":\"long\"},{\"id\":3,\""
+	"name\":\"sequence_number\",\"required\":false,\"type\":\"long\"},{\"id\":4,\"name\":\"file_sequence_"
+	"number\",\"required\":false,\"type\":\"long\"},{\"id\":2,\"name\":\"data_file\",\"required\":true,\""
+	"type\":{\"type\":\"struct\",\"fields\":[{\"id\":134,\"name\":\"content\",\"required\":true,\"type\":"
+	"\"int\",\"doc\":\"Contents of the file: 0=data, 1=position deletes, 2=equality deletes\"},{\"id\":10"
+	"0,\"name\":\"file_path\",\"required\":true,\"type\":\"string\",\"doc\":\"Location URI with FS scheme"
+	"\"},{\"id\":101,\"name\":\"file_format\",\"required\":true,\"type\":\"string\",\"doc\":\"File format"
+	" name: avro, orc, or parquet\"},{\"id\":102,\"name\":\"partition\",\"required\":true,\"type\":{\"typ"
+	"e\":\"struct\",\"fields\":[@]},\"doc\":\"Partition data tuple, schema based on the partition spec\"}"
+	",{\"id\":103,\"name\":\"record_count\",\"required\":true,\"type\":\"long\",\"doc\":\"Number of recor"
+	"ds in the file\"},{\"id\":104,\"name\":\"file_size_in_bytes\",\"required\":true,\"type\":\"long\",\""
+	"doc\":\"Total file size in bytes\"},{\"id\":108,\"name\":\"column_sizes\",\"required\":false,\"type"
+	"\":{\"type\":\"map\",\"key-id\":117,\"key\":\"int\",\"value-id\":118,\"value\":\"long\",\"value-requ"
+	"ired\":true},\"doc\":\"Map of column id to total size on disk\"},{\"id\":109,\"name\":\"value_counts"
+	"\",\"required\":false,\"type\":{\"type\":\"map\",\"key-id\":119,\"key\":\"int\",\"value-id\":120,\"v"
+	"alue\":\"long\",\"value-required\":true},\"doc\":\"Map of column id to total count, including null a"
+	"nd NaN\"},{\"id\":110,\"name\":\"null_value_counts\",\"required\":false,\"type\":{\"type\":\"map\","
+	"\"key-id\":121,\"key\":\"int\",\"value-id\":122,\"value\":\"long\",\"value-required\":true},\"doc\":"
+	"\"Map of column id to null value count\"},{\"id\":137,\"name\":\"nan_value_counts\",\"required\":fal"
+	"se,\"type\":{\"type\":\"map\",\"key-id\":138,\"key\":\"int\",\"value-id\":139,\"value\":\"long\",\"v"
+	"alue-required\":true},\"doc\":\"Map of column id to number of NaN values in the column\"},{\"id\":12"
+	"5,\"name\":\"lower_bounds\",\"required\":false,\"type\":{\"type\":\"map\",\"key-id\":126,\"key\":\"i"
+	"nt\",\"value-id\":127,\"value\":\"binary\",\"value-required\":true},\"doc\":\"Map of column id to lo"
+	"wer bound\"},{\"id\":128,\"name\":\"upper_bounds\",\"required\":false,\"type\":{\"type\":\"map\",\"k"
+	"ey-id\":129,\"key\":\"int\",\"value-id\":130,\"value\":\"binary\",\"value-required\":true},\"doc\":"
+	"\"Map of column id to upper bound\"},{\"id\":131,\"name\":\"key_metadata\",\"required\":false,\"type"
+	"\":\"binary\",\"doc\":\"Encryption key metadata blob\"},{\"id\":132,\"name\":\"split_offsets\",\"req"
+	"uired\":false,\"type\":{\"type\":\"list\",\"element-id\":133,\"element\":\"long\",\"element-required"
+	"\":true},\"doc\":\"Splittable offsets\"},{\"id\":135,\"name\":\"equality_ids\",\"required\":false,\""
+	"type\":{\"type\":\"list\",\"element-id\":136,\"element\":\"int\",\"element-required\":true},\"doc\":"
+	"\"Equality comparison field IDs\"},{\"id\":140,\"name\":\"sort_order_id\",\"required\":false,\"type"
+	"\":\"int\",\"doc\":\"Sort order ID\"},{\"id\":142,\"name\":\"first_row_id\",\"required\":false,\"typ"
+	"e\":\"long\",\"doc\":\"The first row ID assigned to the first row in the data file\"},{\"id\":143,\""
+	"name\":\"referenced_data_file\",\"required\":false,\"type\":\"string\",\"doc\":\"Fully qualified loc"
+	"ation (URI with FS scheme) of a data file that all deletes reference\"},{\"id\":144,\"name\":\"conte"
+	"nt_offset\",\"required\":false,\"type\":\"long\",\"doc\":\"The offset in the file where the content "
+	"starts\"},{\"id\":145,\"name\":\"content_size_in_bytes\",\"required\":false,\"type\":\"long\",\"doc"
+	"\":\"The length of referenced content stored in the file\"}]}}]}";
+
+static const char LIST_AVRO_V3[] =
+	"{\"type\":\"record\",\"name\":\"manifest_file\",\"fields\":[{\"name\":\"manifest_path\",\"type\":\"s"
+	"tring\",\"doc\":\"Location URI with FS scheme\",\"field-id\":500},{\"name\":\"manifest_length\",\"ty"
+	"pe\":\"long\",\"doc\":\"Total file size in bytes\",\"field-id\":501},{\"name\":\"partition_spec_id\""
+	",\"type\":\"int\",\"doc\":\"Spec ID used to write\",\"field-id\":502},{\"name\":\"content\",\"type\""
+	":\"int\",\"doc\":\"Contents of the manifest: 0=data, 1=deletes\",\"field-id\":517},{\"name\":\"seque"
+	"nce_number\",\"type\":\"long\",\"doc\":\"Sequence number when the manifest was added\",\"field-id\":"
+	"515},{\"name\":\"min_sequence_number\",\"type\":\"long\",\"doc\":\"Lowest sequence number in the man"
+	"ifest\",\"field-id\":516},{\"name\":\"added_snapshot_id\",\"type\":\"long\",\"doc\":\"Snapshot ID th"
+	"at added the manifest\",\"field-id\":503},{\"name\":\"added_files_count\",\"type\":\"int\",\"doc\":"
+	"\"Added entry count\",\"field-id\":504},{\"name\":\"existing_files_count\",\"type\":\"int\",\"doc\":"
+	"\"Existing entry count\",\"field-id\":505},{\"name\":\"deleted_files_count\",\"type\":\"int\",\"doc"
+	"\":\"Deleted entry count\",\"field-id\":506},{\"name\":\"added_rows_count\",\"type\":\"long\",\"doc"
+	"\":\"Added rows count\",\"field-id\":512},{\"name\":\"existing_rows_count\",\"type\":\"long\",\"doc"
+	"\":\"Existing rows count\",\"field-id\":513},{\"name\":\"deleted_rows_count\",\"type\":\"long\",\"do"
+	"c\":\"Deleted rows count\",\"field-id\":514},{\"name\":\"partitions\",\"type\":[\"null\",{\"type\":"
+	"\"array\",\"items\":{\"type\":\"record\",\"name\":\"r508\",\"fields\":[{\"name\":\"contains_null\","
+	"\"type\":\"boolean\",\"doc\":\"True if any file has a null partition value\",\"field-id\":509},{\"na"
+	"me\":\"contains_nan\",\"type\":[\"null\",\"boolean\"],\"doc\":\"True if any file has a nan partition"
+	" value\",\"default\":null,\"field-id\":518},{\"name\":\"lower_bound\",\"type\":[\"null\",\"bytes\"],"
+	"\"doc\":\"Partition lower bound for all files\",\"default\":null,\"field-id\":510},{\"name\":\"upper"
+	"_bound\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Partition upper bound for all files\",\"default\":n"
+	"ull,\"field-id\":511}]},\"element-id\":508}],\"doc\":\"Summary for each partition\",\"default\":null"
+	",\"field-id\":507},{\"name\":\"key_metadata\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Encryption key"
+	" metadata blob\",\"default\":null,\"field-id\":519},{\"name\":\"first_row_id\",\"type\":[\"null\",\""
+	"long\"],\"doc\":\"Starting row ID to assign to new rows in ADDED data files\",\"default\":null,\"fie"
+	"ld-id\":520}]}";
+
+static const char LIST_ICEBERG_V3[] =
+	"{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":500,\"name\":\"manifest_path\",\"required\""
+	":true,\"type\":\"string\",\"doc\":\"Location URI with FS scheme\"},{\"id\":501,\"name\":\"manifest_l"
+	"ength\",\"required\":true,\"type\":\"long\",\"doc\":\"Total file size in bytes\"},{\"id\":502,\"name"
+	"\":\"partition_spec_id\",\"required\":true,\"type\":\"int\",\"doc\":\"Spec ID used to write\"},{\"id"
+	"\":517,\"name\":\"content\",\"required\":true,\"type\":\"int\",\"doc\":\"Contents of the manifest: 0"
+	"=data, 1=deletes\"},{\"id\":515,\"name\":\"sequence_number\",\"required\":true,\"type\":\"long\",\"d"
+	"oc\":\"Sequence number when the manifest was added\"},{\"id\":516,\"name\":\"min_sequence_number\","
+	"\"required\":true,\"type\":\"long\",\"doc\":\"Lowest sequence number in the manifest\"},{\"id\":503,"
+	"\"name\":\"added_snapshot_id\",\"required\":true,\"type\":\"long\",\"doc\":\"Snapshot ID that added "
+	"the manifest\"},{\"id\":504,\"name\":\"added_files_count\",\"required\":true,\"type\":\"int\",\"doc"
+	"\":\"Added entry count\"},{\"id\":505,\"name\":\"existing_files_count\",\"required\":true,\"type\":"
+	"\"int\",\"doc\":\"Existing entry count\"},{\"id\":506,\"name\":\"deleted_files_count\",\"required\":"
+	"true,\"type\":\"int\",\"doc\":\"Deleted entry count\"},{\"id\":512,\"name\":\"added_rows_count\",\"r"
+	"equired\":true,\"type\":\"long\",\"doc\":\"Added rows count\"},{\"id\":513,\"name\":\"existing_rows_"
+	"count\",\"required\":true,\"type\":\"long\",\"doc\":\"Existing rows count\"},{\"id\":514,\"name\":\""
+	"deleted_rows_count\",\"required\":true,\"type\":\"long\",\"doc\":\"Deleted rows count\"},{\"id\":507"
+	",\"name\":\"partitions\",\"required\":false,\"type\":{\"type\":\"list\",\"element-id\":508,\"element"
+	"\":{\"type\":\"struct\",\"fields\":[{\"id\":509,\"name\":\"contains_null\",\"required\":true,\"type"
+	"\":\"boolean\",\"doc\":\"True if any file has a null partition value\"},{\"id\":518,\"name\":\"conta"
+	"ins_nan\",\"required\":false,\"type\":\"boolean\",\"doc\":\"True if any file has a nan partition val"
+	"ue\"},{\"id\":510,\"name\":\"lower_bound\",\"required\":false,\"type\":\"binary\",\"doc\":\"Partitio"
+	"n lower bound for all files\"},{\"id\":511,\"name\":\"upper_bound\",\"required\":false,\"type\":\"bi"
+	"nary\",\"doc\":\"Partition upper bound for all files\"}]},\"element-required\":true},\"doc\":\"Summa"
+	"ry for each partition\"},{\"id\":519,\"name\":\"key_metadata\",\"required\":false,\"type\":\"binary"
+	"\",\"doc\":\"Encryption key metadata blob\"},{\"id\":520,\"name\":\"first_row_id\",\"required\":fals"
+	"e,\"type\":\"long\",\"doc\":\"Starting row ID to assign to new rows in ADDED data files\"}]}";
+
 static const char ENTRY_AVRO_V2[] =
 	"{\"type\":\"record\",\"name\":\"manifest_entry\",\"fields\":[{\"name\":\"status\",\"type\":\"int\",\"field-"
 	"id\":0},{\"name\":\"snapshot_id\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\":1},{\"name\""
@@ -401,6 +564,7 @@ static const char LIST_ICEBERG_V1[] =
 static const PartField *sort_parts;
 static int	sort_nparts;
 
+static int64 table_next_row_id(const char *metadata);
 static List *read_list(const char *list, const SkadeMetaSnapshot *snap);
 static bool choose(List *entries, int64 target);
 static void rewrite_spec(Rewrite *rw, List *entries, int32 spec_id);
@@ -420,6 +584,7 @@ static void write_manifests(Rewrite *rw, NewEntry **sorted, int n, int32 spec_id
 static void finish_manifest(Rewrite *rw, AvroOut *o, NewEntry **es, int n, int32 spec_id,
 							const PartField *parts, int nparts);
 static char *write_list(Rewrite *rw, List *kept, int64 parent_id);
+static void assign_first_row_id(Rewrite *rw, ListEntry *le);
 static void put_list_entry(SkadeAvroValue *rec, const ListEntry *le, int fv);
 static void out_begin(AvroOut *o, const char **kv, int nkv);
 static void out_flush(AvroOut *o);
@@ -436,7 +601,8 @@ static char *bytes_dup(const char *p, size_t len);
  * its metadata files go.  Writes the new manifests and manifest list and
  * returns {"snapshot-id", "sequence-number", "manifest-list",
  * "manifests-created", "manifests-kept", "manifests-replaced",
- * "entries-processed"}, or NULL when there is nothing to rewrite (no
+ * "entries-processed"} (and in v3 "first-row-id" and "added-rows" of the
+ * new snapshot), or NULL when there is nothing to rewrite (no
  * current snapshot, or at most one small data manifest per spec).
  */
 Datum
@@ -477,12 +643,12 @@ skade_rewrite_manifest_files(PG_FUNCTION_ARGS)
 	rw.fv = rw.meta->format_version;
 	if (rw.meta->current_snapshot_id == SKADE_NO_SNAPSHOT)
 		PG_RETURN_NULL();
-	if (rw.fv >= 3)
+	if (rw.fv > 3)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("rewrite_manifests does not support format v%d tables yet", rw.fv),
-				 errdetail("Rewritten manifests of a v3 table need row lineage (first_row_id) assigned as Java does; skade does not write it yet."),
-				 errhint("Rewrite the manifests with Spark's rewrite_manifests procedure.")));
+				 errmsg("rewrite_manifests does not support format v%d tables", rw.fv)));
+	if (rw.fv >= 3)
+		rw.first_row_id = rw.next_row_id = table_next_row_id(mstr);
 	for (i = 0; i < rw.meta->nsnapshots; i++)
 		if (SkadeMetaSnapshots(rw.meta)[i].snapshot_id == rw.meta->current_snapshot_id)
 			snap = &SkadeMetaSnapshots(rw.meta)[i];
@@ -534,13 +700,37 @@ skade_rewrite_manifest_files(PG_FUNCTION_ARGS)
 					 (long long) rw.snapshot_id, (long long) rw.seq);
 	escape_json(&res, list);
 	appendStringInfo(&res, ", \"manifests-created\": %d, \"manifests-kept\": %d, "
-					 "\"manifests-replaced\": %d, \"entries-processed\": %lld}",
+					 "\"manifests-replaced\": %d, \"entries-processed\": %lld",
 					 list_length(rw.created), list_length(kept), rw.replaced,
 					 (long long) rw.entries);
+	if (rw.fv >= 3)
+		appendStringInfo(&res, ", \"first-row-id\": %lld, \"added-rows\": %lld",
+						 (long long) rw.first_row_id,
+						 (long long) (rw.next_row_id - rw.first_row_id));
+	appendStringInfoChar(&res, '}');
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(res.data)));
 }
 
-/* the entries of a manifest list (v1 and v2 names) */
+/* the table's next-row-id (format v3) */
+static int64
+table_next_row_id(const char *metadata)
+{
+	Jsonb	   *j = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(metadata)));
+	JsonbValue *v = getKeyJsonValueFromContainer(&j->root, "next-row-id", strlen("next-row-id"),
+												 NULL);
+	int64		n = -1;
+
+	if (v != NULL && v->type == jbvNumeric)
+		n = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v->val.numeric)));
+	if (n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
+				 errmsg("the table's format v3 metadata has no valid \"next-row-id\"")));
+	pfree(j);
+	return n;
+}
+
+/* the entries of a manifest list (v1, v2 and v3 names) */
 static List *
 read_list(const char *list, const SkadeMetaSnapshot *snap)
 {
@@ -583,6 +773,7 @@ read_list(const char *list, const SkadeMetaSnapshot *snap)
 			le->key_metadata = bytes_dup(p, len);
 			le->key_metadata_len = (int) len;
 		}
+		le->has_first_row_id = SkadeAvroLong(rec, "first_row_id", &le->first_row_id);
 		le->nsummaries = -1;
 		if (SkadeAvroField(rec, "partitions", &arr))
 		{
@@ -675,9 +866,11 @@ rewrite_spec(Rewrite *rw, List *entries, int32 spec_id)
 
 			parts = partition_type(rw, spec_id, SkadeAvroMeta(first, "schema"), &nparts);
 			SkadeAvroClose(first);
-			avro_schema = entry_schema(rw->fv >= 2 ? ENTRY_AVRO_V2 : ENTRY_AVRO_V1,
+			avro_schema = entry_schema(rw->fv >= 3 ? ENTRY_AVRO_V3 :
+									   rw->fv == 2 ? ENTRY_AVRO_V2 : ENTRY_AVRO_V1,
 									   parts, nparts, true);
-			iceberg_schema = entry_schema(rw->fv >= 2 ? ENTRY_ICEBERG_V2 : ENTRY_ICEBERG_V1,
+			iceberg_schema = entry_schema(rw->fv >= 3 ? ENTRY_ICEBERG_V3 :
+										  rw->fv == 2 ? ENTRY_ICEBERG_V2 : ENTRY_ICEBERG_V1,
 										  parts, nparts, false);
 			w = SkadeAvroWriterCreate(avro_schema, "a rewritten manifest");
 		}
@@ -894,6 +1087,12 @@ entry_schema(const char *tmpl, const PartField *parts, int nparts, bool avro)
 /*
  * The live entries of one manifest, as EXISTING entries encoded by writer
  * w, appended to *out.  Their count must be what the list says.
+ *
+ * v3: a data file's first_row_id is written as read with inheritance, as
+ * Java's ManifestReader resolves it: a null one is the manifest's
+ * first_row_id plus the record counts of the live entries before it that
+ * were null too; when the manifest has none (written before the table
+ * became v3), every file's is null, and the new manifest's assigns them.
  */
 static void
 read_manifest(Rewrite *rw, const ListEntry *le, SkadeAvroFile *w, const PartField *parts,
@@ -902,6 +1101,7 @@ read_manifest(Rewrite *rw, const ListEntry *le, SkadeAvroFile *w, const PartFiel
 	SkadeAvroFile *f = SkadeAvroOpen(le->path, SKADE_AVRO_MANIFEST, le->length);
 	const SkadeAvroValue *rec;
 	int64		live = 0;
+	int64		next_row_id = le->first_row_id;	/* v3: the next inherited */
 	MemoryContext row = AllocSetContextCreate(CurrentMemoryContext, "skade rewrite row",
 											  ALLOCSET_SMALL_SIZES);
 
@@ -912,6 +1112,7 @@ read_manifest(Rewrite *rw, const ListEntry *le, SkadeAvroFile *w, const PartFiel
 		SkadeAvroValue *df;
 		SkadeAvroValue *part;
 		SkadeAvroValue *dst;
+		SkadeAvroValue *dst_df;
 		StringInfoData enc;
 		int64		status,
 					snapshot_id,
@@ -967,7 +1168,15 @@ read_manifest(Rewrite *rw, const ListEntry *le, SkadeAvroFile *w, const PartFiel
 			SkadeAvroSetLong(dst, "sequence_number", seq);
 			SkadeAvroSetLong(dst, "file_sequence_number", file_seq);
 		}
-		SkadeAvroCopy(SkadeAvroSetRecord(dst, "data_file"), df, "partition");
+		dst_df = SkadeAvroSetRecord(dst, "data_file");
+		SkadeAvroCopy(dst_df, df, "partition");
+		if (rw->fv >= 3 && !le->has_first_row_id)
+			SkadeAvroSetNull(dst_df, "first_row_id");
+		else if (rw->fv >= 3 && !SkadeAvroLong(df, "first_row_id", &v))
+		{
+			SkadeAvroSetLong(dst_df, "first_row_id", next_row_id);
+			next_row_id += e->record_count;
+		}
 		MemoryContextSwitchTo(old);
 		initStringInfo(&enc);
 		SkadeAvroWriterEncode(w, &enc);
@@ -1240,11 +1449,38 @@ finish_manifest(Rewrite *rw, AvroOut *o, NewEntry **es, int n, int32 spec_id,
 	rw->created = lappend(rw->created, le);
 }
 
+/*
+ * v3 (Java's ManifestListWriter.V3Writer): a data manifest without a
+ * first_row_id (a new one, or one written before the table became v3) gets
+ * the next row id, which then grows by its existing and added rows, as its
+ * files without one inherit from it; others keep theirs, delete manifests
+ * have none.
+ */
+static void
+assign_first_row_id(Rewrite *rw, ListEntry *le)
+{
+	if (le->content != 0)
+	{
+		le->has_first_row_id = false;
+		return;
+	}
+	if (le->has_first_row_id)
+		return;
+	if (!le->has_count[3] || !le->has_count[4])
+		ereport(ERROR,
+				(errcode(ERRCODE_SKADE_INVALID_FILE),
+				 errmsg("manifest list entry \"%s\" lacks added_rows_count or existing_rows_count, which format v%d requires",
+						le->path, rw->fv)));
+	le->has_first_row_id = true;
+	le->first_row_id = rw->next_row_id;
+	rw->next_row_id += le->count[4] + le->count[3];
+}
+
 /* the new manifest list: the new manifests, then the kept ones in their order */
 static char *
 write_list(Rewrite *rw, List *kept, int64 parent_id)
 {
-	const char *kv[14];
+	const char *kv[16];
 	char	   *path = psprintf("%s/snap-%lld-1-%s.avro", rw->dir, (long long) rw->snapshot_id,
 								rw->uuid);
 	SkadeAvroFile *w;
@@ -1260,9 +1496,9 @@ write_list(Rewrite *rw, List *kept, int64 parent_id)
 	kv[nkv++] = "format-version";
 	kv[nkv++] = psprintf("%d", rw->fv);
 	kv[nkv++] = "iceberg.schema";
-	kv[nkv++] = rw->fv >= 2 ? LIST_ICEBERG_V2 : LIST_ICEBERG_V1;
+	kv[nkv++] = rw->fv >= 3 ? LIST_ICEBERG_V3 : rw->fv == 2 ? LIST_ICEBERG_V2 : LIST_ICEBERG_V1;
 	kv[nkv++] = "avro.schema";
-	kv[nkv++] = rw->fv >= 2 ? LIST_AVRO_V2 : LIST_AVRO_V1;
+	kv[nkv++] = rw->fv >= 3 ? LIST_AVRO_V3 : rw->fv == 2 ? LIST_AVRO_V2 : LIST_AVRO_V1;
 	kv[nkv++] = "avro.codec";
 	kv[nkv++] = "deflate";
 	if (rw->fv >= 2)
@@ -1270,12 +1506,21 @@ write_list(Rewrite *rw, List *kept, int64 parent_id)
 		kv[nkv++] = "sequence-number";
 		kv[nkv++] = psprintf("%lld", (long long) rw->seq);
 	}
+	if (rw->fv >= 3)
+	{
+		kv[nkv++] = "first-row-id";
+		kv[nkv++] = psprintf("%lld", (long long) rw->first_row_id);
+	}
 	w = SkadeAvroWriterCreate(kv[9], path);
 	out_begin(&o, kv, nkv / 2);
 	foreach(lc, all)
 	{
+		ListEntry  *le = lfirst(lc);
+
 		CHECK_FOR_INTERRUPTS();
-		put_list_entry(SkadeAvroWriterRecord(w), lfirst(lc), rw->fv);
+		if (rw->fv >= 3)
+			assign_first_row_id(rw, le);
+		put_list_entry(SkadeAvroWriterRecord(w), le, rw->fv);
 		SkadeAvroWriterEncode(w, o.block);
 		o.nrecords++;
 		if (o.block->len >= BLOCK_BYTES)
@@ -1347,6 +1592,10 @@ put_list_entry(SkadeAvroValue *rec, const ListEntry *le, int fv)
 		SkadeAvroSetBytes(rec, "key_metadata", le->key_metadata, le->key_metadata_len);
 	else
 		SkadeAvroSetNull(rec, "key_metadata");
+	if (fv >= 3 && le->has_first_row_id)
+		SkadeAvroSetLong(rec, "first_row_id", le->first_row_id);
+	else if (fv >= 3)
+		SkadeAvroSetNull(rec, "first_row_id");
 }
 
 /* ------------------------------------------------ the Avro object container */

@@ -7,9 +7,15 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -17,6 +23,7 @@ import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.TypeUtil;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,6 +52,121 @@ class RewriteManifestsTest extends CatalogTestBase {
       }
     }
     return out;
+  }
+
+  /** Row id -> _row_id of every row at a snapshot, as Java's generic reader gives them. */
+  private static Map<Long, Long> rowIds(Table table, long snapshotId) throws Exception {
+    Schema withRowId = TypeUtil.join(table.schema(), new Schema(MetadataColumns.ROW_ID));
+    Map<Long, Long> out = new HashMap<>();
+    try (CloseableIterable<Record> it =
+        IcebergGenerics.read(table).project(withRowId).useSnapshot(snapshotId).build()) {
+      for (Record r : it) {
+        assertEquals(null, out.put((Long) r.getField("id"), (Long) r.getField("_row_id")));
+      }
+    }
+    return out;
+  }
+
+  /** Data file -> first_row_id (as Java's ManifestReader resolves it) at a snapshot. */
+  private static Map<String, Long> firstRowIds(Table table, Snapshot snapshot) throws Exception {
+    Map<String, Long> out = new HashMap<>();
+    for (ManifestFile m : snapshot.dataManifests(table.io())) {
+      try (ManifestReader<DataFile> reader = ManifestFiles.read(m, table.io(), table.specs())) {
+        for (DataFile f : reader) {
+          out.put(f.location(), f.firstRowId());
+        }
+      }
+    }
+    return out;
+  }
+
+  private static long nextRowId(Table table) {
+    return ((HasTableOperations) table).operations().current().nextRowId();
+  }
+
+  /**
+   * Format v3 (row lineage): Java appends four times to a v3 table; skade rewrites its manifests
+   * and Java's own RewriteManifests rewrites a twin table with the same appends. Both give the
+   * replace snapshot first-row-id = the old next-row-id and added-rows = the rows of the new
+   * manifest, and move next-row-id alike; every data file keeps its first_row_id, so every row
+   * keeps its _row_id (now, and by time travel), and Java's next append continues from the new
+   * next-row-id.
+   */
+  @Test
+  void rewriteManifestsOfAV3TableKeepsRowIdsAsJavaDoes() throws Exception {
+    TableIdentifier id = TableIdentifier.of(ns, "rewritten_v3");
+    TableIdentifier twinId = TableIdentifier.of(ns, "rewritten_v3_by_java");
+    Table table = catalog.createTable(id, EVENTS, EVENTS_SPEC, Map.of("format-version", "3"));
+    Table twin = catalog.createTable(twinId, EVENTS, EVENTS_SPEC, Map.of("format-version", "3"));
+    for (int i = 0; i < 4; i++) {
+      Rows.append(table, events(i * 4, i * 4 + 3));
+      Rows.append(twin, events(i * 4, i * 4 + 3));
+    }
+    table.refresh();
+    twin.refresh();
+    Snapshot before = table.currentSnapshot();
+    long nextBefore = nextRowId(table);
+    assertEquals(16L, nextBefore);
+    assertEquals(4, before.dataManifests(table.io()).size());
+    Map<Long, Long> rowIdsBefore = rowIds(table, before.snapshotId());
+    assertEquals(16, rowIdsBefore.size());
+    assertEquals(16, new java.util.HashSet<>(rowIdsBefore.values()).size());
+    assertTrue(rowIdsBefore.values().stream().allMatch(v -> v != null && v >= 0 && v < 16));
+    assertEquals(rowIdsBefore, rowIds(twin, twin.currentSnapshot().snapshotId()));
+    Map<String, Long> firstRowIdsBefore = firstRowIds(table, before);
+
+    java.nio.file.Files.setPosixFilePermissions(
+        java.nio.file.Path.of(table.location().replaceFirst("^file:", ""), "metadata"),
+        java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+    List<String> result =
+        Skade.query(
+                conn,
+                "SELECT manifests_replaced, manifests_created, manifests_kept"
+                    + " FROM skade.rewrite_manifests(?, ?, catalog => ?)",
+                CommitLog.ns(id),
+                id.name(),
+                Skade.CATALOG)
+            .get(0);
+    assertEquals(List.of("4", "1", "0"), result);
+    // Java's RewriteManifests on the twin: everything into one manifest as well
+    twin.rewriteManifests().clusterBy(f -> "all").commit();
+
+    table.refresh();
+    twin.refresh();
+    Snapshot after = table.currentSnapshot();
+    Snapshot javaAfter = twin.currentSnapshot();
+    assertEquals(DataOperations.REPLACE, after.operation());
+    assertEquals(DataOperations.REPLACE, javaAfter.operation());
+    assertEquals(Long.valueOf(nextBefore), after.firstRowId());
+    assertEquals(javaAfter.firstRowId(), after.firstRowId());
+    assertEquals(Long.valueOf(16L), after.addedRows());
+    assertEquals(javaAfter.addedRows(), after.addedRows());
+    assertEquals(nextBefore + 16, nextRowId(table));
+    assertEquals(nextRowId(twin), nextRowId(table));
+    List<ManifestFile> manifests = after.allManifests(table.io());
+    List<ManifestFile> javaManifests = javaAfter.allManifests(twin.io());
+    assertEquals(1, manifests.size());
+    assertEquals(1, javaManifests.size());
+    assertEquals(javaManifests.get(0).firstRowId(), manifests.get(0).firstRowId());
+    assertEquals(javaManifests.get(0).existingRowsCount(), manifests.get(0).existingRowsCount());
+
+    // every file keeps its first_row_id, every row its _row_id; time travel reads the old ids
+    assertEquals(firstRowIdsBefore, firstRowIds(table, after));
+    assertEquals(rowIdsBefore, rowIds(table, after.snapshotId()));
+    assertEquals(rowIdsBefore, rowIds(twin, javaAfter.snapshotId()));
+    assertEquals(rowIdsBefore, rowIds(table, before.snapshotId()));
+
+    // Java appends on top: the old rows keep their ids, the new ones start at next-row-id
+    Rows.append(table, events(100, 103));
+    table.refresh();
+    Map<Long, Long> rowIdsNow = rowIds(table, table.currentSnapshot().snapshotId());
+    for (Map.Entry<Long, Long> e : rowIdsBefore.entrySet()) {
+      assertEquals(e.getValue(), rowIdsNow.get(e.getKey()));
+    }
+    for (long i = 100; i <= 103; i++) {
+      assertTrue(rowIdsNow.get(i) >= nextBefore + 16, "row " + i + ": " + rowIdsNow.get(i));
+    }
+    assertEquals(Long.valueOf(nextBefore + 16), table.currentSnapshot().firstRowId());
   }
 
   @Test
