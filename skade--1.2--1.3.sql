@@ -947,7 +947,9 @@ CREATE FUNCTION skade.rewrite_manifest_files(metadata text, target_size_bytes bi
  * Returns one row: the table's metadata location after the call, the
  * snapshot that is current, and the counts (all 0 when nothing was to do:
  * no snapshot, or at most one small data manifest per spec; no commit then).
- * Format v3 tables are refused (0A000).
+ * Format v3: the rewritten data files keep their row ids (first_row_id
+ * written explicitly); the new manifests get fresh first_row_id ranges from
+ * the table's next-row-id, which grows by their rows, as Java's does.
  */
 CREATE FUNCTION skade.rewrite_manifests(namespace text, name text, target_size_bytes bigint DEFAULT 8388608,
 										catalog text DEFAULT NULL)
@@ -1009,6 +1011,10 @@ BEGIN
 							   'schema-id', m->'current-schema-id');
 	IF (m->>'format-version')::integer >= 2 THEN
 		snap := snap || jsonb_build_object('sequence-number', w->'sequence-number');
+	END IF;
+	-- v3 row lineage: the ranges the new manifest list assigned (Java's SnapshotProducer)
+	IF (m->>'format-version')::integer >= 3 THEN
+		snap := snap || jsonb_build_object('first-row-id', w->'first-row-id', 'added-rows', w->'added-rows');
 	END IF;
 	-- main keeps its retention settings; it is replaced whole
 	main_ref := coalesce(m->'refs'->'main', '{}') || jsonb_build_object('action', 'set-snapshot-ref', 'ref-name', 'main',
