@@ -6,7 +6,8 @@ are gone from Spark's metadata tables and time travel to them fails, the
 rewritten manifests (written by the server) plan the same files and prune by
 partition correctly, and Spark commits on top afterwards, its own
 expire_snapshots procedure included.  Format versions 1 and 2; version 3 for
-expire_snapshots (rewrite_manifests refuses it)."""
+expire_snapshots (rewrite_manifests refuses it).  And a merge-on-read table,
+whose position deletes Spark still applies afterwards."""
 
 from datetime import datetime, timezone
 
@@ -117,3 +118,51 @@ def test_expire_and_rewrite_on_spark_tables(spark, skade, fv, partitioned):
     assert len(t.snapshot_ids()) == 1
     assert t.rows() == expected
     assert t.data_files() == skade.files(ns, name)
+
+
+def test_merge_on_read_deletes_survive_maintenance(spark, skade):
+    """Format 2 with merge-on-read: Spark's DELETE and UPDATE write position
+    delete files (delete manifests).  After skade's expire and rewrite, Spark
+    still applies them: the same rows now and at the retained snapshots; the
+    delete manifests are kept as they are, the data manifests merged."""
+    ns, name = "maint_mor", "events"
+    spark.sql(f"CREATE NAMESPACE {CAT}.{ns}")
+    spark.sql(f"CREATE TABLE {CAT}.{ns}.{name} (id bigint, category string, ts timestamp, amount double)"
+              " USING iceberg PARTITIONED BY (category) TBLPROPERTIES ('format-version' = '2',"
+              " 'write.delete.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read')")
+    for batch in BATCHES[:4]:
+        spark.sql(f"INSERT INTO {CAT}.{ns}.{name} VALUES {values(batch)}")
+    t = SparkTable(spark, ns, name)
+    spark.sql(f"DELETE FROM {t.ident} WHERE id IN (2, 3)")
+    spark.sql(f"UPDATE {t.ident} SET amount = -1 WHERE id = 6")
+    spark.sql(f"INSERT INTO {t.ident} VALUES {values(BATCHES[4])}")
+    deletes = {r.file_path for r in spark.sql(f"SELECT file_path FROM {t.ident}.delete_files").collect()}
+    assert deletes, "merge-on-read wrote no delete file"
+    ids = t.snapshot_ids()
+    at = t.history_by_snapshot()
+    current = t.rows()
+    assert [r[0] for r in current] == [1, 4, 5, 6, 7, 8] and current[3][3] == -1
+
+    referenced = t.referenced_files()
+    gone = skade.expire(ns, name, retain_last=2)
+    check_unreferenced(t, referenced, gone)
+    assert t.snapshot_ids() == ids[-2:]
+    assert t.rows() == current
+    for sid in ids[-2:]:
+        assert t.rows_at(sid) == at[sid]
+
+    data_manifests = [m for m in t.manifests() if m["content"] == 0]
+    delete_manifests = sorted(m["path"] for m in t.manifests() if m["content"] == 1)
+    assert len(data_manifests) >= 2 and delete_manifests
+    r = skade.rewrite_manifests(ns, name)
+    assert r["manifests_replaced"] == len(data_manifests) and r["manifests_created"] == 1
+    assert r["manifests_kept"] == len(delete_manifests)
+    assert sorted(m["path"] for m in t.manifests() if m["content"] == 1) == delete_manifests
+    assert t.rows() == current
+    assert t.rows("WHERE category = 'b'") == [r for r in current if r[1] == "b"]
+    for sid in ids[-2:]:
+        assert t.rows_at(sid) == at[sid]
+    assert {r.file_path for r in spark.sql(f"SELECT file_path FROM {t.ident}.delete_files").collect()} == deletes
+
+    spark.sql(f"DELETE FROM {t.ident} WHERE id = 7")
+    assert [r[0] for r in t.rows()] == [1, 4, 5, 6, 8]
