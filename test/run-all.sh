@@ -5,8 +5,8 @@
 #      isolation tests each in their own temporary instance with skade
 #      preloaded, then the TAP tests;
 #   3. a bounded pass of the fuzzer (test/fuzz), against its own server;
-#   4. the real-client suites (Java JdbcCatalog, pyiceberg SqlCatalog)
-#      against a throwaway server, when present.
+#   4. the real-client suites (Java JdbcCatalog, pyiceberg SqlCatalog; then
+#      Spark 3.5) against throwaway servers, when present.
 # Ends with one line "N passed, N failed" (suites) and exits non-zero on any
 # failure.
 set -uo pipefail
@@ -68,6 +68,10 @@ suite "fuzzer (bounded pass, seed 1)" \
 if [ -x "$WORK/test/interop/run.sh" ]; then
     suite "real clients (Java JdbcCatalog, pyiceberg SqlCatalog)" \
         env SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" "$WORK/test/interop/run.sh"
+fi
+if [ -x "$WORK/test/interop/spark/run.sh" ]; then
+    suite "Spark 3.5 (Iceberg SparkCatalog over JdbcCatalog)" \
+        env SKADE_SPARK_VENV="$SKADE_ROOT/test/interop/spark/.venv" "$WORK/test/interop/spark/run.sh"
 fi
 
 rm -rf "$WORK"
