@@ -5,16 +5,14 @@ to the retained snapshots reads what it read before, the expired snapshots
 are gone from Spark's metadata tables and time travel to them fails, the
 rewritten manifests (written by the server) plan the same files and prune by
 partition correctly, and Spark commits on top afterwards, its own
-expire_snapshots procedure included.  Format versions 1 and 2; version 3 for
-expire_snapshots (rewrite_manifests refuses it).  And a merge-on-read table,
+expire_snapshots procedure included.  Format versions 1, 2 and 3.  And a merge-on-read table,
 whose position deletes Spark still applies afterwards."""
 
 from datetime import datetime, timezone
 
-import psycopg2
 import pytest
 
-from sparkenv import CAT, SparkTable, check_unreferenced
+from sparkenv import CAT, SparkTable, check_unreferenced, rows
 
 BATCHES = [  # five INSERTs: five snapshots, five manifests
     [(1, "a", "2024-03-01 08:00:00", 1.5), (2, "b", "2024-03-01 09:00:00", 2.5)],
@@ -75,26 +73,28 @@ def test_expire_and_rewrite_on_spark_tables(spark, skade, fv, partitioned):
             t.rows_at(sid)
     assert t.data_files() == files and t.partitions() == partitions
 
+    # rewrite: the five small manifests become one, in a "replace" snapshot
+    # (v3: the files keep their row ids, the new manifest gets a fresh range)
+    assert len(t.manifests()) == 5
+    row_ids = rows(spark, f"SELECT id, _row_id FROM {CAT}.{ns}.{name}") if fv == 3 else None
+    r = skade.rewrite_manifests(ns, name)
+    assert (r["manifests_replaced"], r["manifests_created"], r["manifests_kept"]) == (5, 1, 0)
+    assert r["entries_rewritten"] == len(files)
+    assert r["metadata_location"] == skade.metadata_location(ns, name)
+    snaps_after = t.snapshots()
+    assert [s["snapshot_id"] for s in snaps_after] == ids[3:] + [r["snapshot_id"]]
+    assert snaps_after[-1]["operation"] == "replace" and snaps_after[-1]["parent_id"] == ids[-1]
+    (m,) = t.manifests()
+    assert m["added_snapshot_id"] == r["snapshot_id"]
+    assert m["added_data_files_count"] == 0 and m["existing_data_files_count"] == len(files)
+    assert t.current_snapshot_id() == r["snapshot_id"]
+    for sid in ids[3:]:
+        assert t.rows_at(sid) == at[sid]
+    assert t.rows_at(r["snapshot_id"]) == current
     if fv == 3:
-        with pytest.raises(psycopg2.errors.FeatureNotSupported):
-            skade.rewrite_manifests(ns, name)
-    else:
-        # rewrite: the five small manifests become one, in a "replace" snapshot
-        assert len(t.manifests()) == 5
-        r = skade.rewrite_manifests(ns, name)
-        assert (r["manifests_replaced"], r["manifests_created"], r["manifests_kept"]) == (5, 1, 0)
-        assert r["entries_rewritten"] == len(files)
-        assert r["metadata_location"] == skade.metadata_location(ns, name)
-        snaps_after = t.snapshots()
-        assert [s["snapshot_id"] for s in snaps_after] == ids[3:] + [r["snapshot_id"]]
-        assert snaps_after[-1]["operation"] == "replace" and snaps_after[-1]["parent_id"] == ids[-1]
-        (m,) = t.manifests()
-        assert m["added_snapshot_id"] == r["snapshot_id"]
-        assert m["added_data_files_count"] == 0 and m["existing_data_files_count"] == len(files)
-        assert t.current_snapshot_id() == r["snapshot_id"]
-        for sid in ids[3:]:
-            assert t.rows_at(sid) == at[sid]
-        assert t.rows_at(r["snapshot_id"]) == current
+        # row lineage: every row keeps its _row_id through the rewrite
+        assert rows(spark, f"SELECT id, _row_id FROM {CAT}.{ns}.{name}") == row_ids
+        assert all(rid is not None for _, rid in row_ids)
 
     # what Spark plans from the server's files: the same rows, files and
     # partitions; filters prune by the rewritten manifest's partition
