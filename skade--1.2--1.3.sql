@@ -760,6 +760,13 @@ BEGIN
 END
 $update$;
 
+-- What expiring these snapshots leaves unreachable: their manifest lists, the
+-- manifests no other snapshot lists, those manifests' live files no other
+-- snapshot's manifests hold; each list read once (manifest_api.c)
+CREATE FUNCTION skade.expire_files(namespace text, name text, expired bigint[], catalog text DEFAULT NULL)
+	RETURNS TABLE (file_path text, kind text)
+	AS 'MODULE_PATHNAME', 'skade_expire_files' LANGUAGE C;
+
 /*
  * expire_snapshots: Java's ExpireSnapshots (RemoveSnapshots) on the
  * server.  Keeps main and every ref younger than its max-ref-age-ms (table
@@ -801,6 +808,8 @@ DECLARE
 	branch_cutoff bigint;
 	expired bigint[];
 	ups jsonb := '[]';
+	byid jsonb;
+	branch_ids bigint[];
 BEGIN
 	IF namespace IS NULL OR name IS NULL OR delete_files IS NULL THEN
 		RAISE EXCEPTION 'namespace, name and delete_files must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -818,10 +827,12 @@ BEGIN
 					   now_ms - coalesce((props->>'history.expire.max-snapshot-age-ms')::bigint, 432000000));
 	keep_min := coalesce(retain_last, (props->>'history.expire.min-snapshots-to-keep')::integer, 1);
 	max_ref_age := (props->>'history.expire.max-ref-age-ms')::bigint;
+	-- snapshots by id: every walk below looks one up per step
+	byid := coalesce((SELECT jsonb_object_agg(x->>'snapshot-id', x) FROM jsonb_array_elements(m->'snapshots') x), '{}');
 
 	-- refs: main always; others while younger than their max-ref-age-ms
 	FOR r IN SELECT k, v FROM jsonb_each(coalesce(m->'refs', '{}')) t(k, v) LOOP
-		snap := (SELECT x FROM jsonb_array_elements(m->'snapshots') x WHERE x->'snapshot-id' = r.v->'snapshot-id');
+		snap := byid->(r.v->>'snapshot-id');
 		IF r.k <> 'main' AND (snap IS NULL OR now_ms - (snap->>'timestamp-ms')::bigint >
 							  coalesce((r.v->>'max-ref-age-ms')::bigint, max_ref_age, 9223372036854775807)) THEN
 			drop_refs := drop_refs || r.k;
@@ -837,7 +848,7 @@ BEGIN
 			cur := (snap->>'parent-snapshot-id')::bigint;
 			n := 1;
 			WHILE cur IS NOT NULL LOOP
-				snap := (SELECT x FROM jsonb_array_elements(m->'snapshots') x WHERE (x->>'snapshot-id')::bigint = cur);
+				snap := byid->(cur::text);
 				EXIT WHEN snap IS NULL;
 				EXIT WHEN NOT (n < coalesce((r.v->>'min-snapshots-to-keep')::integer, keep_min)
 							   OR (snap->>'timestamp-ms')::bigint >= branch_cutoff);
@@ -849,55 +860,31 @@ BEGIN
 	END LOOP;
 	-- unreferenced but young snapshots stay too (those in a kept branch's
 	-- ancestry that did not qualify above go)
-	SELECT array_agg((x->>'snapshot-id')::bigint) INTO expired FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x
-	 WHERE NOT (x->>'snapshot-id')::bigint = ANY (keep)
-	   AND NOT ((x->>'timestamp-ms')::bigint >= cutoff
-				AND NOT skade.in_branch_ancestry(m, (x->>'snapshot-id')::bigint, drop_refs));
+	-- (the ancestries of the branches that stay, each walked once)
+	branch_ids := '{}';
+	FOR r IN SELECT k, v FROM jsonb_each(coalesce(m->'refs', '{}')) t(k, v)
+			 WHERE v->>'type' = 'branch' AND NOT k = ANY (drop_refs) LOOP
+		cur := (r.v->>'snapshot-id')::bigint;
+		WHILE cur IS NOT NULL LOOP
+			branch_ids := branch_ids || cur;
+			cur := (byid->(cur::text)->>'parent-snapshot-id')::bigint;
+		END LOOP;
+	END LOOP;
+	SELECT array_agg(s.id) INTO expired
+	  FROM (SELECT (x->>'snapshot-id')::bigint AS id, (x->>'timestamp-ms')::bigint AS ts
+			  FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x) s
+	 WHERE NOT EXISTS (SELECT 1 FROM unnest(keep) k WHERE k = s.id)
+	   AND NOT (s.ts >= cutoff AND NOT EXISTS (SELECT 1 FROM unnest(branch_ids) b WHERE b = s.id));
 	expired := coalesce(expired, '{}');
 	IF cardinality(expired) = 0 AND cardinality(drop_refs) = 0 THEN
 		RETURN;
 	END IF;
 
 	-- what becomes unreachable, read before anything changes
-	CREATE TEMP TABLE IF NOT EXISTS skade_expire_files (snap bigint, retained boolean, manifest text,
-														file_path text, content text) ON COMMIT DROP;
-	TRUNCATE skade_expire_files;
-	INSERT INTO skade_expire_files
-	SELECT (x->>'snapshot-id')::bigint, NOT (x->>'snapshot-id')::bigint = ANY (expired), mf.path, NULL, NULL
-	  FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x,
-		   LATERAL skade.manifests(namespace, name, (x->>'snapshot-id')::bigint, cat) mf
-	 WHERE x ? 'manifest-list';
-	INSERT INTO skade_expire_files
-	SELECT NULL, false, f.manifest, f.file_path, f.content
-	  FROM (SELECT DISTINCT e.manifest FROM skade_expire_files e WHERE NOT e.retained
-			EXCEPT SELECT e.manifest FROM skade_expire_files e WHERE e.retained) gone,
-		   LATERAL (SELECT DISTINCT x->>'snapshot-id' AS sid FROM jsonb_array_elements(m->'snapshots') x
-					WHERE (x->>'snapshot-id')::bigint = ANY (expired)) s,
-		   LATERAL skade.files(namespace, name, s.sid::bigint, cat) f
-	 WHERE f.manifest = gone.manifest;
-	-- (the retained snapshots' files matter only when a manifest goes)
-	IF EXISTS (SELECT 1 FROM skade_expire_files e WHERE e.file_path IS NOT NULL) THEN
-		INSERT INTO skade_expire_files
-		SELECT NULL, true, NULL, f.file_path, f.content
-		  FROM (SELECT x->>'snapshot-id' AS sid FROM jsonb_array_elements(m->'snapshots') x
-				WHERE NOT (x->>'snapshot-id')::bigint = ANY (expired) AND x ? 'manifest-list') s,
-			   LATERAL skade.files(namespace, name, s.sid::bigint, cat) f;
-	END IF;
-
 	CREATE TEMP TABLE IF NOT EXISTS skade_expire_out (file_path text, kind text) ON COMMIT DROP;
 	TRUNCATE skade_expire_out;
 	INSERT INTO skade_expire_out
-		SELECT x->>'manifest-list', 'manifest-list'
-		  FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x
-		 WHERE (x->>'snapshot-id')::bigint = ANY (expired) AND x ? 'manifest-list'
-		UNION ALL
-		SELECT DISTINCT e.manifest, 'manifest' FROM skade_expire_files e
-		 WHERE NOT e.retained AND e.file_path IS NULL
-		   AND e.manifest NOT IN (SELECT k.manifest FROM skade_expire_files k WHERE k.retained AND k.file_path IS NULL)
-		UNION ALL
-		SELECT DISTINCT e.file_path, e.content FROM skade_expire_files e
-		 WHERE NOT e.retained AND e.file_path IS NOT NULL
-		   AND e.file_path NOT IN (SELECT k.file_path FROM skade_expire_files k WHERE k.retained AND k.file_path IS NOT NULL)
+		SELECT f.file_path, f.kind FROM skade.expire_files(namespace, name, expired, cat) f
 		UNION ALL
 		SELECT s->>'statistics-path', 'statistics'
 		  FROM jsonb_array_elements(coalesce(m->'statistics', '[]') || coalesce(m->'partition-statistics', '[]')) s
@@ -1105,6 +1092,7 @@ REVOKE ALL ON FUNCTION
 	skade.remove_written_file(text),
 	skade.compact_written_files(),
 	skade.delete_at_commit(text[]),
+	skade.expire_files(text, text, bigint[], text),
 	skade.orphan_files(),
 	skade.sweep_orphan_files()
 FROM PUBLIC;
@@ -1112,5 +1100,6 @@ GRANT EXECUTE ON FUNCTION
 	skade.update_table_fast(text, text, text, jsonb, jsonb, text),
 	skade.rewrite_manifest_files(text, bigint, text),
 	skade.rewrite_manifests(text, text, bigint, text),
-	skade.delete_at_commit(text[])
+	skade.delete_at_commit(text[]),
+	skade.expire_files(text, text, bigint[], text)
 TO skade_writer;

@@ -3,7 +3,8 @@
  * manifest_api.c
  *	  skade.manifests(), skade.files() and skade.plan_files(): the manifest
  *	  list of a snapshot, the live data and delete files of its manifests
- *	  (format v1, v2 and v3 field names), and the scan plan of a filter.
+ *	  (format v1, v2 and v3 field names), and the scan plan of a filter;
+ *	  skade.expire_files(): what expiring snapshots leaves unreachable.
  *
  * Invariants:
  *	 - the snapshot (default: the current one) is resolved from the table's
@@ -61,6 +62,7 @@
 PG_FUNCTION_INFO_V1(skade_manifests);
 PG_FUNCTION_INFO_V1(skade_files);
 PG_FUNCTION_INFO_V1(skade_plan_files);
+PG_FUNCTION_INFO_V1(skade_expire_files);
 
 #define MANIFESTS_COLS 14
 #define FILES_COLS 18
@@ -975,3 +977,271 @@ transform_result_jsonb(const SkadeBoundPartition *part, const SkadeColumn *cols,
 	}
 }
 
+
+/* ------------------------------------------------------- expire_snapshots */
+
+static int
+cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static int
+cmp_ref_path(const ListCell *a, const ListCell *b)
+{
+	return strcmp(((ManifestRef *) lfirst(a))->path, ((ManifestRef *) lfirst(b))->path);
+}
+
+/* a file of a manifest that goes: its path, then its content kind */
+static int
+cmp_file(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static int
+cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* a sorted array of paths (a growing array while collecting) */
+typedef struct PathSet
+{
+	char	  **paths;
+	int			n;
+	int			cap;
+} PathSet;
+
+static void
+pathset_add(PathSet *s, char *path)
+{
+	if (s->n == s->cap)
+	{
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->paths = s->paths ? repalloc_huge(s->paths, sizeof(char *) * s->cap)
+			: palloc(sizeof(char *) * s->cap);
+	}
+	s->paths[s->n++] = path;
+}
+
+static void
+pathset_sort(PathSet *s)
+{
+	if (s->n > 1)
+		qsort(s->paths, s->n, sizeof(char *), cmp_cstr);
+}
+
+static bool
+pathset_has(const PathSet *s, const char *path)
+{
+	return s->n > 0 && bsearch(&path, s->paths, s->n, sizeof(char *), cmp_cstr) != NULL;
+}
+
+static void
+put_path(ReturnSetInfo *rsinfo, const char *path, const char *kind)
+{
+	Datum		values[2] = {CStringGetTextDatum(path), CStringGetTextDatum(kind)};
+	bool		nulls[2] = {false, false};
+
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * Read a manifest list: every manifest path into paths (copied to the
+ * caller's context); with gone, the full reference of each one paths_kept
+ * does not hold is appended to *gone instead.
+ */
+static void
+scan_list(const char *list, const SkadeMetaSnapshot *snap, PathSet *paths,
+		  const PathSet *kept, List **gone)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext rec_cxt = AllocSetContextCreate(caller, "skade expire list entry",
+												  ALLOCSET_SMALL_SIZES);
+	SkadeAvroFile *f = SkadeAvroOpen(list, SKADE_AVRO_MANIFEST_LIST, -1);
+	const SkadeAvroValue *rec;
+
+	while ((rec = SkadeAvroNext(f)) != NULL)
+	{
+		char	   *path;
+
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextSwitchTo(rec_cxt);
+		if (!SkadeAvroText(rec, "manifest_path", &path) || path[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_SKADE_INVALID_FILE),
+					 errmsg("manifest list \"%s\" has an entry without manifest_path", list)));
+		MemoryContextSwitchTo(caller);
+		if (gone == NULL)
+			pathset_add(paths, pstrdup(path));
+		else if (!pathset_has(kept, path))
+		{
+			ManifestRef *ref = palloc0(sizeof(ManifestRef));
+
+			parse_manifest_ref(rec, snap, list, ref);
+			*gone = lappend(*gone, ref);
+		}
+		MemoryContextReset(rec_cxt);
+	}
+	SkadeAvroClose(f);
+	MemoryContextDelete(rec_cxt);
+}
+
+/* the live file paths of a manifest, with their content kinds */
+static void
+manifest_files(const ManifestRef *mref, const SkadeMeta *m, PathSet *paths, List **kinds)
+{
+	FileContext fc = {0};
+	const SkadeManifest *man = open_manifest(mref, m, m->format_version < 2, false, &fc);
+	const SkadeManifestEntry *e;
+	uint32		i;
+
+	for (i = 0, e = SkadeManifestFirst(man); i < man->nentries; i++, e = SkadeManifestNext(e))
+	{
+		CHECK_FOR_INTERRUPTS();
+		pathset_add(paths, pstrdup(SkadeManifestStr(e, e->path)));
+		if (kinds)
+			*kinds = lappend_int(*kinds, e->content);
+	}
+	ManifestRelease(man);
+}
+
+/*
+ * skade.expire_files(namespace, name, expired bigint[], catalog) -> setof
+ *		(file_path, kind): what expiring these snapshots leaves unreachable
+ *		-- their manifest lists; the manifests they list that no other
+ *		snapshot lists; the live data and delete files of those manifests
+ *		that no other snapshot's manifests hold (kind as files()'s content).
+ *
+ * Each manifest list is read once and only its paths are kept, so a table
+ * of n appends costs the list entries, not n calls of manifests(); the
+ * other snapshots' manifests are read only when some manifest goes.
+ */
+Datum
+skade_expire_files(PG_FUNCTION_ARGS)
+{
+	static const char *const contents[] = {"data", "position_deletes", "equality_deletes"};
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const char *catalog;
+	char	   *ns;
+	char	   *name;
+	StoreTable	t;
+	L0Result	r;
+	const SkadeMetaSnapshot *snaps;
+	ArrayType  *arr;
+	Datum	   *elems;
+	bool	   *enulls;
+	int64	   *expired;
+	int			nexp;
+	int			nids = 0;
+	PathSet		kept = {0};
+	PathSet		kept_lists = {0};
+	List	   *gone = NIL;
+	List	   *kept_refs = NIL;
+	uint32		i;
+
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("expired must not be NULL")));
+	SkadeTableArgs(fcinfo, 3, &catalog, &ns, &name, &t);
+	L0Fetch(SkadeRequireMetadataLocation(ns, name, &t), L0_WANT_SUMMARY, &r);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	snaps = SkadeMetaSnapshots(r.summary);
+	arr = PG_GETARG_ARRAYTYPE_P(2);
+	deconstruct_array(arr, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, &enulls, &nexp);
+	expired = palloc(sizeof(int64) * (nexp + 1));
+	for (i = 0; i < (uint32) nexp; i++)
+		if (!enulls[i])
+			expired[nids++] = DatumGetInt64(elems[i]);
+	qsort(expired, nids, sizeof(int64), cmp_int64);
+
+	/* the manifests the remaining snapshots list */
+	for (i = 0; i < r.summary->nsnapshots; i++)
+	{
+		const char *list = SkadeMetaStr(r.summary, snaps[i].manifest_list);
+
+		if (list == NULL ||
+			bsearch(&snaps[i].snapshot_id, expired, nids, sizeof(int64), cmp_int64) != NULL)
+			continue;
+		pathset_add(&kept_lists, (char *) list);
+		scan_list(list, &snaps[i], &kept, NULL, NULL);
+	}
+	pathset_sort(&kept);
+	pathset_sort(&kept_lists);
+
+	/* the expired snapshots' lists, and their manifests no one else lists */
+	for (i = 0; i < r.summary->nsnapshots; i++)
+	{
+		const char *list = SkadeMetaStr(r.summary, snaps[i].manifest_list);
+
+		if (list == NULL ||
+			bsearch(&snaps[i].snapshot_id, expired, nids, sizeof(int64), cmp_int64) == NULL)
+			continue;
+		if (!pathset_has(&kept_lists, list))
+			put_path(rsinfo, list, "manifest-list");
+		scan_list(list, &snaps[i], NULL, &kept, &gone);
+	}
+	if (gone == NIL)
+		return (Datum) 0;
+	list_sort(gone, cmp_ref_path);
+
+	/* the live files of those, unless a remaining manifest holds them too */
+	{
+		PathSet		kept_files = {0};
+		PathSet		files = {0};
+		ListCell   *lc;
+		const char *prev = NULL;
+
+		for (i = 0; i < r.summary->nsnapshots; i++)
+		{
+			const char *list = SkadeMetaStr(r.summary, snaps[i].manifest_list);
+
+			if (list != NULL &&
+				bsearch(&snaps[i].snapshot_id, expired, nids, sizeof(int64), cmp_int64) == NULL)
+				kept_refs = list_concat(kept_refs, read_manifest_list(list, &snaps[i]));
+		}
+		foreach(lc, kept_refs)
+			manifest_files(lfirst(lc), r.summary, &kept_files, NULL);
+		pathset_sort(&kept_files);
+		foreach(lc, gone)
+		{
+			ManifestRef *ref = lfirst(lc);
+			List	   *kinds = NIL;
+			int			from = files.n;
+			int			j;
+
+			if (prev != NULL && strcmp(prev, ref->path) == 0)
+				continue;		/* listed by several expired snapshots */
+			prev = ref->path;
+			put_path(rsinfo, ref->path, "manifest");
+			manifest_files(ref, r.summary, &files, &kinds);
+			/* "path\0kind": sorted and made unique below */
+			for (j = from; j < files.n; j++)
+			{
+				const char *kind = contents[Min(list_nth_int(kinds, j - from), 2)];
+				size_t		len = strlen(files.paths[j]);
+				char	   *both = palloc(len + strlen(kind) + 2);
+
+				memcpy(both, files.paths[j], len + 1);
+				strcpy(both + len + 1, kind);
+				files.paths[j] = both;
+			}
+		}
+		if (files.n > 1)
+			qsort(files.paths, files.n, sizeof(char *), cmp_file);
+		for (i = 0; i < (uint32) files.n; i++)
+		{
+			const char *path = files.paths[i];
+
+			if ((i > 0 && strcmp(path, files.paths[i - 1]) == 0) || pathset_has(&kept_files, path))
+				continue;
+			put_path(rsinfo, path, path + strlen(path) + 1);
+		}
+	}
+	return (Datum) 0;
+}
