@@ -11,6 +11,7 @@
 # append is pyiceberg's, the others are real files written with pyiceberg's
 # writers and committed through skade.update_table()).
 # Usage: bash bench/maintenance.sh [appends=10000] [runs=5]
+# (SKADE_BENCH_EXPIRE_TIMEOUT=seconds: cancel expire_snapshots after that long)
 set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
 
