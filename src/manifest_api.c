@@ -1041,6 +1041,71 @@ pathset_has(const PathSet *s, const char *path)
 	return s->n > 0 && bsearch(&path, s->paths, s->n, sizeof(char *), cmp_cstr) != NULL;
 }
 
+/* a set of paths without duplicates: hashed, other paths of a hash chained */
+typedef struct PathEntry
+{
+	uint64		key;
+	char	   *path;
+	List	   *more;
+} PathEntry;
+
+typedef struct PathHash
+{
+	HTAB	   *h;
+	MemoryContext cxt;			/* where the paths are copied */
+} PathHash;
+
+static void
+pathhash_init(PathHash *ph, const char *name)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = sizeof(uint64);
+	ctl.entrysize = sizeof(PathEntry);
+	ctl.hcxt = CurrentMemoryContext;
+	ph->cxt = CurrentMemoryContext;
+	ph->h = hash_create(name, 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+/* with add, add path (copied) unless present; true if it was not present */
+static bool
+pathhash_add(PathHash *ph, const char *path, bool add)
+{
+	uint64		key = hash_bytes_extended((const unsigned char *) path, strlen(path), 0);
+	bool		found;
+	PathEntry  *e = hash_search(ph->h, &key, add ? HASH_ENTER : HASH_FIND, &found);
+	ListCell   *lc;
+	MemoryContext old;
+
+	if (!found)
+	{
+		if (add)
+		{
+			e->path = MemoryContextStrdup(ph->cxt, path);
+			e->more = NIL;
+		}
+		return true;
+	}
+	if (strcmp(e->path, path) == 0)
+		return false;
+	foreach(lc, e->more)
+		if (strcmp((char *) lfirst(lc), path) == 0)
+			return false;
+	if (add)
+	{
+		old = MemoryContextSwitchTo(ph->cxt);
+		e->more = lappend(e->more, pstrdup(path));
+		MemoryContextSwitchTo(old);
+	}
+	return true;
+}
+
+static bool
+pathhash_has(PathHash *ph, const char *path)
+{
+	return !pathhash_add(ph, path, false);
+}
+
 static void
 put_path(ReturnSetInfo *rsinfo, const char *path, const char *kind)
 {
@@ -1051,63 +1116,82 @@ put_path(ReturnSetInfo *rsinfo, const char *path, const char *kind)
 }
 
 /*
- * Read a manifest list: every manifest path into paths (copied to the
- * caller's context); with gone, the full reference of each one paths_kept
- * does not hold is appended to *gone instead.
+ * Read a manifest list: without gone, every manifest path into kept; with
+ * gone, the full reference of each manifest kept does not hold is appended
+ * to *gone (in the caller's context).
  */
 static void
-scan_list(const char *list, const SkadeMetaSnapshot *snap, PathSet *paths,
-		  const PathSet *kept, List **gone)
+scan_list(const char *list, const SkadeMetaSnapshot *snap, PathHash *kept, List **gone)
 {
 	MemoryContext caller = CurrentMemoryContext;
-	MemoryContext rec_cxt = AllocSetContextCreate(caller, "skade expire list entry",
+
+	/* the file's bytes and decoded blocks go with it (thousands are read) */
+	MemoryContext list_cxt = AllocSetContextCreate(caller, "skade expire list",
+												   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext rec_cxt = AllocSetContextCreate(list_cxt, "skade expire list entry",
 												  ALLOCSET_SMALL_SIZES);
-	SkadeAvroFile *f = SkadeAvroOpen(list, SKADE_AVRO_MANIFEST_LIST, -1);
+	SkadeAvroFile *f;
 	const SkadeAvroValue *rec;
 
+	MemoryContextSwitchTo(list_cxt);
+	f = SkadeAvroOpen(list, SKADE_AVRO_MANIFEST_LIST, -1);
+	MemoryContextSwitchTo(rec_cxt);
 	while ((rec = SkadeAvroNext(f)) != NULL)
 	{
 		char	   *path;
 
 		CHECK_FOR_INTERRUPTS();
-		MemoryContextSwitchTo(rec_cxt);
 		if (!SkadeAvroText(rec, "manifest_path", &path) || path[0] == '\0')
 			ereport(ERROR,
 					(errcode(ERRCODE_SKADE_INVALID_FILE),
 					 errmsg("manifest list \"%s\" has an entry without manifest_path", list)));
 		MemoryContextSwitchTo(caller);
 		if (gone == NULL)
-			pathset_add(paths, pstrdup(path));
-		else if (!pathset_has(kept, path))
+			pathhash_add(kept, path, true);
+		else if (!pathhash_has(kept, path))
 		{
 			ManifestRef *ref = palloc0(sizeof(ManifestRef));
 
 			parse_manifest_ref(rec, snap, list, ref);
 			*gone = lappend(*gone, ref);
 		}
+		MemoryContextSwitchTo(rec_cxt);
 		MemoryContextReset(rec_cxt);
 	}
+	MemoryContextSwitchTo(caller);
 	SkadeAvroClose(f);
-	MemoryContextDelete(rec_cxt);
+	MemoryContextDelete(list_cxt);
 }
 
-/* the live file paths of a manifest, with their content kinds */
+/* the live file paths of a manifest into hash, or into paths with their kinds */
 static void
-manifest_files(const ManifestRef *mref, const SkadeMeta *m, PathSet *paths, List **kinds)
+manifest_files(const ManifestRef *mref, const SkadeMeta *m, PathHash *hash, PathSet *paths,
+			   List **kinds)
 {
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext cxt = AllocSetContextCreate(caller, "skade expire manifest",
+											  ALLOCSET_DEFAULT_SIZES);
 	FileContext fc = {0};
-	const SkadeManifest *man = open_manifest(mref, m, m->format_version < 2, false, &fc);
+	const SkadeManifest *man;
 	const SkadeManifestEntry *e;
 	uint32		i;
 
+	/* an uncached manifest is decoded into cxt, and goes with it */
+	MemoryContextSwitchTo(cxt);
+	man = open_manifest(mref, m, m->format_version < 2, false, &fc);
+	MemoryContextSwitchTo(caller);
 	for (i = 0, e = SkadeManifestFirst(man); i < man->nentries; i++, e = SkadeManifestNext(e))
 	{
 		CHECK_FOR_INTERRUPTS();
-		pathset_add(paths, pstrdup(SkadeManifestStr(e, e->path)));
+		if (hash)
+			pathhash_add(hash, SkadeManifestStr(e, e->path), true);
+		else
+			pathset_add(paths, pstrdup(SkadeManifestStr(e, e->path)));
 		if (kinds)
 			*kinds = lappend_int(*kinds, e->content);
 	}
 	ManifestRelease(man);
+	MemoryContextDelete(cxt);
 }
 
 /*
@@ -1138,10 +1222,9 @@ skade_expire_files(PG_FUNCTION_ARGS)
 	int64	   *expired;
 	int			nexp;
 	int			nids = 0;
-	PathSet		kept = {0};
+	PathHash	kept;
 	PathSet		kept_lists = {0};
 	List	   *gone = NIL;
-	List	   *kept_refs = NIL;
 	uint32		i;
 
 	if (PG_ARGISNULL(2))
@@ -1159,6 +1242,7 @@ skade_expire_files(PG_FUNCTION_ARGS)
 		if (!enulls[i])
 			expired[nids++] = DatumGetInt64(elems[i]);
 	qsort(expired, nids, sizeof(int64), cmp_int64);
+	pathhash_init(&kept, "skade remaining manifests");
 
 	/* the manifests the remaining snapshots list */
 	for (i = 0; i < r.summary->nsnapshots; i++)
@@ -1169,9 +1253,8 @@ skade_expire_files(PG_FUNCTION_ARGS)
 			bsearch(&snaps[i].snapshot_id, expired, nids, sizeof(int64), cmp_int64) != NULL)
 			continue;
 		pathset_add(&kept_lists, (char *) list);
-		scan_list(list, &snaps[i], &kept, NULL, NULL);
+		scan_list(list, &snaps[i], &kept, NULL);
 	}
-	pathset_sort(&kept);
 	pathset_sort(&kept_lists);
 
 	/* the expired snapshots' lists, and their manifests no one else lists */
@@ -1184,7 +1267,7 @@ skade_expire_files(PG_FUNCTION_ARGS)
 			continue;
 		if (!pathset_has(&kept_lists, list))
 			put_path(rsinfo, list, "manifest-list");
-		scan_list(list, &snaps[i], NULL, &kept, &gone);
+		scan_list(list, &snaps[i], &kept, &gone);
 	}
 	if (gone == NIL)
 		return (Datum) 0;
@@ -1192,22 +1275,31 @@ skade_expire_files(PG_FUNCTION_ARGS)
 
 	/* the live files of those, unless a remaining manifest holds them too */
 	{
-		PathSet		kept_files = {0};
+		PathHash	kept_files;
 		PathSet		files = {0};
+		HASH_SEQ_STATUS seq;
+		PathEntry  *pe;
 		ListCell   *lc;
 		const char *prev = NULL;
 
-		for (i = 0; i < r.summary->nsnapshots; i++)
+		/* each remaining manifest once */
+		pathhash_init(&kept_files, "skade remaining files");
+		hash_seq_init(&seq, kept.h);
+		while ((pe = hash_seq_search(&seq)) != NULL)
 		{
-			const char *list = SkadeMetaStr(r.summary, snaps[i].manifest_list);
+			ListCell   *lm;
+			ManifestRef ref = {0};
 
-			if (list != NULL &&
-				bsearch(&snaps[i].snapshot_id, expired, nids, sizeof(int64), cmp_int64) == NULL)
-				kept_refs = list_concat(kept_refs, read_manifest_list(list, &snaps[i]));
+			ref.length = -1;
+			ref.spec_id = -1;
+			ref.path = pe->path;
+			manifest_files(&ref, r.summary, &kept_files, NULL, NULL);
+			foreach(lm, pe->more)
+			{
+				ref.path = lfirst(lm);
+				manifest_files(&ref, r.summary, &kept_files, NULL, NULL);
+			}
 		}
-		foreach(lc, kept_refs)
-			manifest_files(lfirst(lc), r.summary, &kept_files, NULL);
-		pathset_sort(&kept_files);
 		foreach(lc, gone)
 		{
 			ManifestRef *ref = lfirst(lc);
@@ -1219,7 +1311,7 @@ skade_expire_files(PG_FUNCTION_ARGS)
 				continue;		/* listed by several expired snapshots */
 			prev = ref->path;
 			put_path(rsinfo, ref->path, "manifest");
-			manifest_files(ref, r.summary, &files, &kinds);
+			manifest_files(ref, r.summary, NULL, &files, &kinds);
 			/* "path\0kind": sorted and made unique below */
 			for (j = from; j < files.n; j++)
 			{
@@ -1238,7 +1330,7 @@ skade_expire_files(PG_FUNCTION_ARGS)
 		{
 			const char *path = files.paths[i];
 
-			if ((i > 0 && strcmp(path, files.paths[i - 1]) == 0) || pathset_has(&kept_files, path))
+			if ((i > 0 && strcmp(path, files.paths[i - 1]) == 0) || pathhash_has(&kept_files, path))
 				continue;
 			put_path(rsinfo, path, path + strlen(path) + 1);
 		}

@@ -4,7 +4,8 @@
 #   2. make installcheck as the unprivileged user postgres: pg_regress and
 #      isolation tests each in their own temporary instance with skade
 #      preloaded, then the TAP tests;
-#   3. a bounded pass of the fuzzer (test/fuzz), against its own server;
+#   3. a bounded pass of the fuzzer (test/fuzz), against its own server,
+#      and the fault scripts (test/faults: a full disk, on a small tmpfs);
 #   4. the real-client suites (Java JdbcCatalog, pyiceberg SqlCatalog; then
 #      Spark 3.5) against throwaway servers, when present.
 # Ends with one line "N passed, N failed" (suites) and exits non-zero on any
@@ -61,6 +62,9 @@ as_pg make -s -C "$WORK" regress-clean >/dev/null 2>&1 || true
 # changed by a failed call
 suite "fuzzer (bounded pass, seed 1)" \
     "$SKADE_ROOT/test/fuzz/run.sh" --seconds "${SKADE_FUZZ_SECONDS:-150}" --seed 1
+
+# a full disk under skade's writes (mounts a small tmpfs: root)
+suite "faults: a full disk" "$SKADE_ROOT/test/faults/disk_full.sh"
 
 # real clients
 # (from this run's copy: Maven builds in its target/; the pyiceberg
