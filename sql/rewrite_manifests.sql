@@ -312,7 +312,8 @@ SELECT skade.register_table('rw', 'bad',
 	'/tmp/skade_regress/wh/bad/metadata/00004-c91ef392-1928-4306-bd9c-e5269c849709.metadata.json') > 0 AS registered;
 SELECT pg_temp.sh('cp /tmp/skade-fixtures/java/fixtures/events/metadata/293c279e-c351-4f13-8c7f-d3a85ecb80aa-m0.avro /tmp/skade_regress/m.orig && printf garbage >> /tmp/skade-fixtures/java/fixtures/events/metadata/293c279e-c351-4f13-8c7f-d3a85ecb80aa-m0.avro');
 SELECT skade.cache_reset();
-SELECT pg_temp.err($$SELECT * FROM skade.rewrite_manifests('rw', 'bad')$$) AS damaged_manifest;
+-- (the byte counts depend on how this run's fixture paths compress: masked)
+SELECT regexp_replace(pg_temp.err($$SELECT * FROM skade.rewrite_manifests('rw', 'bad')$$), '[0-9]+ bytes, but its manifest list says [0-9]+', 'N bytes, but its manifest list says M') AS damaged_manifest;
 SELECT pg_temp.sh('cp /tmp/skade_regress/m.orig /tmp/skade-fixtures/java/fixtures/events/metadata/293c279e-c351-4f13-8c7f-d3a85ecb80aa-m0.avro');
 -- a truncated manifest list: 22SK1
 SELECT pg_temp.sh('f=/tmp/skade_regress/wh/bad/metadata/snap-2389535939939507238-1-5e66da76-8a0e-4e34-be3c-6a5f6e99120b.avro; head -c 600 $f > $f.t && mv $f.t $f');
