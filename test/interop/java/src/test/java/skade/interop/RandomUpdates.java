@@ -86,6 +86,13 @@ final class RandomUpdates {
     final ArrayNode javaUpdates = JSON.createArrayNode();
     /** A deviation in which skade must refuse, with this SQLSTATE. */
     String expectSkadeRefusal;
+
+    /** skade applies updates in order: the first update it refuses decides the SQLSTATE */
+    void expectFirstRefusal(String sqlState) {
+      if (expectSkadeRefusal == null) {
+        expectSkadeRefusal = sqlState;
+      }
+    }
     /** Compare the metadata written (else acceptance only). */
     boolean compareMetadata = true;
     boolean compareAcceptance = true;
@@ -306,7 +313,7 @@ final class RandomUpdates {
           seq.javaUpdates.add(u);
           seq.keys.add(action);
           seq.keys.add("deviation: upgrade to v4");
-          seq.expectSkadeRefusal = "22023";
+          seq.expectFirstRefusal("22023");
           return;
         }
         if (v > formatVersion && v <= 3) {
@@ -564,7 +571,7 @@ final class RandomUpdates {
       u.put("uuid", UUID.randomUUID().toString());
       seq.both(u, "assign-uuid");
       seq.keys.add("deviation: assign-uuid another uuid");
-      seq.expectSkadeRefusal = "22023";
+      seq.expectFirstRefusal("22023");
     }
   }
 
@@ -1033,7 +1040,7 @@ final class RandomUpdates {
     String action = u.path("action").asText("none");
     if (action.endsWith("encryption-key")) {
       seq.both(u, "deviation: " + action);
-      seq.expectSkadeRefusal = "0A000";
+      seq.expectFirstRefusal("0A000");
       return;
     }
     seq.both(u, "malformed " + action);

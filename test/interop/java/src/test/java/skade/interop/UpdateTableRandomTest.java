@@ -44,7 +44,8 @@ import org.junit.jupiter.api.Test;
  * generator gives Java the equivalent request skade's rule implies, or expects skade's refusal,
  * and counts the case under "deviation:" in the summary.
  *
- * <p>-Dskade.seed=N repeats a run (the seed is printed), -Dskade.sequences=N sets the count
+ * <p>-Dskade.seed=N or SKADE_SEED=N repeats a run (the seed is printed; default 1, SKADE_SEED=random
+ * for a new one), -Dskade.sequences=N sets the count
  * (default 1000), -Dskade.verbose=true prints every sequence.
  */
 class UpdateTableRandomTest extends CatalogTestBase {
@@ -68,9 +69,25 @@ class UpdateTableRandomTest extends CatalogTestBase {
     boolean changed;
   }
 
+  /**
+   * -Dskade.seed=N, else the environment's SKADE_SEED (N, or "random" for a new seed each run),
+   * else 1: the suite's own runs are repeatable, a random seed is asked for.
+   */
+  private static long seed() {
+    Long fromProperty = Long.getLong("skade.seed");
+    if (fromProperty != null) {
+      return fromProperty;
+    }
+    String env = System.getenv("SKADE_SEED");
+    if (env == null || env.isEmpty()) {
+      return 1L;
+    }
+    return env.equals("random") ? System.nanoTime() & 0xffffffffL : Long.parseLong(env);
+  }
+
   @Test
   void randomSequencesMatchJava() throws Exception {
-    long seed = Long.getLong("skade.seed", System.nanoTime() & 0xffffffffL);
+    long seed = seed();
     int sequences = Integer.getInteger("skade.sequences", 1000);
     boolean verbose = Boolean.getBoolean("skade.verbose");
     System.out.println("UpdateTableRandomTest: seed " + seed + " (-Dskade.seed=" + seed + "), "
