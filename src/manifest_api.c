@@ -67,6 +67,9 @@ PG_FUNCTION_INFO_V1(skade_expire_files);
 #define MANIFESTS_COLS 14
 #define FILES_COLS 18
 
+/* a file's content, as files() and expire_files() name it */
+static const char *const file_contents[] = {"data", "position_deletes", "equality_deletes"};
+
 /* what files() needs of a manifest list entry */
 typedef struct ManifestRef
 {
@@ -532,7 +535,6 @@ static void
 put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *fc,
 		 ScanPlan *plan)
 {
-	static const char *const contents[] = {"data", "position_deletes", "equality_deletes"};
 	const ManifestRef *mref = fc->mref;
 	const SkadeColumn *cols = fc->cols;
 	int			ncols = fc->ncols;
@@ -571,7 +573,7 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 		}
 	}
 
-	values[0] = CStringGetTextDatum(contents[e->content]);
+	values[0] = CStringGetTextDatum(file_contents[e->content]);
 	values[1] = CStringGetTextDatum(SkadeManifestStr(e, e->path));
 	nulls[2] = format == NULL;
 	values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(format);
@@ -981,64 +983,12 @@ transform_result_jsonb(const SkadeBoundPartition *part, const SkadeColumn *cols,
 /* ------------------------------------------------------- expire_snapshots */
 
 static int
-cmp_cstr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-static int
-cmp_ref_path(const ListCell *a, const ListCell *b)
-{
-	return strcmp(((ManifestRef *) lfirst(a))->path, ((ManifestRef *) lfirst(b))->path);
-}
-
-/* a file of a manifest that goes: its path, then its content kind */
-static int
-cmp_file(const void *a, const void *b)
-{
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-static int
 cmp_int64(const void *a, const void *b)
 {
 	int64		x = *(const int64 *) a;
 	int64		y = *(const int64 *) b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* a sorted array of paths (a growing array while collecting) */
-typedef struct PathSet
-{
-	char	  **paths;
-	int			n;
-	int			cap;
-} PathSet;
-
-static void
-pathset_add(PathSet *s, char *path)
-{
-	if (s->n == s->cap)
-	{
-		s->cap = s->cap ? s->cap * 2 : 256;
-		s->paths = s->paths ? repalloc_huge(s->paths, sizeof(char *) * s->cap)
-			: palloc(sizeof(char *) * s->cap);
-	}
-	s->paths[s->n++] = path;
-}
-
-static void
-pathset_sort(PathSet *s)
-{
-	if (s->n > 1)
-		qsort(s->paths, s->n, sizeof(char *), cmp_cstr);
-}
-
-static bool
-pathset_has(const PathSet *s, const char *path)
-{
-	return s->n > 0 && bsearch(&path, s->paths, s->n, sizeof(char *), cmp_cstr) != NULL;
 }
 
 /* a set of paths without duplicates: hashed, other paths of a hash chained */
@@ -1163,10 +1113,13 @@ scan_list(const char *list, const SkadeMetaSnapshot *snap, PathHash *kept, List 
 	MemoryContextDelete(list_cxt);
 }
 
-/* the live file paths of a manifest into hash, or into paths with their kinds */
+/*
+ * The live files of a manifest, each added to seen; with rsinfo, each that
+ * is new to seen and not in kept is returned (kind as files()'s content).
+ */
 static void
-manifest_files(const ManifestRef *mref, const SkadeMeta *m, PathHash *hash, PathSet *paths,
-			   List **kinds)
+manifest_files(const ManifestRef *mref, const SkadeMeta *m, PathHash *seen, PathHash *kept,
+			   ReturnSetInfo *rsinfo)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext cxt = AllocSetContextCreate(caller, "skade expire manifest",
@@ -1182,13 +1135,11 @@ manifest_files(const ManifestRef *mref, const SkadeMeta *m, PathHash *hash, Path
 	MemoryContextSwitchTo(caller);
 	for (i = 0, e = SkadeManifestFirst(man); i < man->nentries; i++, e = SkadeManifestNext(e))
 	{
+		const char *path = SkadeManifestStr(e, e->path);
+
 		CHECK_FOR_INTERRUPTS();
-		if (hash)
-			pathhash_add(hash, SkadeManifestStr(e, e->path), true);
-		else
-			pathset_add(paths, pstrdup(SkadeManifestStr(e, e->path)));
-		if (kinds)
-			*kinds = lappend_int(*kinds, e->content);
+		if (pathhash_add(seen, path, true) && rsinfo && !pathhash_has(kept, path))
+			put_path(rsinfo, path, file_contents[e->content]);
 	}
 	ManifestRelease(man);
 	MemoryContextDelete(cxt);
@@ -1208,7 +1159,6 @@ manifest_files(const ManifestRef *mref, const SkadeMeta *m, PathHash *hash, Path
 Datum
 skade_expire_files(PG_FUNCTION_ARGS)
 {
-	static const char *const contents[] = {"data", "position_deletes", "equality_deletes"};
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const char *catalog;
 	char	   *ns;
@@ -1223,7 +1173,7 @@ skade_expire_files(PG_FUNCTION_ARGS)
 	int			nexp;
 	int			nids = 0;
 	PathHash	kept;
-	PathSet		kept_lists = {0};
+	PathHash	kept_lists;
 	List	   *gone = NIL;
 	uint32		i;
 
@@ -1243,6 +1193,7 @@ skade_expire_files(PG_FUNCTION_ARGS)
 			expired[nids++] = DatumGetInt64(elems[i]);
 	qsort(expired, nids, sizeof(int64), cmp_int64);
 	pathhash_init(&kept, "skade remaining manifests");
+	pathhash_init(&kept_lists, "skade remaining manifest lists");
 
 	/* the manifests the remaining snapshots list */
 	for (i = 0; i < r.summary->nsnapshots; i++)
@@ -1252,10 +1203,9 @@ skade_expire_files(PG_FUNCTION_ARGS)
 		if (list == NULL ||
 			bsearch(&snaps[i].snapshot_id, expired, nids, sizeof(int64), cmp_int64) != NULL)
 			continue;
-		pathset_add(&kept_lists, (char *) list);
+		pathhash_add(&kept_lists, list, true);
 		scan_list(list, &snaps[i], &kept, NULL);
 	}
-	pathset_sort(&kept_lists);
 
 	/* the expired snapshots' lists, and their manifests no one else lists */
 	for (i = 0; i < r.summary->nsnapshots; i++)
@@ -1265,22 +1215,21 @@ skade_expire_files(PG_FUNCTION_ARGS)
 		if (list == NULL ||
 			bsearch(&snaps[i].snapshot_id, expired, nids, sizeof(int64), cmp_int64) == NULL)
 			continue;
-		if (!pathset_has(&kept_lists, list))
+		if (!pathhash_has(&kept_lists, list))
 			put_path(rsinfo, list, "manifest-list");
 		scan_list(list, &snaps[i], &kept, &gone);
 	}
 	if (gone == NIL)
 		return (Datum) 0;
-	list_sort(gone, cmp_ref_path);
 
 	/* the live files of those, unless a remaining manifest holds them too */
 	{
 		PathHash	kept_files;
-		PathSet		files = {0};
+		PathHash	gone_manifests;
+		PathHash	gone_files;
 		HASH_SEQ_STATUS seq;
 		PathEntry  *pe;
 		ListCell   *lc;
-		const char *prev = NULL;
 
 		/* each remaining manifest once */
 		pathhash_init(&kept_files, "skade remaining files");
@@ -1300,39 +1249,17 @@ skade_expire_files(PG_FUNCTION_ARGS)
 				manifest_files(&ref, r.summary, &kept_files, NULL, NULL);
 			}
 		}
+		/* each manifest that goes once (several expired snapshots may list it) */
+		pathhash_init(&gone_manifests, "skade manifests that go");
+		pathhash_init(&gone_files, "skade files that go");
 		foreach(lc, gone)
 		{
 			ManifestRef *ref = lfirst(lc);
-			List	   *kinds = NIL;
-			int			from = files.n;
-			int			j;
 
-			if (prev != NULL && strcmp(prev, ref->path) == 0)
-				continue;		/* listed by several expired snapshots */
-			prev = ref->path;
-			put_path(rsinfo, ref->path, "manifest");
-			manifest_files(ref, r.summary, NULL, &files, &kinds);
-			/* "path\0kind": sorted and made unique below */
-			for (j = from; j < files.n; j++)
-			{
-				const char *kind = contents[Min(list_nth_int(kinds, j - from), 2)];
-				size_t		len = strlen(files.paths[j]);
-				char	   *both = palloc(len + strlen(kind) + 2);
-
-				memcpy(both, files.paths[j], len + 1);
-				strcpy(both + len + 1, kind);
-				files.paths[j] = both;
-			}
-		}
-		if (files.n > 1)
-			qsort(files.paths, files.n, sizeof(char *), cmp_file);
-		for (i = 0; i < (uint32) files.n; i++)
-		{
-			const char *path = files.paths[i];
-
-			if ((i > 0 && strcmp(path, files.paths[i - 1]) == 0) || pathhash_has(&kept_files, path))
+			if (!pathhash_add(&gone_manifests, ref->path, true))
 				continue;
-			put_path(rsinfo, path, path + strlen(path) + 1);
+			put_path(rsinfo, ref->path, "manifest");
+			manifest_files(ref, r.summary, &gone_files, &kept_files, rsinfo);
 		}
 	}
 	return (Datum) 0;
