@@ -61,7 +61,7 @@
 #include "guc.h"
 #include "written_files.h"
 
-static const char *write_root_of(const char *path, const char **rest);
+static const char *write_root_of(const char *path, const char *verb, const char **rest);
 static int	walk_dirs(const char *location, const char *root, const char *rest,
 					  char **name);
 static void create_at(const char *location, int dirfd, const char *name,
@@ -77,25 +77,12 @@ static int	write_errcode(int err);
 char *
 SkadeCreateFile(const char *location, const char *data, Size len)
 {
-	const char *rest;
-	const char *root;
-	char	   *path;
+	char	   *rest;
+	char	   *root;
 	char	   *name;
 	int			dirfd;
 
-	if (strncmp(location, "file:", 5) != 0 && location[0] != '/')
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot write \"%s\": only local files are supported", location),
-				 errhint("Use file:/ locations under skade.write_roots.")));
-	path = SkadeLocalPath(location);
-	root = write_root_of(path, &rest);
-	if (root == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("cannot write \"%s\": it is outside skade.write_roots", location),
-				 (skade_write_roots == NULL || skade_write_roots[0] == '\0') ?
-				 errhint("Writing is disabled; a superuser can allow directories with skade.write_roots.") : 0));
+	SkadeWritablePath(location, "write", &root, &rest);
 	dirfd = walk_dirs(location, root, rest, &name);
 	PG_TRY();
 	{
@@ -115,11 +102,12 @@ SkadeCreateFile(const char *location, const char *data, Size len)
 /*
  * SkadeWritablePath
  *		The real directory of the write root location lies in and the path
- *		below it (palloc'd); 42501 when it lies in none, naming only the
- *		location as given.
+ *		below it (palloc'd); verb ("write", "remove") names the act in errors:
+ *		0A000 for a location that is not local, 42501 when it lies in no
+ *		write root (naming only the location as given).
  */
 void
-SkadeWritablePath(const char *location, char **root, char **rest)
+SkadeWritablePath(const char *location, const char *verb, char **root, char **rest)
 {
 	const char *r;
 	const char *below;
@@ -127,13 +115,15 @@ SkadeWritablePath(const char *location, char **root, char **rest)
 	if (strncmp(location, "file:", 5) != 0 && location[0] != '/')
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot remove \"%s\": only local files are supported", location)));
-	r = write_root_of(SkadeLocalPath(location), &below);
+				 errmsg("cannot %s \"%s\": only local files are supported", verb, location),
+				 errhint("Use file:/ locations under skade.write_roots.")));
+	r = write_root_of(SkadeLocalPath(location), verb, &below);
 	if (r == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("cannot remove \"%s\": it is outside skade.write_roots", location),
-				 errdetail("skade removes only files below the directories of skade.write_roots.")));
+				 errmsg("cannot %s \"%s\": it is outside skade.write_roots", verb, location),
+				 (skade_write_roots == NULL || skade_write_roots[0] == '\0') ?
+				 errhint("Writing is disabled; a superuser can allow directories with skade.write_roots.") : 0));
 	*root = pstrdup(r);
 	*rest = pstrdup(below);
 }
@@ -189,7 +179,7 @@ SkadeRemoveBelow(const char *root, const char *rest)
 
 /* The write root path lies in (its real directory), and the path below it. */
 static const char *
-write_root_of(const char *path, const char **rest)
+write_root_of(const char *path, const char *verb, const char **rest)
 {
 	char	   *raw = pstrdup(skade_write_roots ? skade_write_roots : "");
 	List	   *dirs;
@@ -210,8 +200,8 @@ write_root_of(const char *path, const char **rest)
 			if (real == NULL)
 				ereport(ERROR,
 						(errcode(ERRCODE_UNDEFINED_FILE),
-						 errmsg("cannot write \"%s\": its write root \"%s\" does not exist",
-								path, dir),
+						 errmsg("cannot %s \"%s\": its write root \"%s\" does not exist",
+								verb, path, dir),
 						 errhint("Create the directories of skade.write_roots; skade creates only what is below them.")));
 			copy = pstrdup(real);
 			free(real);

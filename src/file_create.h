@@ -13,7 +13,8 @@
 #define SKADE_FILE_CREATE_H
 
 extern char *SkadeCreateFile(const char *location, const char *data, Size len);
-extern void SkadeWritablePath(const char *location, char **root, char **rest);
+extern void SkadeWritablePath(const char *location, const char *verb, char **root,
+							  char **rest);
 extern int	SkadeRemoveBelow(const char *root, const char *rest);
 
 #endif							/* SKADE_FILE_CREATE_H */
