@@ -103,3 +103,6 @@ SELECT skade.delete_at_commit(ARRAY['/tmp/skade-fixture2/nothing']) AS registere
 PREPARE TRANSACTION 'skade_del';
 SELECT pg_temp.err($$SELECT skade.delete_at_commit(ARRAY['/etc/passwd'])$$) AS outside;
 SELECT pg_temp.err($$SELECT skade.delete_at_commit(ARRAY['s3://bucket/x'])$$) AS remote;
+BEGIN READ ONLY;
+SELECT pg_temp.err($$SELECT skade.delete_at_commit(ARRAY['/tmp/skade-fixture2/nothing'])$$) AS read_only;
+ROLLBACK;

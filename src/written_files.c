@@ -120,6 +120,7 @@ static bool parse_line(char *line, Entry *e);
 static XidState xid_state(FullTransactionId fxid);
 static bool file_present(const char *location);
 static uint64 compact(void);
+static FILE *journal_open(void);
 
 PG_FUNCTION_INFO_V1(skade_written_files);
 PG_FUNCTION_INFO_V1(skade_remove_written_file);
@@ -324,6 +325,29 @@ compact(void)
 }
 
 /*
+ * The journal, open for reading (NULL if there is none yet).  A compaction
+ * renames a new file over it; this one stays readable as it was.
+ */
+static FILE *
+journal_open(void)
+{
+	FILE	   *in;
+	int			err;
+
+	SkadeRequireShared();
+	LWLockAcquire(skade_shared->journal_lock, LW_SHARED);
+	in = AllocateFile(JOURNAL_FILE, PG_BINARY_R);
+	err = errno;
+	LWLockRelease(skade_shared->journal_lock);
+	errno = err;
+	if (in == NULL && err != ENOENT)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open \"%s\": %m", JOURNAL_FILE)));
+	return in;
+}
+
+/*
  * skade.written_files() -> (location, xid, state, present): the journal's
  * entries for this database.
  */
@@ -334,12 +358,8 @@ skade_written_files(PG_FUNCTION_ARGS)
 	StringInfoData buf;
 	FILE	   *in;
 
-	SkadeRequireShared();
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	LWLockAcquire(skade_shared->journal_lock, LW_SHARED);
-	in = AllocateFile(JOURNAL_FILE, PG_BINARY_R);
-	LWLockRelease(skade_shared->journal_lock);
-	/* a compaction renames a new file over it; this one stays readable */
+	in = journal_open();
 	if (in == NULL)
 		PG_RETURN_VOID();
 	initStringInfo(&buf);
@@ -379,14 +399,11 @@ skade_remove_written_file(PG_FUNCTION_ARGS)
 	char	   *rest;
 	int			err;
 
-	SkadeRequireShared();
 	if (RecoveryInProgress())
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 				 errmsg("cannot remove files during recovery")));
-	LWLockAcquire(skade_shared->journal_lock, LW_SHARED);
-	in = AllocateFile(JOURNAL_FILE, PG_BINARY_R);
-	LWLockRelease(skade_shared->journal_lock);
+	in = journal_open();
 	initStringInfo(&buf);
 	while (in != NULL && pg_get_line_buf(in, &buf))
 	{
@@ -408,7 +425,7 @@ skade_remove_written_file(PG_FUNCTION_ARGS)
 				 errmsg("\"%s\" is not an orphan file", location),
 				 errdetail(!found ? "skade's journal of written files does not list it for this database."
 						   : "The transaction that wrote it did not abort (or is too old to tell).")));
-	SkadeWritablePath(location, &root, &rest);
+	SkadeWritablePath(location, "remove", &root, &rest);
 	err = SkadeRemoveBelow(root, rest);
 	if (err != 0 && err != ENOENT)
 	{
@@ -495,7 +512,7 @@ skade_delete_at_commit(PG_FUNCTION_ARGS)
 
 		if (nulls[i])
 			continue;
-		SkadeWritablePath(TextDatumGetCString(elems[i]), &root, &rest);
+		SkadeWritablePath(TextDatumGetCString(elems[i]), "remove", &root, &rest);
 		files = lappend(files, tx_file(root, rest));
 	}
 	if (files == NIL)
