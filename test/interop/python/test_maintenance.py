@@ -5,13 +5,12 @@ reported are gone only once the transaction commits, and every file a
 retained snapshot needs is still there."""
 
 import os
-import re
-import shutil
 
 import psycopg2
 import pyarrow as pa
 import pytest
 
+from javafixture import all_rows, register_java_events
 from pgenv import pg_params
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
@@ -148,25 +147,9 @@ def test_expire_of_a_java_table_is_read_by_pyiceberg(catalog, skade, warehouse):
     """The Java-written fixture (data/clients/java, three appends), copied into the
     warehouse and registered: after expiring all but the current snapshot with
     delete_files, pyiceberg reads the same rows and the old manifest lists are gone."""
-    src = os.environ.get("SKADE_JAVA_FIXTURE_WAREHOUSE")
-    if not src:
-        pytest.skip("SKADE_JAVA_FIXTURE_WAREHOUSE is not set (test/interop/run.sh sets it)")
-    src_dir = os.path.join(src, "fixtures", "events")
-    dst_dir = os.path.join(str(warehouse), "mnt", "java_events")
-    shutil.rmtree(dst_dir, ignore_errors=True)
-    shutil.copytree(os.path.join(src_dir, "metadata"), os.path.join(dst_dir, "metadata"))
-    os.chmod(os.path.join(dst_dir, "metadata"), 0o777)
-    current = os.path.join(dst_dir, "metadata", "00004-c91ef392-1928-4306-bd9c-e5269c849709.metadata.json")
-    with open(current) as f:
-        text = f.read()
-    with open(current, "w") as f:
-        # the copy's manifest lists (expire removes them: they must lie in the warehouse)
-        text = text.replace(os.path.join(src_dir, "metadata"), os.path.join(dst_dir, "metadata"))
-        f.write(re.sub(r'"location" *: *"[^"]*"', f'"location":"{dst_dir}"', text))
-    catalog.create_namespace_if_not_exists("mnt")
-    skade.query("SELECT skade.register_table('mnt', 'java_events', %s, 'py_cat')", (current,))
+    register_java_events(skade, catalog, warehouse, "mnt")
     t = catalog.load_table("mnt.java_events")
-    before_rows = rows_any(t)
+    before_rows = all_rows(t)
     assert len(t.snapshots()) == 3
 
     reported = skade.query("SELECT file_path, kind FROM skade.expire_snapshots('mnt', 'java_events', older_than => now(),"
@@ -174,9 +157,6 @@ def test_expire_of_a_java_table_is_read_by_pyiceberg(catalog, skade, warehouse):
     assert sorted(k for _, k in reported) == ["manifest-list", "manifest-list"]
     t = catalog.load_table("mnt.java_events")
     assert len(t.snapshots()) == 1
-    assert rows_any(t) == before_rows and len(before_rows) == 8
+    assert all_rows(t) == before_rows and len(before_rows) == 8
     assert not any(os.path.exists(local(f)) for f, _ in reported)
 
-
-def rows_any(table) -> list[tuple]:
-    return sorted(tuple(r.values()) for r in table.scan().to_arrow().to_pylist())

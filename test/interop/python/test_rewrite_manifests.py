@@ -5,6 +5,7 @@ rewrite still works, and pyiceberg keeps appending on top of it."""
 import pyarrow as pa
 import pytest
 
+from javafixture import all_rows, register_java_events
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import IdentityTransform
@@ -78,29 +79,10 @@ def test_rewrite_manifests_is_read_by_pyiceberg(catalog, skade):
 def test_rewrite_manifests_of_a_java_table_is_read_by_pyiceberg(catalog, skade, warehouse, tmp_path):
     """The Java-written fixture (data/clients/java, three appends), copied into the
     warehouse and registered: after the rewrite pyiceberg reads the same rows."""
-    import os
-    import re
-    import shutil
-
-    src = os.environ.get("SKADE_JAVA_FIXTURE_WAREHOUSE")
-    if not src:
-        pytest.skip("SKADE_JAVA_FIXTURE_WAREHOUSE is not set (test/interop/run.sh sets it)")
-    src_dir = os.path.join(src, "fixtures", "events")
-    dst_dir = os.path.join(str(warehouse), "rwm", "java_events")
-    shutil.rmtree(dst_dir, ignore_errors=True)
-    shutil.copytree(os.path.join(src_dir, "metadata"), os.path.join(dst_dir, "metadata"))
-    os.chmod(os.path.join(dst_dir, "metadata"), 0o777)
-    current = os.path.join(dst_dir, "metadata", "00004-c91ef392-1928-4306-bd9c-e5269c849709.metadata.json")
-    with open(current) as f:
-        text = f.read()
-    text = re.sub(r'"location" *: *"[^"]*"', f'"location":"{dst_dir}"', text)
-    with open(current, "w") as f:
-        f.write(text)
-    catalog.create_namespace_if_not_exists("rwm")
-    skade.query("SELECT skade.register_table('rwm', 'java_events', %s, 'py_cat')", (current,))
+    register_java_events(skade, catalog, warehouse, "rwm")
     t = catalog.load_table("rwm.java_events")
     before = t.current_snapshot().snapshot_id
-    before_rows = sorted(tuple(r.values()) for r in t.scan().to_arrow().to_pylist())
+    before_rows = all_rows(t)
     assert len(t.current_snapshot().manifests(t.io)) == 3
 
     replaced, created = skade.query(
@@ -109,8 +91,8 @@ def test_rewrite_manifests_of_a_java_table_is_read_by_pyiceberg(catalog, skade, 
     t = catalog.load_table("rwm.java_events")
     assert len(t.current_snapshot().manifests(t.io)) == 1
     assert t.current_snapshot().summary.operation.value == "replace"
-    assert sorted(tuple(r.values()) for r in t.scan().to_arrow().to_pylist()) == before_rows
-    assert sorted(tuple(r.values()) for r in t.scan(snapshot_id=before).to_arrow().to_pylist()) == before_rows
+    assert all_rows(t) == before_rows
+    assert all_rows(t, snapshot_id=before) == before_rows
     assert len(before_rows) == 8
 
 
