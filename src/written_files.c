@@ -161,12 +161,10 @@ SkadeWrittenJournal(const char *location)
 	 * carries it; flushed, it is on disk before the file exists.
 	 */
 	XLogFlush(LogLogicalMessage("skade.written_file", location, strlen(location), true));
-	if (MakePGDirectory(JOURNAL_DIR) != 0 && errno != EEXIST)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create directory \"%s\": %m", JOURNAL_DIR)));
 	LWLockAcquire(skade_shared->journal_lock, LW_SHARED);
 	fd = OpenTransientFile(JOURNAL_FILE, O_WRONLY | O_CREAT | O_APPEND | PG_BINARY);
+	if (fd < 0 && errno == ENOENT && (MakePGDirectory(JOURNAL_DIR) == 0 || errno == EEXIST))
+		fd = OpenTransientFile(JOURNAL_FILE, O_WRONLY | O_CREAT | O_APPEND | PG_BINARY);
 	if (fd < 0)
 	{
 		LWLockRelease(skade_shared->journal_lock);
