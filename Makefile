@@ -14,12 +14,13 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
 # every version's script, each upgrade script, and 1.0's own control file
 DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
               $(EXTENSION)--1.1--1.2.sql $(EXTENSION)--1.2--1.3.sql \
+              $(EXTENSION)--1.3--1.4.sql \
               $(EXTENSION)--$(EXTVERSION).sql \
               $(EXTENSION)--1.0.control
 PGFILEDESC  = "skade - Apache Iceberg catalog inside PostgreSQL"
 
 PKG_CONFIG ?= pkg-config
-SKADE_LIBS  = jansson zlib avro-c snappy
+SKADE_LIBS  = jansson zlib avro-c snappy libcurl
 PG_CPPFLAGS = -I$(srcdir)/src $(shell $(PKG_CONFIG) --cflags $(SKADE_LIBS))
 SHLIB_LINK  = $(shell $(PKG_CONFIG) --libs $(SKADE_LIBS))
 PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
