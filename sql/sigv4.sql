@@ -13,7 +13,6 @@
 --    the case of the .req file.
 \set secret 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 \set empty 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
-\set scope 'AKIDEXAMPLE/20150830/us-east-1/service/aws4_request'
 
 -- get-vanilla
 SELECT canonical_request = E'GET\n/\n\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\nhost;x-amz-date\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' AS creq_ok,
