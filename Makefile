@@ -30,7 +30,7 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
                metadata create_table update_table update_fast swap_table rewrite_manifests written_files manifests manifest_cache avro_formats avro_hostile confinement cache pointer_mirror time_travel \
-               stree64 durability adopt search_path null_args log_trigger sigv4 privileges
+               stree64 durability adopt search_path null_args log_trigger sigv4 object_store privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --inputdir=regress-run --outputdir=regress-run \
                --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale

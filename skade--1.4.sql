@@ -421,8 +421,9 @@ CREATE FUNCTION skade.plan_files(namespace text, name text, filter jsonb DEFAULT
 
 -- One new metadata file, create-only under skade.write_roots; content checked
 -- by skade's own reader; Iceberg's file names only (metadata_write.c)
-CREATE FUNCTION skade.write_table_metadata(location text, metadata jsonb) RETURNS text
-	AS 'MODULE_PATHNAME', 'skade_write_table_metadata' LANGUAGE C;
+CREATE FUNCTION skade.write_table_metadata(location text, metadata jsonb,
+										   namespace text DEFAULT NULL, catalog text DEFAULT NULL)
+	RETURNS text AS 'MODULE_PATHNAME', 'skade_write_table_metadata' LANGUAGE C;
 -- the pointer of a table create_table() wrote: register_table, logged "create"
 CREATE FUNCTION skade.create_table_commit(namespace text, name text, metadata_location text,
 										  catalog text DEFAULT NULL)
@@ -680,7 +681,7 @@ BEGIN
 		meta := meta OPERATOR(pg_catalog.||) jsonb_build_object('next-row-id', 0, 'current-snapshot-id', NULL);
 	END IF;
 
-	PERFORM skade.write_table_metadata(file, meta);
+	PERFORM skade.write_table_metadata(file, meta, namespace, catalog);
 	PERFORM skade.create_table_commit(namespace, name, file, catalog);
 	RETURN file;
 END
@@ -2016,7 +2017,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.commit_transaction(jsonb, text),
 	skade.resolve_commit_log(integer),
 	skade.rebuild_index(),
-	skade.write_table_metadata(text, jsonb),
+	skade.write_table_metadata(text, jsonb, text, text),
 	skade.create_table_commit(text, text, text, text),
 	skade.fresh_type(jsonb, text, integer, jsonb),
 	skade.create_table(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),

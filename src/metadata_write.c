@@ -36,9 +36,11 @@
 #include "utils/jsonb.h"
 
 #include "file_create.h"
+#include "guc.h"
 #include "gzip.h"
 #include "l0_cache.h"
 #include "metadata_json.h"
+#include "object_store.h"
 #include "names.h"
 
 PG_FUNCTION_INFO_V1(skade_write_table_metadata);
@@ -46,7 +48,11 @@ PG_FUNCTION_INFO_V1(skade_write_table_metadata);
 static bool metadata_file_name(const char *location, bool *gzip);
 
 /*
- * skade.write_table_metadata(location text, metadata jsonb) -> location
+ * skade.write_table_metadata(location text, metadata jsonb, namespace text,
+ *		catalog text) -> location
+ *
+ * namespace (and catalog), when given, name the table's namespace, whose
+ * s3.* properties apply to an s3:// location.
  */
 Datum
 skade_write_table_metadata(PG_FUNCTION_ARGS)
@@ -63,6 +69,9 @@ skade_write_table_metadata(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("metadata must not be NULL")));
 	metadata = PG_GETARG_JSONB_P(1);
+	if (PG_NARGS() > 2 && !PG_ARGISNULL(2))
+		SkadeObjectScope(SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3)),
+						 SkadeTextArg(fcinfo, 2, "namespace"));
 	/* a hot standby or a read-only transaction writes no file either */
 	if (XactReadOnly)
 		ereport(ERROR,

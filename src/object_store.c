@@ -18,8 +18,8 @@
  *   - Requests go to skade.s3_endpoint (AWS when empty) for the region and
  *     addressing of skade.s3_region and skade.s3_path_style; the s3.endpoint,
  *     s3.region and s3.path-style-access properties of the namespace of the
- *     table being read (or its nearest ancestor that sets them) override
- *     them, but an endpoint must be skade.s3_endpoint or one of
+ *     table the current statement last looked up or writes (SkadeObjectScope;
+ *     or the nearest ancestor that sets them) override them, but an endpoint must be skade.s3_endpoint or one of
  *     skade.s3_allowed_endpoints (42501 otherwise): a namespace property,
  *     which writers set, never sends a request anywhere a superuser did not
  *     allow.
@@ -54,11 +54,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/xact.h"
 #include "storage/fd.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/varlena.h"
 
 #include "catalog_store.h"
@@ -99,7 +101,9 @@ typedef struct Overrides
 {
 	char	   *catalog;
 	char	   *ns;
-	LocalTransactionId lxid;
+	TimestampTz statement;		/* the statement the scope was set in */
+	LocalTransactionId set_lxid;	/* and its transaction */
+	LocalTransactionId lxid;	/* the transaction resolved in */
 	bool		resolved;
 	char	   *endpoint;		/* NULL: not overridden */
 	char	   *region;
@@ -109,7 +113,8 @@ typedef struct Overrides
 /* ---- Local variables ---- */
 
 static MemoryContext store_cxt = NULL;
-static Overrides scope = {NULL, NULL, InvalidLocalTransactionId, false, NULL, NULL, -1};
+static Overrides scope = {NULL, NULL, 0, InvalidLocalTransactionId, InvalidLocalTransactionId,
+false, NULL, NULL, -1};
 static S3Credentials cred;
 static char *cred_source = NULL;	/* file path + mtime, or "env" + values' hash */
 static MemoryContext prefetch_cxt = NULL;
@@ -192,6 +197,8 @@ SkadeObjectScope(const char *catalog, const char *ns)
 {
 	MemoryContext cxt = store_context();
 
+	scope.statement = GetCurrentStatementStartTimestamp();
+	scope.set_lxid = MyProc->lxid;
 	if (scope.catalog && strcmp(scope.catalog, catalog) == 0 && strcmp(scope.ns, ns) == 0)
 		return;
 	if (scope.catalog)
@@ -552,8 +559,15 @@ resolve_overrides(void)
 {
 	char	   *ns;
 
-	if (scope.catalog == NULL)
+	/* a scope left by an earlier statement does not apply */
+	if (scope.catalog == NULL || scope.set_lxid != MyProc->lxid ||
+		scope.statement != GetCurrentStatementStartTimestamp())
+	{
+		scope.endpoint = scope.region = NULL;
+		scope.path_style = -1;
+		scope.resolved = false;
 		return;
+	}
 	if (scope.resolved && scope.lxid == MyProc->lxid)
 		return;
 	scope.endpoint = scope.region = NULL;

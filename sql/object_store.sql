@@ -1,0 +1,108 @@
+-- Object storage (s3://) without a server: which locations are objects,
+-- the confinement to the s3:// entries of the roots (nothing requested
+-- outside them), namespace endpoints limited to allowed ones, the key's
+-- file guarded, and an endpoint that does not answer.  (Requests against a
+-- real S3 server: test/s3, test/faults/s3.sh.)
+\pset null '(null)'
+\set ECHO none
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+CREATE SEQUENCE pg_temp.probe_seq;
+-- a table at a location (as a JDBC client registers it), then read it
+CREATE FUNCTION pg_temp.probe(ns text, loc text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	t text := 'o' || nextval('pg_temp.probe_seq');
+BEGIN
+	INSERT INTO public.iceberg_tables (catalog_name, table_namespace, table_name,
+									   metadata_location, previous_metadata_location, iceberg_type)
+	VALUES ('skade', ns, t, loc, NULL, 'TABLE');
+	RETURN pg_temp.err(format('SELECT count(*) FROM skade.snapshots(%L, %L)', ns, t));
+END $$;
+\set ECHO all
+
+-- the roots take s3:// entries beside directories (a bucket, or a prefix)
+SET skade.allowed_roots = '/tmp/skade_regress, s3://wh-bucket/warehouse, s3a://whole-bucket/';
+SET skade.write_roots = 's3://wh-bucket/warehouse/';
+SHOW skade.allowed_roots;
+SHOW skade.write_roots;
+-- entries that are no bucket[/prefix] are refused
+SET skade.allowed_roots = 's3://x';
+SET skade.allowed_roots = 's3://wh-bucket/a/../b';
+SET skade.write_roots = E's3://wh-bucket/a\001b';
+SET skade.allowed_roots = '/tmp/skade_regress, s3://wh-bucket/warehouse, s3a://whole-bucket/';
+-- endpoints are http(s)://host[:port] and nothing more
+SET skade.s3_endpoint = 'ftp://127.0.0.1';
+SET skade.s3_endpoint = 'http://user@127.0.0.1:1';
+SET skade.s3_endpoint = 'http://127.0.0.1:1/path';
+SET skade.s3_endpoint = 'http://127.0.0.1:1';
+SET skade.s3_path_style = on;
+SET skade.s3_max_retries = 0;
+
+SELECT skade.create_namespace('obj');
+-- outside the roots, malformed, or not an object location: refused before
+-- any request (the endpoint does not even answer)
+SELECT l, pg_temp.probe('obj', l)
+FROM unnest(ARRAY['s3://other-bucket/warehouse/t/metadata/v1.metadata.json',
+                  's3://wh-bucket/warehouse-2/t/v1.metadata.json',
+                  's3://wh-bucket/warehouse/../secret/v1.metadata.json',
+                  's3n://wh-bucket/warehouse/./v1.metadata.json',
+                  's3://wh-bucket/',
+                  's3://ab/warehouse/v1.metadata.json',
+                  's3://wh bucket/warehouse/v1.metadata.json',
+                  'gs://wh-bucket/warehouse/v1.metadata.json']) AS l;
+
+-- no key: the server's environment has none and no file is set
+SELECT pg_temp.probe('obj', 's3://wh-bucket/warehouse/t/v1.metadata.json');
+-- the key's file must be the server's own and private
+COPY (SELECT 1) TO PROGRAM 'printf "[default]\naws_access_key_id = AKIDEXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n" > /tmp/skade_regress/s3-credentials && chmod 644 /tmp/skade_regress/s3-credentials';
+COPY (SELECT 1) TO PROGRAM 'printf "[other]\naws_access_key_id = AKIDEXAMPLE\naws_secret_access_key = x\n" > /tmp/skade_regress/s3-credentials-other && chmod 600 /tmp/skade_regress/s3-credentials-other';
+SET skade.s3_credentials_file = '/tmp/skade_regress/no-such-file';
+SELECT pg_temp.probe('obj', 's3://wh-bucket/warehouse/t/v1.metadata.json');
+SET skade.s3_credentials_file = '/tmp/skade_regress/s3-credentials';
+SELECT pg_temp.probe('obj', 's3://wh-bucket/warehouse/t/v1.metadata.json');
+-- no [default] profile in it
+SET skade.s3_credentials_file = '/tmp/skade_regress/s3-credentials-other';
+SELECT pg_temp.probe('obj', 's3://wh-bucket/warehouse/t/v1.metadata.json');
+COPY (SELECT 1) TO PROGRAM 'chmod 600 /tmp/skade_regress/s3-credentials';
+SET skade.s3_credentials_file = '/tmp/skade_regress/s3-credentials';
+-- private now: accepted; the endpoint does not answer
+SELECT pg_temp.probe('obj', 's3://wh-bucket/warehouse/t/v1.metadata.json');
+SELECT pg_temp.probe('obj', 's3a://whole-bucket/any/where/v1.metadata.json');
+
+-- a namespace's s3.endpoint must be skade.s3_endpoint or an allowed one
+SELECT skade.create_namespace('obj_evil', '{"s3.endpoint": "http://127.0.0.1:9"}');
+SELECT skade.create_namespace('obj_evil.child');
+SELECT pg_temp.probe('obj_evil', 's3://wh-bucket/warehouse/e/v1.metadata.json');
+SELECT pg_temp.probe('obj_evil.child', 's3://wh-bucket/warehouse/e/v1.metadata.json');
+SET skade.s3_allowed_endpoints = 'http://127.0.0.1:9/';
+-- allowed now: it is asked (and does not answer)
+SET skade.s3_connect_timeout = 50;
+SELECT regexp_replace(pg_temp.probe('obj_evil.child', 's3://wh-bucket/warehouse/e/v1.metadata.json'), 'timed out|failed', 'failed') AS asked;
+RESET skade.s3_connect_timeout;
+RESET skade.s3_allowed_endpoints;
+SELECT skade.create_namespace('obj_region', '{"s3.region": "eu-west-1/../x"}');
+SELECT pg_temp.probe('obj_region', 's3://wh-bucket/warehouse/r/v1.metadata.json');
+
+-- writes: only below an s3:// entry of skade.write_roots
+SELECT regexp_replace(pg_temp.err($$SELECT skade.create_table('obj', 'w1', '{"type":"struct","fields":[]}', location => 's3://whole-bucket/t')$$), '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', '<uuid>');
+SELECT regexp_replace(pg_temp.err($$SELECT skade.create_table('obj', 'w2', '{"type":"struct","fields":[]}', location => 's3://wh-bucket/warehouse/obj/w2')$$), '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', '<uuid>');
+SELECT count(*) FROM public.iceberg_tables WHERE table_name IN ('w1', 'w2');
+
+-- a non-superuser cannot widen any of it
+CREATE ROLE obj_writer LOGIN;
+GRANT skade_writer TO obj_writer;
+SET ROLE obj_writer;
+SET skade.allowed_roots = 's3://other-bucket';
+SET skade.s3_endpoint = 'http://127.0.0.1:2';
+SET skade.s3_credentials_file = '/tmp/x';
+RESET ROLE;
+DROP ROLE obj_writer;
+RESET ALL;
+DELETE FROM public.iceberg_tables WHERE table_namespace LIKE 'obj%';
+SELECT skade.drop_namespace('obj_evil.child');
+SELECT skade.drop_namespace(n) FROM unnest(ARRAY['obj_evil', 'obj_region', 'obj']) AS n;
