@@ -65,6 +65,7 @@
 #include "snapshot_map.h"
 #include "warm.h"
 #include "guc.h"
+#include "object_store.h"
 #include "shmem.h"
 
 PG_FUNCTION_INFO_V1(skade_log_pointer_change);
@@ -574,6 +575,9 @@ append_row(LogRow *row)
 	SkadeMeta  *old = NULL;
 
 	/* read the new metadata into L0 and note its current snapshot */
+	if (row->n[L_CATALOG] != 'n' && row->n[L_NS] != 'n')
+		SkadeObjectScope(TextDatumGetCString(row->v[L_CATALOG]),
+						 TextDatumGetCString(row->v[L_NS]));
 	if (row->n[L_LOCATION] != 'n' &&
 		SkadeWarmMetadata(TextDatumGetCString(row->v[L_LOCATION]),
 						  row->n[L_PREVIOUS] != 'n' ?

@@ -162,9 +162,9 @@ SkadeProbeLocation(const char *location)
 	const char *path;
 	Opened		o;
 
-	/* no request is made here: callers probe in commit paths */
+	/* no request is made for an object: its read may still fail */
 	if (SkadeIsObjectLocation(location))
-		return SKADE_READ_UNSUPPORTED;
+		return SkadeObjectProbe(location);
 	path = location_path(location, false, &status);
 
 	if (path == NULL)

@@ -36,7 +36,9 @@
  *     (written_files.c); a create retried after a lost answer whose object
  *     then exists counts as done only if the object holds our bytes.
  *   - Removal (at commit, abort and by the sweep) is one DELETE that waits
- *     but cannot be interrupted, and reports an errno instead of raising.
+ *     but cannot be interrupted, runs no SQL (the route of each object is
+ *     pinned, and the key loaded, when the removal is registered:
+ *     SkadeObjectWritable) and reports an errno instead of raising.
  *
  * Memory: results in CurrentMemoryContext; the namespace overrides and the
  * key live in the "skade object store" context (the overrides for one
@@ -96,6 +98,21 @@ typedef struct Prefetched
 	S3Call	   *call;
 } Prefetched;
 
+/* where an object's requests go (NULL / -1: the cluster's setting) */
+typedef struct Route
+{
+	char	   *endpoint;
+	char	   *region;
+	int			path_style;
+} Route;
+
+/* the route of an object a removal may come for, fixed while SQL can run */
+typedef struct Pinned
+{
+	char	   *canonical;
+	Route		route;
+} Pinned;
+
 /* the namespace overrides, for one transaction */
 typedef struct Overrides
 {
@@ -117,6 +134,9 @@ static Overrides scope = {NULL, NULL, 0, InvalidLocalTransactionId, InvalidLocal
 false, NULL, NULL, -1};
 static S3Credentials cred;
 static char *cred_source = NULL;	/* file path + mtime, or "env" + values' hash */
+static List *pinned = NIL;		/* Pinned, in TopTransactionContext (NIL once
+								 * that goes: forget_pinned) */
+static MemoryContextCallback pinned_cb;
 static MemoryContext prefetch_cxt = NULL;
 static List *prefetched = NIL;	/* Prefetched */
 
@@ -124,14 +144,18 @@ static bool parse(const char *location, S3Object *o, const char *verb, bool repo
 				  bool prefix);
 static bool prefix_contains(const char *prefix, const S3Object *o);
 static bool in_roots(const char *setting, const S3Object *o);
-static void target(const S3Object *o, S3Target *t);
+static void target(const S3Object *o, const Route *r, S3Target *t);
+static Route current_route(void);
 static void resolve_overrides(void);
 static bool endpoint_allowed(const char *endpoint);
 static const S3Credentials *credentials(void);
 static void load_credentials_file(const char *path);
-static S3Call *new_call(const char *method, const S3Object *o, size_t cap);
+static S3Call *new_call(const char *method, const S3Object *o, const Route *r,
+						size_t cap, const S3Credentials *key);
 static void report(const char *verb, const char *location, const S3Call *c) pg_attribute_noreturn();
 static MemoryContext store_context(void);
+static void pin_route(const S3Object *o);
+static void forget_pinned(void *arg);
 
 /*
  * SkadeIsObjectLocation
@@ -243,7 +267,7 @@ SkadeObjectRead(const char *location, size_t cap, char **real_path)
 	}
 	if (c == NULL || c->status != 200 || c->too_big || c->corrupt)
 	{
-		c = new_call("GET", &o, cap);
+		c = new_call("GET", &o, NULL, cap, NULL);
 		S3Perform(&c, 1, true);
 	}
 	if (c->status != 200 || c->too_big || c->corrupt)
@@ -287,7 +311,7 @@ SkadeObjectPrefetch(List *locations, size_t cap)
 			Prefetched *p = palloc(sizeof(Prefetched));
 
 			p->canonical = o.canonical;
-			p->call = new_call("GET", &o, cap);
+			p->call = new_call("GET", &o, NULL, cap, NULL);
 			calls = lappend(calls, p);
 		}
 	}
@@ -334,8 +358,44 @@ SkadeObjectWritable(const char *location, const char *verb, char **root, char **
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("cannot %s \"%s\": it is outside skade.write_roots", verb, location),
 				 errhint("A superuser can allow s3://bucket/prefix entries in skade.write_roots.")));
+	pin_route(&o);
 	*root = psprintf("s3://%s", o.bucket);
 	*rest = o.key;
+}
+
+/*
+ * Remember the route of o for the rest of the transaction, and load the
+ * key: a removal at commit or abort, when no SQL may run, finds both.
+ */
+static void
+pin_route(const S3Object *o)
+{
+	MemoryContext old;
+	Pinned	   *p;
+	Route		r = current_route();
+
+	(void) credentials();
+	if (pinned == NIL)
+	{
+		pinned_cb.func = forget_pinned;
+		pinned_cb.arg = NULL;
+		MemoryContextRegisterResetCallback(TopTransactionContext, &pinned_cb);
+	}
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	p = palloc0(sizeof(Pinned));
+	p->canonical = pstrdup(o->canonical);
+	p->route.endpoint = r.endpoint ? pstrdup(r.endpoint) : NULL;
+	p->route.region = r.region ? pstrdup(r.region) : NULL;
+	p->route.path_style = r.path_style;
+	pinned = lappend(pinned, p);
+	MemoryContextSwitchTo(old);
+}
+
+/* TopTransactionContext goes, and the pinned routes with it */
+static void
+forget_pinned(void *arg)
+{
+	pinned = NIL;
 }
 
 /*
@@ -355,7 +415,7 @@ SkadeObjectCreate(const char *location, const char *data, size_t len)
 	SkadeObjectWritable(location, "write", &root, &key);
 	parse(location, &o, "write", true, false);
 	SkadeWrittenJournal(location);
-	c = new_call("PUT", &o, 64 * 1024);
+	c = new_call("PUT", &o, NULL, 64 * 1024, NULL);
 	c->body = data;
 	c->body_len = len;
 	c->create_only = true;
@@ -365,7 +425,7 @@ SkadeObjectCreate(const char *location, const char *data, size_t len)
 	if (c->status == 412 && c->attempts > 1)
 	{
 		/* an earlier attempt may have created it: ours if it holds our bytes */
-		S3Call	   *g = new_call("GET", &o, len + 1);
+		S3Call	   *g = new_call("GET", &o, NULL, len + 1, NULL);
 
 		S3Perform(&g, 1, true);
 		if (g->status == 200 && !g->corrupt && (size_t) g->body_out.len == len &&
@@ -389,11 +449,22 @@ SkadeObjectRemove(const char *root, const char *rest)
 	char	   *location = psprintf("%s/%s", root, rest);
 	S3Object	o;
 	S3Call	   *c;
+	Route		r = {NULL, NULL, -1};
+	ListCell   *lc;
 	int			save = skade_s3_max_retries;
 
 	if (!parse(location, &o, NULL, false, false))
 		return EINVAL;
-	c = new_call("DELETE", &o, 64 * 1024);
+	if (cred_source == NULL)
+		return EACCES;			/* no key was ever loaded: nothing to sign with */
+	foreach(lc, pinned)
+	{
+		Pinned	   *p = lfirst(lc);
+
+		if (strcmp(p->canonical, o.canonical) == 0)
+			r = p->route;
+	}
+	c = new_call("DELETE", &o, &r, 64 * 1024, &cred);
 	skade_s3_max_retries = 0;
 	PG_TRY();
 	{
@@ -407,6 +478,22 @@ SkadeObjectRemove(const char *root, const char *rest)
 	if (c->status == 204 || c->status == 200)
 		return 0;
 	return c->status == 404 ? ENOENT : c->status == 403 ? EACCES : EIO;
+}
+
+/*
+ * SkadeObjectProbe
+ *		Could the object at location be read: OK when it is a well-formed
+ *		location inside the roots (no request is made; the read may still
+ *		fail), DENIED outside them, FAILED when malformed.
+ */
+SkadeReadStatus
+SkadeObjectProbe(const char *location)
+{
+	S3Object	o;
+
+	if (!parse(location, &o, NULL, false, false))
+		return SKADE_READ_FAILED;
+	return in_roots(skade_allowed_roots, &o) ? SKADE_READ_OK : SKADE_READ_DENIED;
 }
 
 /* -------------------------------------------------------- locations */
@@ -488,17 +575,42 @@ prefix_contains(const char *prefix, const S3Object *o)
 	return strncmp(o->key, p, plen) == 0 && (o->key[plen] == '/' || o->key[plen] == '\0');
 }
 
-/* Is the object inside an s3:// entry of the roots setting? */
+/*
+ * Is the object inside an s3:// entry of the roots setting?  The entries
+ * of the last two settings asked about (allowed_roots, write_roots) are
+ * kept, parsed, until the setting changes: cache hits ask on every read.
+ */
 static bool
 in_roots(const char *setting, const S3Object *o)
 {
-	List	   *dirs;
-	List	   *prefixes;
+	static char *parsed_for[2] = {NULL, NULL};
+	static List *parsed[2] = {NIL, NIL};
+	static int	next = 0;
+	const char *value = setting ? setting : "";
 	ListCell   *lc;
+	int			i;
 
-	if (!SkadeSplitRoots(setting, &dirs, &prefixes))
-		return false;
-	foreach(lc, prefixes)
+	for (i = 0; i < 2; i++)
+		if (parsed_for[i] && strcmp(parsed_for[i], value) == 0)
+			break;
+	if (i == 2)
+	{
+		MemoryContext old = MemoryContextSwitchTo(store_context());
+		List	   *dirs;
+		List	   *prefixes;
+
+		if (!SkadeSplitRoots(value, &dirs, &prefixes))
+			prefixes = NIL;
+		i = next;
+		next = 1 - next;
+		if (parsed_for[i])
+			pfree(parsed_for[i]);
+		list_free_deep(parsed[i]);
+		parsed[i] = prefixes;
+		parsed_for[i] = pstrdup(value);
+		MemoryContextSwitchTo(old);
+	}
+	foreach(lc, parsed[i])
 		if (prefix_contains(lfirst(lc), o))
 			return true;
 	return false;
@@ -506,9 +618,22 @@ in_roots(const char *setting, const S3Object *o)
 
 /* --------------------------------------------------------- requests */
 
-/* The URL, Host and canonical path of a request for o. */
+/* The route of the current scope (its namespace's overrides). */
+static Route
+current_route(void)
+{
+	Route		r;
+
+	resolve_overrides();
+	r.endpoint = scope.endpoint;
+	r.region = scope.region;
+	r.path_style = scope.path_style;
+	return r;
+}
+
+/* The URL, Host and canonical path of a request for o by route r. */
 static void
-target(const S3Object *o, S3Target *t)
+target(const S3Object *o, const Route *r, S3Target *t)
 {
 	const char *endpoint = skade_s3_endpoint ? skade_s3_endpoint : "";
 	bool		path_style = skade_s3_path_style;
@@ -517,13 +642,12 @@ target(const S3Object *o, S3Target *t)
 	StringInfoData key;
 
 	t->region = skade_s3_region && skade_s3_region[0] ? skade_s3_region : "us-east-1";
-	resolve_overrides();
-	if (scope.endpoint)
-		endpoint = scope.endpoint;
-	if (scope.region)
-		t->region = scope.region;
-	if (scope.path_style >= 0)
-		path_style = scope.path_style;
+	if (r->endpoint)
+		endpoint = r->endpoint;
+	if (r->region)
+		t->region = r->region;
+	if (r->path_style >= 0)
+		path_style = r->path_style;
 	if (strspn(t->region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(t->region))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -650,21 +774,31 @@ endpoint_allowed(const char *endpoint)
 	return false;
 }
 
-/* A call of method for o: target, key and cap filled in. */
+/*
+ * A call of method for o: target (by route r, else the current scope's),
+ * key (key, else the configured one) and cap filled in.
+ */
 static S3Call *
-new_call(const char *method, const S3Object *o, size_t cap)
+new_call(const char *method, const S3Object *o, const Route *r, size_t cap,
+		 const S3Credentials *key)
 {
 	S3Call	   *c = palloc0(sizeof(S3Call));
 	S3Target	t;
+	Route		current;
 
-	target(o, &t);
+	if (r == NULL)
+	{
+		current = current_route();
+		r = &current;
+	}
+	target(o, r, &t);
 	c->method = method;
 	c->url = t.url;
 	c->host = t.host;
 	c->canonical_uri = t.canonical_uri;
 	c->region = t.region;
 	c->max_bytes = cap;
-	c->cred = credentials();
+	c->cred = key ? key : credentials();
 	return c;
 }
 

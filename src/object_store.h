@@ -15,6 +15,8 @@
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 
+#include "file_access.h"
+
 extern bool SkadeIsObjectLocation(const char *location);
 extern bool SkadeSplitRoots(const char *setting, List **dirs, List **prefixes);
 extern void SkadeObjectScope(const char *catalog, const char *ns);
@@ -25,5 +27,6 @@ extern void SkadeObjectWritable(const char *location, const char *verb,
 								char **root, char **rest);
 extern char *SkadeObjectCreate(const char *location, const char *data, size_t len);
 extern int	SkadeObjectRemove(const char *root, const char *rest);
+extern SkadeReadStatus SkadeObjectProbe(const char *location);
 
 #endif							/* SKADE_OBJECT_STORE_H */

@@ -10,7 +10,8 @@
  *
  * A metadata file skade cannot read never fails the commit: locations
  * outside the allowed roots, on other schemes or missing are skipped
- * without reading; a file that is there but fails to read or parse is
+ * without reading (an s3:// object inside the roots is fetched: whether it
+ * is there is known only by asking); a file that is there but fails to read or parse is
  * caught in a subtransaction and reported as a WARNING; the log row stays
  * unresolved (snapshot_id NULL).  A query cancel or statement timeout that
  * arrives meanwhile is not the file's fault: it is re-thrown, as PL/pgSQL's
@@ -36,6 +37,7 @@
 #include "file_access.h"
 #include "guc.h"
 #include "l0_cache.h"
+#include "object_store.h"
 #include "safe_sql.h"
 #include "shmem.h"
 #include "snapshot_map.h"
@@ -212,6 +214,7 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 
 		CHECK_FOR_INTERRUPTS();
 		caller = MemoryContextSwitchTo(row_cxt);
+		SkadeObjectScope(SPI_getvalue(row, desc, 4), SPI_getvalue(row, desc, 5));
 		if (!SkadeWarmMetadata(location, previous, &meta, &old))
 		{
 			MemoryContextSwitchTo(caller);
