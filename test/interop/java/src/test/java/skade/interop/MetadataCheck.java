@@ -38,7 +38,8 @@ import org.apache.iceberg.util.JsonUtil;
  * snapshot_id = the client's current snapshot (-1: none), skade.table_metadata() and
  * skade.load_table() return the metadata file byte for byte, and load_table(snapshots => 'refs')
  * keeps exactly the ref'ed snapshots with the snapshot log trimmed to them. Tables only, and only
- * when the metadata is a local file (skade reads no other scheme).
+ * when the metadata is a local file or an S3 object (read back through the table's own FileIO);
+ * skade reads no other scheme.
  */
 final class MetadataCheck {
   private MetadataCheck() {}
@@ -58,8 +59,26 @@ final class MetadataCheck {
     return null;
   }
 
+  static boolean isObjectStore(String location) {
+    return location.startsWith("s3://") || location.startsWith("s3a://") || location.startsWith("s3n://");
+  }
+
   static byte[] readMetadataFile(Path path) throws IOException {
-    byte[] raw = Files.readAllBytes(path);
+    return inflate(Files.readAllBytes(path));
+  }
+
+  /** The metadata file's bytes (gzip: inflated), local or through the table's FileIO. */
+  static byte[] readMetadata(Table table, String location) throws IOException {
+    Path path = localPath(location);
+    if (path != null) {
+      return readMetadataFile(path);
+    }
+    try (InputStream in = table.io().newInputFile(location).newStream()) {
+      return inflate(in.readAllBytes());
+    }
+  }
+
+  static byte[] inflate(byte[] raw) throws IOException {
     if (raw.length >= 2 && (raw[0] & 0xff) == 0x1f && (raw[1] & 0xff) == 0x8b) {
       try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(raw))) {
         return in.readAllBytes();
@@ -75,8 +94,7 @@ final class MetadataCheck {
   static void check(Connection conn, String catalog, TableIdentifier id, Table table)
       throws SQLException {
     String location = CommitLog.location(table);
-    Path path = localPath(location);
-    if (path == null) {
+    if (localPath(location) == null && !isObjectStore(location)) {
       return;
     }
     String ns = CommitLog.ns(id);
@@ -192,9 +210,9 @@ final class MetadataCheck {
     // 5. the metadata text is the file's, byte for byte (gzip: inflated) ...
     byte[] onDisk;
     try {
-      onDisk = readMetadataFile(path);
+      onDisk = readMetadata(table, location);
     } catch (IOException e) {
-      throw new AssertionError("reading " + path, e);
+      throw new AssertionError("reading " + location, e);
     }
     List<String> texts =
         Skade.query(
@@ -213,7 +231,7 @@ final class MetadataCheck {
       assertNotNull(texts.get(i), labels[i] + what);
       byte[] bytes = texts.get(i).getBytes(StandardCharsets.UTF_8);
       if (!java.util.Arrays.equals(bytes, onDisk)) {
-        fail(labels[i] + what + " differs from " + path + ": " + firstDifference(bytes, onDisk));
+        fail(labels[i] + what + " differs from " + location + ": " + firstDifference(bytes, onDisk));
       }
     }
 
