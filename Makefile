@@ -10,7 +10,8 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
               src/snapshot_index.o src/index_worker.o src/time_travel_api.o \
               src/catalog_store.o src/commit_log.o src/log_prune.o src/avro_schema.o src/avro_container.o src/snappy_block.o src/avro_reader.o src/manifest_cache.o src/delete_index.o src/scan_filter.o src/bound_json.o src/partition_stats.o src/manifest_api.o \
               src/namespace_api.o src/table_api.o src/metadata_write.o src/restore.o \
-              src/commit_fast.o src/manifest_write.o src/written_files.o
+              src/commit_fast.o src/manifest_write.o src/written_files.o \
+              src/sigv4.o src/s3_client.o src/object_store.o
 # every version's script, each upgrade script, and 1.0's own control file
 DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
               $(EXTENSION)--1.1--1.2.sql $(EXTENSION)--1.2--1.3.sql \

@@ -6,10 +6,12 @@
  *
  * The server reads files on behalf of SQL users, so every read is checked,
  * and a path outside the roots is never even looked up:
- *   - only local files: "file:/p", "file:///p", "file://localhost/p" or an
- *     absolute path; any other scheme (s3://, gs://, abfs://, hdfs://,
- *     http://, ...) is feature_not_supported, while pointer operations on
- *     such tables keep working;
+ *   - local files: "file:/p", "file:///p", "file://localhost/p" or an
+ *     absolute path; s3:// (s3a://, s3n://) objects are read by
+ *     object_store.c, confined to the s3:// entries of the same setting;
+ *     any other scheme (gs://, abfs://, hdfs://, http://, ...) is
+ *     feature_not_supported, while pointer operations on such tables keep
+ *     working;
  *   - no control characters, no relative paths; "." and ".." are resolved
  *     lexically first, and the result must lie inside one of the roots (as
  *     configured or as resolved), else 42501 without touching the file
@@ -61,6 +63,7 @@
 #include "file_access.h"
 #include "guc.h"
 #include "gzip.h"
+#include "object_store.h"
 
 #define SKADE_MAX_SYMLINKS	40
 
@@ -113,11 +116,19 @@ StringInfo
 SkadeReadLocation(const char *location, char **real_path)
 {
 	SkadeReadStatus status;
-	const char *path = location_path(location, true, &status);
+	const char *path;
 	Opened		o;
 	StringInfo	buf = NULL;
 	size_t		cap = (size_t) skade_max_metadata_size;
 
+	if (SkadeIsObjectLocation(location))
+	{
+		buf = SkadeObjectRead(location, cap, real_path);
+		if (SkadeIsGzip(buf->data, buf->len))
+			buf = SkadeGunzip(buf->data, buf->len, cap, location);
+		return buf;
+	}
+	path = location_path(location, true, &status);
 	open_confined(path, &o);
 	if (o.status != SKADE_READ_OK)
 		report_open(location, &o);
@@ -148,8 +159,13 @@ SkadeReadStatus
 SkadeProbeLocation(const char *location)
 {
 	SkadeReadStatus status;
-	const char *path = location_path(location, false, &status);
+	const char *path;
 	Opened		o;
+
+	/* no request is made here: callers probe in commit paths */
+	if (SkadeIsObjectLocation(location))
+		return SKADE_READ_UNSUPPORTED;
+	path = location_path(location, false, &status);
 
 	if (path == NULL)
 		return status;
@@ -170,6 +186,8 @@ SkadePathAllowed(const char *real_path)
 {
 	ListCell   *lc;
 
+	if (SkadeIsObjectLocation(real_path))
+		return SkadeObjectAllowed(real_path);
 	foreach(lc, allowed_roots())
 	{
 		const AllowedRoot *r = lfirst(lc);
@@ -243,9 +261,9 @@ local_path(const char *location, bool report, SkadeReadStatus *status)
 		if (strchr(p, ':'))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("cannot read metadata location \"%s\": only local files are supported", location),
+					 errmsg("cannot read metadata location \"%s\": only local files and s3:// objects are supported", location),
 					 errdetail("Reading metadata needs file content; pointer operations on this table keep working."),
-					 errhint("Use file:/ locations under skade.allowed_roots.")));
+					 errhint("Use file:/ locations or s3:// objects under skade.allowed_roots.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("metadata location \"%s\" is neither a file URI nor an absolute path", location)));
@@ -283,14 +301,13 @@ allowed_roots(void)
 										  ALLOCSET_SMALL_SIZES);
 	if (roots_for == NULL || strcmp(roots_for, setting) != 0)
 	{
-		char	   *raw;
 		List	   *dirs;
+		List	   *prefixes;
 
 		MemoryContextReset(roots_cxt);
 		roots = NIL;
 		old = MemoryContextSwitchTo(roots_cxt);
-		raw = pstrdup(setting);
-		if (SplitDirectoriesString(raw, ',', &dirs))
+		if (SkadeSplitRoots(setting, &dirs, &prefixes))
 			foreach(lc, dirs)
 			{
 				AllowedRoot *r = palloc0(sizeof(AllowedRoot));

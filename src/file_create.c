@@ -59,6 +59,7 @@
 #include "file_access.h"
 #include "file_create.h"
 #include "guc.h"
+#include "object_store.h"
 #include "written_files.h"
 
 static const char *write_root_of(const char *path, const char *verb, const char **rest);
@@ -82,6 +83,8 @@ SkadeCreateFile(const char *location, const char *data, Size len)
 	char	   *name;
 	int			dirfd;
 
+	if (SkadeIsObjectLocation(location))
+		return SkadeObjectCreate(location, data, len);
 	SkadeWritablePath(location, "write", &root, &rest);
 	dirfd = walk_dirs(location, root, rest, &name);
 	PG_TRY();
@@ -112,11 +115,16 @@ SkadeWritablePath(const char *location, const char *verb, char **root, char **re
 	const char *r;
 	const char *below;
 
+	if (SkadeIsObjectLocation(location))
+	{
+		SkadeObjectWritable(location, verb, root, rest);
+		return;
+	}
 	if (strncmp(location, "file:", 5) != 0 && location[0] != '/')
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot %s \"%s\": only local files are supported", verb, location),
-				 errhint("Use file:/ locations under skade.write_roots.")));
+				 errmsg("cannot %s \"%s\": only local files and s3:// objects are supported", verb, location),
+				 errhint("Use file:/ locations or s3:// objects under skade.write_roots.")));
 	r = write_root_of(SkadeLocalPath(location), verb, &below);
 	if (r == NULL)
 		ereport(ERROR,
@@ -145,6 +153,8 @@ SkadeRemoveBelow(const char *root, const char *rest)
 	int			dirfd;
 	int			err = 0;
 
+	if (SkadeIsObjectLocation(root))
+		return SkadeObjectRemove(root, rest);
 	dirfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return errno;
@@ -181,11 +191,11 @@ SkadeRemoveBelow(const char *root, const char *rest)
 static const char *
 write_root_of(const char *path, const char *verb, const char **rest)
 {
-	char	   *raw = pstrdup(skade_write_roots ? skade_write_roots : "");
 	List	   *dirs;
+	List	   *prefixes;
 	ListCell   *lc;
 
-	if (!SplitDirectoriesString(raw, ',', &dirs))
+	if (!SkadeSplitRoots(skade_write_roots, &dirs, &prefixes))
 		return NULL;
 	foreach(lc, dirs)
 	{

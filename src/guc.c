@@ -22,6 +22,7 @@
 #include "utils/varlena.h"
 
 #include "guc.h"
+#include "object_store.h"
 #include "names.h"
 #include "skade.h"
 
@@ -65,6 +66,27 @@ char	   *skade_allowed_roots = NULL;
  * Superuser-only, like skade.allowed_roots; see file_create.c.
  */
 char	   *skade_write_roots = NULL;
+
+/*
+ * Object storage (s3://, object_store.c and s3_client.c), superuser only:
+ * skade.s3_endpoint ("" = AWS, https://s3.<region>.amazonaws.com),
+ * skade.s3_region, skade.s3_path_style (bucket in the path, not the host
+ * name), skade.s3_allowed_endpoints (further endpoints a namespace's
+ * s3.endpoint property may name), skade.s3_credentials_file (AWS shared
+ * credentials, owned by the server's OS user and not readable by others;
+ * empty: the server's AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+ * AWS_SESSION_TOKEN).  No secret is ever a setting.  Timeouts in ms,
+ * retries after the first attempt, and the most requests at once.
+ */
+char	   *skade_s3_endpoint = NULL;
+char	   *skade_s3_region = NULL;
+bool		skade_s3_path_style = false;
+char	   *skade_s3_allowed_endpoints = NULL;
+char	   *skade_s3_credentials_file = NULL;
+int			skade_s3_connect_timeout = 5000;
+int			skade_s3_request_timeout = 60000;
+int			skade_s3_max_retries = 3;
+int			skade_s3_max_concurrency = 16;
 
 /*
  * skade.max_metadata_size: the largest metadata file skade reads, counted
@@ -145,6 +167,7 @@ static const struct config_enum_entry durability_options[] = {
 
 static bool check_catalog(char **newval, void **extra, GucSource source);
 static bool check_allowed_roots(char **newval, void **extra, GucSource source);
+static bool check_endpoint(char **newval, void **extra, GucSource source);
 
 /*
  * SkadeGucInit
@@ -198,6 +221,87 @@ SkadeGucInit(void)
 							   PGC_SUSET,
 							   GUC_LIST_INPUT,
 							   check_allowed_roots, NULL, NULL);
+
+	DefineCustomStringVariable("skade.s3_endpoint",
+							   "Endpoint of the S3 service for s3:// locations (empty: AWS).",
+							   "scheme://host[:port], e.g. http://127.0.0.1:9000; a namespace's s3.endpoint property overrides it.",
+							   &skade_s3_endpoint,
+							   "",
+							   PGC_SUSET,
+							   0,
+							   check_endpoint, NULL, NULL);
+
+	DefineCustomStringVariable("skade.s3_region",
+							   "Region that S3 requests are signed for.",
+							   "A namespace's s3.region property overrides it.",
+							   &skade_s3_region,
+							   "us-east-1",
+							   PGC_SUSET,
+							   0,
+							   NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("skade.s3_path_style",
+							 "Address buckets in the path (http://endpoint/bucket/key), not the host name.",
+							 "A namespace's s3.path-style-access property overrides it.",
+							 &skade_s3_path_style,
+							 false,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomStringVariable("skade.s3_allowed_endpoints",
+							   "Further S3 endpoints a namespace's s3.endpoint property may name.",
+							   "Comma-separated scheme://host[:port]; skade.s3_endpoint is always allowed.",
+							   &skade_s3_allowed_endpoints,
+							   "",
+							   PGC_SUSET,
+							   GUC_LIST_INPUT,
+							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("skade.s3_credentials_file",
+							   "AWS shared-credentials file with the key for S3 requests (empty: the server's environment).",
+							   "Must be owned by the server's OS user and not readable by group or others.",
+							   &skade_s3_credentials_file,
+							   "",
+							   PGC_SUSET,
+							   0,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.s3_connect_timeout",
+							"Longest wait for a connection to the S3 endpoint.",
+							NULL,
+							&skade_s3_connect_timeout,
+							5000, 1, 3600 * 1000,
+							PGC_SUSET,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.s3_request_timeout",
+							"Longest time one S3 request may take, transfer included.",
+							NULL,
+							&skade_s3_request_timeout,
+							60000, 1, 24 * 3600 * 1000,
+							PGC_SUSET,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.s3_max_retries",
+							"Retries of an S3 request after a transport error, 408, 429 or 5xx.",
+							NULL,
+							&skade_s3_max_retries,
+							3, 0, 20,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.s3_max_concurrency",
+							"Most S3 requests a backend runs at once (manifests of a plan).",
+							NULL,
+							&skade_s3_max_concurrency,
+							16, 1, 128,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("skade.max_metadata_size",
 							"Largest metadata file skade reads, in decompressed bytes.",
@@ -335,16 +439,15 @@ check_catalog(char **newval, void **extra, GucSource source)
 static bool
 check_allowed_roots(char **newval, void **extra, GucSource source)
 {
-	char	   *raw;
 	List	   *elems;
+	List	   *prefixes;
 	ListCell   *lc;
 
 	if (*newval == NULL || (*newval)[0] == '\0')
 		return true;
-	raw = pstrdup(*newval);
-	if (!SplitDirectoriesString(raw, ',', &elems))
+	if (!SkadeSplitRoots(*newval, &elems, &prefixes))
 	{
-		GUC_check_errdetail("List syntax is invalid.");
+		GUC_check_errdetail("List syntax is invalid, or an s3:// entry is not bucket[/prefix].");
 		return false;
 	}
 	foreach(lc, elems)
@@ -358,6 +461,61 @@ check_allowed_roots(char **newval, void **extra, GucSource source)
 		}
 	}
 	return true;
+}
+
+/* An S3 endpoint: empty, or http(s)://host[:port] with nothing after. */
+static bool
+check_endpoint(char **newval, void **extra, GucSource source)
+{
+	if (*newval == NULL || (*newval)[0] == '\0' || SkadeEndpointValid(*newval))
+		return true;
+	GUC_check_errdetail("An endpoint is http://host[:port] or https://host[:port].");
+	return false;
+}
+
+/*
+ * SkadeEndpointValid
+ *		Is text an endpoint: http(s)://host[:port], optionally one trailing
+ *		slash, host of letters, digits, '-', '.', or a bracketed IPv6
+ *		address, and no user, path, query or control characters?
+ */
+bool
+SkadeEndpointValid(const char *text)
+{
+	const char *p = text;
+
+	if (strncmp(p, "https://", 8) == 0)
+		p += 8;
+	else if (strncmp(p, "http://", 7) == 0)
+		p += 7;
+	else
+		return false;
+	if (*p == '[')
+	{
+		p++;
+		p += strspn(p, "0123456789abcdefABCDEF:.");
+		if (*p++ != ']')
+			return false;
+	}
+	else
+	{
+		size_t		n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.");
+
+		if (n == 0)
+			return false;
+		p += n;
+	}
+	if (*p == ':')
+	{
+		size_t		n = strspn(p + 1, "0123456789");
+
+		if (n == 0 || n > 5)
+			return false;
+		p += 1 + n;
+	}
+	if (*p == '/')
+		p++;
+	return *p == '\0';
 }
 
 /*

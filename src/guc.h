@@ -41,9 +41,19 @@ extern bool skade_update_fast_path;
 extern int	skade_index_rebuild_commits;
 extern int	skade_index_rebuild_misses;
 extern int	skade_index_rebuild_interval;
+extern char *skade_s3_endpoint;
+extern char *skade_s3_region;
+extern bool skade_s3_path_style;
+extern char *skade_s3_allowed_endpoints;
+extern char *skade_s3_credentials_file;
+extern int	skade_s3_connect_timeout;
+extern int	skade_s3_request_timeout;
+extern int	skade_s3_max_retries;
+extern int	skade_s3_max_concurrency;
 
 extern void SkadeGucInit(void);
 extern const char *SkadeResolveCatalog(const char *catalog_arg);
+extern bool SkadeEndpointValid(const char *text);
 extern void SkadeApplyDurability(void);
 
 #endif							/* SKADE_GUC_H */

@@ -36,6 +36,7 @@
 #include "catalog_store.h"
 #include "commit_log.h"
 #include "guc.h"
+#include "object_store.h"
 #include "l0_cache.h"
 #include "names.h"
 #include "pointer_mirror.h"
@@ -324,6 +325,7 @@ SkadeLookupTable(const char *catalog, const char *ns, const char *name, StoreTab
 	const MirrorScope *scope = StoreAttachedScope();
 	uint64		epoch;
 
+	SkadeObjectScope(catalog, ns);
 	if (MirrorLookup(scope, catalog, ns, name, t))
 		return true;
 	epoch = MirrorEpoch();

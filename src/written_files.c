@@ -71,6 +71,7 @@
 #include "utils/xid8.h"
 
 #include "file_access.h"
+#include "object_store.h"
 #include "file_create.h"
 #include "shmem.h"
 #include "written_files.h"
@@ -255,6 +256,9 @@ file_present(const char *location)
 {
 	struct stat st;
 
+	/* an object is kept: no request is made under the journal's lock */
+	if (SkadeIsObjectLocation(location))
+		return true;
 	return lstat(SkadeLocalPath(location), &st) == 0;
 }
 

@@ -1,0 +1,845 @@
+/*-------------------------------------------------------------------------
+ *
+ * object_store.c
+ *	  s3:// locations (s3a:// and s3n:// read as s3://): reads confined to
+ *	  the s3:// entries of skade.allowed_roots, create-only writes and
+ *	  removals confined to those of skade.write_roots; where requests go and
+ *	  with which key.
+ *
+ * Invariants
+ *   - A location is s3://bucket/key: a bucket of 3 to 63 letters, digits,
+ *     '.', '-' or '_', a key of at most 1024 bytes with no control
+ *     characters and no "." or ".." segment (a server or proxy could
+ *     resolve them; S3 itself would not).  The key is compared with the
+ *     roots as the literal string it is: s3://b/p allows keys "p" and
+ *     "p/..." of bucket b, s3://b the whole bucket.  A location outside the
+ *     roots is 42501 before anything is requested, whether or not it
+ *     exists; objects are named in messages only as given.
+ *   - Requests go to skade.s3_endpoint (AWS when empty) for the region and
+ *     addressing of skade.s3_region and skade.s3_path_style; the s3.endpoint,
+ *     s3.region and s3.path-style-access properties of the namespace of the
+ *     table being read (or its nearest ancestor that sets them) override
+ *     them, but an endpoint must be skade.s3_endpoint or one of
+ *     skade.s3_allowed_endpoints (42501 otherwise): a namespace property,
+ *     which writers set, never sends a request anywhere a superuser did not
+ *     allow.
+ *   - The key comes from skade.s3_credentials_file (owned by the server's OS
+ *     user, no group or other access, else 42501; profile AWS_PROFILE or
+ *     "default") or else from the server's environment; it is never a
+ *     setting and never appears in a message.
+ *   - Objects are immutable by name, so what was read is cached by the
+ *     callers like a local file; the "real path" of an object is its
+ *     canonical s3://bucket/key, checked against the roots in force on
+ *     every cache hit (SkadeObjectAllowed).
+ *   - Writes are PUT with If-None-Match: * (an existing object is 58P02,
+ *     never replaced), journalled before the request like local files
+ *     (written_files.c); a create retried after a lost answer whose object
+ *     then exists counts as done only if the object holds our bytes.
+ *   - Removal (at commit, abort and by the sweep) is one DELETE that waits
+ *     but cannot be interrupted, and reports an errno instead of raising.
+ *
+ * Memory: results in CurrentMemoryContext; the namespace overrides and the
+ * key live in the "skade object store" context (the overrides for one
+ * transaction, the key until its file or the environment changes), the
+ * prefetched objects in "skade object prefetch" until read or the next
+ * prefetch.
+ *
+ * IDENTIFICATION
+ *	  src/object_store.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "storage/fd.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/varlena.h"
+
+#include "catalog_store.h"
+#include "guc.h"
+#include "object_store.h"
+#include "s3_client.h"
+#include "sigv4.h"
+#include "written_files.h"
+
+#define MAX_KEY_LEN 1024
+
+/* a parsed location */
+typedef struct S3Object
+{
+	char	   *bucket;
+	char	   *key;
+	char	   *canonical;		/* s3://bucket/key */
+} S3Object;
+
+/* where requests for one object go */
+typedef struct S3Target
+{
+	char	   *url;
+	char	   *host;
+	char	   *canonical_uri;
+	char	   *region;
+} S3Target;
+
+/* an object fetched ahead of its read */
+typedef struct Prefetched
+{
+	char	   *canonical;
+	S3Call	   *call;
+} Prefetched;
+
+/* the namespace overrides, for one transaction */
+typedef struct Overrides
+{
+	char	   *catalog;
+	char	   *ns;
+	LocalTransactionId lxid;
+	bool		resolved;
+	char	   *endpoint;		/* NULL: not overridden */
+	char	   *region;
+	int			path_style;		/* -1: not overridden */
+} Overrides;
+
+/* ---- Local variables ---- */
+
+static MemoryContext store_cxt = NULL;
+static Overrides scope = {NULL, NULL, InvalidLocalTransactionId, false, NULL, NULL, -1};
+static S3Credentials cred;
+static char *cred_source = NULL;	/* file path + mtime, or "env" + values' hash */
+static MemoryContext prefetch_cxt = NULL;
+static List *prefetched = NIL;	/* Prefetched */
+
+static bool parse(const char *location, S3Object *o, const char *verb, bool report,
+				  bool prefix);
+static bool prefix_contains(const char *prefix, const S3Object *o);
+static bool in_roots(const char *setting, const S3Object *o);
+static void target(const S3Object *o, S3Target *t);
+static void resolve_overrides(void);
+static bool endpoint_allowed(const char *endpoint);
+static const S3Credentials *credentials(void);
+static void load_credentials_file(const char *path);
+static S3Call *new_call(const char *method, const S3Object *o, size_t cap);
+static void report(const char *verb, const char *location, const S3Call *c) pg_attribute_noreturn();
+static MemoryContext store_context(void);
+
+/*
+ * SkadeIsObjectLocation
+ *		Does location name an object (s3://, s3a://, s3n://)?
+ */
+bool
+SkadeIsObjectLocation(const char *location)
+{
+	return strncmp(location, "s3://", 5) == 0 || strncmp(location, "s3a://", 6) == 0 ||
+		strncmp(location, "s3n://", 6) == 0;
+}
+
+/*
+ * SkadeSplitRoots
+ *		The entries of a roots setting: local directories (as
+ *		SplitDirectoriesString gives them) into *dirs, s3:// prefixes
+ *		(canonical, no trailing slash) into *prefixes.  false on a syntax
+ *		error.
+ */
+bool
+SkadeSplitRoots(const char *setting, List **dirs, List **prefixes)
+{
+	StringInfoData local;
+	char	   *copy = pstrdup(setting ? setting : "");
+	char	   *save = NULL;
+	char	   *tok;
+
+	*dirs = NIL;
+	*prefixes = NIL;
+	initStringInfo(&local);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	{
+		char	   *t = tok;
+		size_t		n;
+		S3Object	o;
+
+		while (*t == ' ' || *t == '\t')
+			t++;
+		n = strlen(t);
+		while (n > 0 && (t[n - 1] == ' ' || t[n - 1] == '\t'))
+			t[--n] = '\0';
+		if (!SkadeIsObjectLocation(t))
+		{
+			appendStringInfo(&local, "%s%s", local.len ? "," : "", t);
+			continue;
+		}
+		while (n > 0 && t[n - 1] == '/')
+			t[--n] = '\0';
+		if (!parse(t, &o, NULL, false, true))
+			return false;
+		*prefixes = lappend(*prefixes, o.canonical);
+	}
+	return SplitDirectoriesString(local.data, ',', dirs);
+}
+
+/*
+ * SkadeObjectScope
+ *		Requests from now on are for a table of namespace ns of catalog:
+ *		its s3.* properties apply (resolved when a request is made).
+ */
+void
+SkadeObjectScope(const char *catalog, const char *ns)
+{
+	MemoryContext cxt = store_context();
+
+	if (scope.catalog && strcmp(scope.catalog, catalog) == 0 && strcmp(scope.ns, ns) == 0)
+		return;
+	if (scope.catalog)
+	{
+		pfree(scope.catalog);
+		pfree(scope.ns);
+	}
+	scope.catalog = MemoryContextStrdup(cxt, catalog);
+	scope.ns = MemoryContextStrdup(cxt, ns);
+	scope.resolved = false;
+}
+
+/*
+ * SkadeObjectRead
+ *		The bytes of the object at location (at most cap; gzip is the
+ *		caller's business).  *real_path: its canonical location.
+ */
+StringInfo
+SkadeObjectRead(const char *location, size_t cap, char **real_path)
+{
+	S3Object	o;
+	S3Call	   *c = NULL;
+	ListCell   *lc;
+	StringInfo	buf;
+
+	parse(location, &o, "read", true, false);
+	if (!in_roots(skade_allowed_roots, &o))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot read \"%s\": it is outside skade.allowed_roots", location),
+				 errhint("A superuser can allow s3://bucket/prefix entries in skade.allowed_roots.")));
+	foreach(lc, prefetched)
+	{
+		Prefetched *p = lfirst(lc);
+
+		if (strcmp(p->canonical, o.canonical) == 0)
+		{
+			c = p->call;
+			prefetched = foreach_delete_current(prefetched, lc);
+			break;
+		}
+	}
+	if (c == NULL || c->status != 200 || c->too_big || c->corrupt)
+	{
+		c = new_call("GET", &o, cap);
+		S3Perform(&c, 1, true);
+	}
+	if (c->status != 200 || c->too_big || c->corrupt)
+		report("read", location, c);
+	buf = makeStringInfo();
+	appendBinaryStringInfo(buf, c->body_out.data ? c->body_out.data : "", c->body_out.len);
+	if (real_path)
+		*real_path = o.canonical;
+	return buf;
+}
+
+/*
+ * SkadeObjectPrefetch
+ *		Fetch the objects among locations (allowed, s3://) at once, at most
+ *		skade.s3_max_concurrency requests at a time, for the
+ *		SkadeObjectRead calls that follow; failures are left for those
+ *		calls to retry and report.  Replaces what an earlier prefetch left.
+ */
+void
+SkadeObjectPrefetch(List *locations, size_t cap)
+{
+	ListCell   *lc;
+	List	   *calls = NIL;
+	MemoryContext old;
+	int			i;
+
+	if (prefetch_cxt == NULL)
+		prefetch_cxt = AllocSetContextCreate(TopMemoryContext, "skade object prefetch",
+											 ALLOCSET_DEFAULT_SIZES);
+	MemoryContextReset(prefetch_cxt);
+	prefetched = NIL;
+	old = MemoryContextSwitchTo(prefetch_cxt);
+	foreach(lc, locations)
+	{
+		const char *loc = lfirst(lc);
+		S3Object	o;
+
+		if (SkadeIsObjectLocation(loc) && parse(loc, &o, NULL, false, false) &&
+			in_roots(skade_allowed_roots, &o))
+		{
+			Prefetched *p = palloc(sizeof(Prefetched));
+
+			p->canonical = o.canonical;
+			p->call = new_call("GET", &o, cap);
+			calls = lappend(calls, p);
+		}
+	}
+	for (i = 0; i < list_length(calls); i += skade_s3_max_concurrency)
+	{
+		int			n = Min(skade_s3_max_concurrency, list_length(calls) - i);
+		S3Call	  **batch = palloc(sizeof(S3Call *) * n);
+		int			j;
+
+		for (j = 0; j < n; j++)
+			batch[j] = ((Prefetched *) list_nth(calls, i + j))->call;
+		S3Perform(batch, n, true);
+	}
+	prefetched = calls;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * SkadeObjectAllowed
+ *		Is the canonical location of an object read earlier inside the
+ *		roots in force now?
+ */
+bool
+SkadeObjectAllowed(const char *real_path)
+{
+	S3Object	o;
+
+	return parse(real_path, &o, NULL, false, false) && in_roots(skade_allowed_roots, &o);
+}
+
+/*
+ * SkadeObjectWritable
+ *		The write root ("s3://bucket") and key of location, which must lie
+ *		inside an s3:// entry of skade.write_roots (42501 otherwise).
+ */
+void
+SkadeObjectWritable(const char *location, const char *verb, char **root, char **rest)
+{
+	S3Object	o;
+
+	parse(location, &o, verb, true, false);
+	if (!in_roots(skade_write_roots, &o))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot %s \"%s\": it is outside skade.write_roots", verb, location),
+				 errhint("A superuser can allow s3://bucket/prefix entries in skade.write_roots.")));
+	*root = psprintf("s3://%s", o.bucket);
+	*rest = o.key;
+}
+
+/*
+ * SkadeObjectCreate
+ *		Create the object at location with data, never over an existing one;
+ *		journalled first, remembered for the transaction after.  Returns its
+ *		canonical location.
+ */
+char *
+SkadeObjectCreate(const char *location, const char *data, size_t len)
+{
+	char	   *root;
+	char	   *key;
+	S3Object	o;
+	S3Call	   *c;
+
+	SkadeObjectWritable(location, "write", &root, &key);
+	parse(location, &o, "write", true, false);
+	SkadeWrittenJournal(location);
+	c = new_call("PUT", &o, 64 * 1024);
+	c->body = data;
+	c->body_len = len;
+	c->create_only = true;
+	c->content_type = (len >= 2 && (unsigned char) data[0] == 0x1f && (unsigned char) data[1] == 0x8b)
+		? "application/gzip" : (strstr(o.key, ".json") ? "application/json" : "application/octet-stream");
+	S3Perform(&c, 1, true);
+	if (c->status == 412 && c->attempts > 1)
+	{
+		/* an earlier attempt may have created it: ours if it holds our bytes */
+		S3Call	   *g = new_call("GET", &o, len + 1);
+
+		S3Perform(&g, 1, true);
+		if (g->status == 200 && !g->corrupt && (size_t) g->body_out.len == len &&
+			memcmp(g->body_out.data, data, len) == 0)
+			c->status = 200;
+	}
+	if (c->status < 200 || c->status > 299)
+		report("write", location, c);
+	SkadeWrittenRemember(root, key);
+	return o.canonical;
+}
+
+/*
+ * SkadeObjectRemove
+ *		Delete the object key of root ("s3://bucket"): 0, ENOENT, EACCES or
+ *		EIO.  One attempt, not interruptible (commit and abort run it).
+ */
+int
+SkadeObjectRemove(const char *root, const char *rest)
+{
+	char	   *location = psprintf("%s/%s", root, rest);
+	S3Object	o;
+	S3Call	   *c;
+	int			save = skade_s3_max_retries;
+
+	if (!parse(location, &o, NULL, false, false))
+		return EINVAL;
+	c = new_call("DELETE", &o, 64 * 1024);
+	skade_s3_max_retries = 0;
+	PG_TRY();
+	{
+		S3Perform(&c, 1, false);
+	}
+	PG_FINALLY();
+	{
+		skade_s3_max_retries = save;
+	}
+	PG_END_TRY();
+	if (c->status == 204 || c->status == 200)
+		return 0;
+	return c->status == 404 ? ENOENT : c->status == 403 ? EACCES : EIO;
+}
+
+/* -------------------------------------------------------- locations */
+
+/*
+ * Parse and check location (see the banner).  report: raise (verb names
+ * the act) instead of returning false.  prefix: a roots entry, whose key
+ * may be empty (a whole bucket; canonical "s3://bucket").
+ */
+static bool
+parse(const char *location, S3Object *o, const char *verb, bool report, bool prefix)
+{
+	const char *p = strstr(location, "://");
+	const char *slash;
+	const char *why = NULL;
+	size_t		blen;
+	const unsigned char *c;
+
+	p = p ? p + 3 : location;
+	slash = strchr(p, '/');
+	blen = slash ? (size_t) (slash - p) : strlen(p);
+	if (!SkadeIsObjectLocation(location))
+		why = "it is not an s3:// location";
+	else if (!prefix && (slash == NULL || slash[1] == '\0'))
+		why = "it names no object key";
+	else if (blen < 3 || blen > 63 ||
+			 strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") < blen)
+		why = "its bucket name is not valid";
+	else if (slash && strlen(slash + 1) > MAX_KEY_LEN)
+		why = "its key is longer than 1024 bytes";
+	for (c = (const unsigned char *) location; why == NULL && *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			why = "it contains a control character";
+	if (why == NULL && slash)
+	{
+		const char *k = slash + 1;
+
+		while (why == NULL && *k)
+		{
+			size_t		n = strcspn(k, "/");
+
+			if ((n == 1 && k[0] == '.') || (n == 2 && k[0] == '.' && k[1] == '.'))
+				why = "its key has a \".\" or \"..\" segment";
+			k += n;
+			if (*k == '/')
+				k++;
+		}
+	}
+	if (why)
+	{
+		if (!report)
+			return false;
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot %s \"%s\": %s", verb, location, why)));
+	}
+	o->bucket = pnstrdup(p, blen);
+	o->key = pstrdup(slash ? slash + 1 : "");
+	o->canonical = o->key[0] ? psprintf("s3://%s/%s", o->bucket, o->key)
+		: psprintf("s3://%s", o->bucket);
+	return true;
+}
+
+/* Is the object inside the s3:// entry prefix ("s3://b" or "s3://b/p")? */
+static bool
+prefix_contains(const char *prefix, const S3Object *o)
+{
+	const char *b = prefix + 5;
+	size_t		blen = strcspn(b, "/");
+	const char *p;
+	size_t		plen;
+
+	if (blen != strlen(o->bucket) || strncmp(b, o->bucket, blen) != 0)
+		return false;
+	if (b[blen] == '\0')
+		return true;
+	p = b + blen + 1;
+	plen = strlen(p);
+	return strncmp(o->key, p, plen) == 0 && (o->key[plen] == '/' || o->key[plen] == '\0');
+}
+
+/* Is the object inside an s3:// entry of the roots setting? */
+static bool
+in_roots(const char *setting, const S3Object *o)
+{
+	List	   *dirs;
+	List	   *prefixes;
+	ListCell   *lc;
+
+	if (!SkadeSplitRoots(setting, &dirs, &prefixes))
+		return false;
+	foreach(lc, prefixes)
+		if (prefix_contains(lfirst(lc), o))
+			return true;
+	return false;
+}
+
+/* --------------------------------------------------------- requests */
+
+/* The URL, Host and canonical path of a request for o. */
+static void
+target(const S3Object *o, S3Target *t)
+{
+	const char *endpoint = skade_s3_endpoint ? skade_s3_endpoint : "";
+	bool		path_style = skade_s3_path_style;
+	const char *scheme;
+	char	   *authority;
+	StringInfoData key;
+
+	t->region = skade_s3_region && skade_s3_region[0] ? skade_s3_region : "us-east-1";
+	resolve_overrides();
+	if (scope.endpoint)
+		endpoint = scope.endpoint;
+	if (scope.region)
+		t->region = scope.region;
+	if (scope.path_style >= 0)
+		path_style = scope.path_style;
+	if (strspn(t->region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(t->region))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("S3 region \"%s\" is not valid", t->region)));
+	if (endpoint[0] == '\0')
+		endpoint = psprintf("https://s3.%s.amazonaws.com", t->region);
+	scheme = strncmp(endpoint, "https://", 8) == 0 ? "https" : "http";
+	authority = pstrdup(strstr(endpoint, "://") + 3);
+	if (authority[0] && authority[strlen(authority) - 1] == '/')
+		authority[strlen(authority) - 1] = '\0';
+
+	initStringInfo(&key);
+	SkadeUriEncode(&key, o->key, strlen(o->key), true);
+	if (path_style)
+	{
+		t->host = authority;
+		t->canonical_uri = psprintf("/%s/%s", o->bucket, key.data);
+	}
+	else
+	{
+		t->host = psprintf("%s.%s", o->bucket, authority);
+		t->canonical_uri = psprintf("/%s", key.data);
+	}
+	t->url = psprintf("%s://%s%s", scheme, t->host, t->canonical_uri);
+}
+
+/*
+ * The s3.* properties of the scope's namespace or its nearest ancestors,
+ * once per transaction; an endpoint must be allowed.
+ */
+static void
+resolve_overrides(void)
+{
+	char	   *ns;
+
+	if (scope.catalog == NULL)
+		return;
+	if (scope.resolved && scope.lxid == MyProc->lxid)
+		return;
+	scope.endpoint = scope.region = NULL;
+	scope.path_style = -1;
+	ns = pstrdup(scope.ns);
+	for (;;)
+	{
+		/* from a tuple: a short varlena header, detoasted to a plain one */
+		Jsonb	   *props = DatumGetJsonbP(PointerGetDatum(StoreNamespaceProperties(scope.catalog, ns)));
+		const char *keys[3] = {"s3.endpoint", "s3.region", "s3.path-style-access"};
+		int			i;
+		char	   *dot;
+
+		for (i = 0; i < 3; i++)
+		{
+			JsonbValue	k;
+			JsonbValue *v;
+			char	   *s;
+
+			k.type = jbvString;
+			k.val.string.val = (char *) keys[i];
+			k.val.string.len = strlen(keys[i]);
+			v = findJsonbValueFromContainer(&props->root, JB_FOBJECT, &k);
+			if (v == NULL || v->type != jbvString)
+				continue;
+			s = MemoryContextStrdup(store_context(),
+									pnstrdup(v->val.string.val, v->val.string.len));
+			if (i == 0 && scope.endpoint == NULL)
+				scope.endpoint = s;
+			else if (i == 1 && scope.region == NULL)
+				scope.region = s;
+			else if (i == 2 && scope.path_style < 0)
+				scope.path_style = pg_strcasecmp(s, "true") == 0;
+		}
+		dot = strrchr(ns, '.');
+		if (dot == NULL)
+			break;
+		*dot = '\0';
+	}
+	scope.lxid = MyProc->lxid;
+	scope.resolved = true;
+	if (scope.endpoint && !endpoint_allowed(scope.endpoint))
+	{
+		char	   *e = scope.endpoint;
+
+		scope.resolved = false;
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("S3 endpoint \"%s\" of namespace \"%s\" is not allowed", e, scope.ns),
+				 errhint("A superuser can allow it in skade.s3_allowed_endpoints.")));
+	}
+}
+
+/* Is endpoint skade.s3_endpoint or one of skade.s3_allowed_endpoints? */
+static bool
+endpoint_allowed(const char *endpoint)
+{
+	List	   *elems;
+	ListCell   *lc;
+	char	   *raw = psprintf("%s,%s", skade_s3_endpoint ? skade_s3_endpoint : "",
+							   skade_s3_allowed_endpoints ? skade_s3_allowed_endpoints : "");
+	size_t		n = strlen(endpoint);
+
+	if (!SkadeEndpointValid(endpoint))
+		return false;
+	if (n && endpoint[n - 1] == '/')
+		n--;
+	if (!SplitGUCList(raw, ',', &elems))
+		return false;
+	foreach(lc, elems)
+	{
+		const char *e = lfirst(lc);
+		size_t		m = strlen(e);
+
+		if (m && e[m - 1] == '/')
+			m--;
+		if (m == n && m > 0 && pg_strncasecmp(e, endpoint, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A call of method for o: target, key and cap filled in. */
+static S3Call *
+new_call(const char *method, const S3Object *o, size_t cap)
+{
+	S3Call	   *c = palloc0(sizeof(S3Call));
+	S3Target	t;
+
+	target(o, &t);
+	c->method = method;
+	c->url = t.url;
+	c->host = t.host;
+	c->canonical_uri = t.canonical_uri;
+	c->region = t.region;
+	c->max_bytes = cap;
+	c->cred = credentials();
+	return c;
+}
+
+/* ------------------------------------------------------- credentials */
+
+/* The key to sign with: the credentials file, else the environment. */
+static const S3Credentials *
+credentials(void)
+{
+	const char *file = skade_s3_credentials_file;
+	char	   *source;
+
+	if (file && file[0])
+	{
+		struct stat st;
+
+		if (stat(file, &st) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("cannot read skade.s3_credentials_file: %m")));
+		source = psprintf("%s %lld %lld", file, (long long) st.st_mtime, (long long) st.st_size);
+		if (cred_source == NULL || strcmp(cred_source, source) != 0)
+			load_credentials_file(file);
+	}
+	else
+	{
+		const char *id = getenv("AWS_ACCESS_KEY_ID");
+		const char *secret = getenv("AWS_SECRET_ACCESS_KEY");
+		const char *token = getenv("AWS_SESSION_TOKEN");
+		MemoryContext cxt = store_context();
+
+		if (id == NULL || secret == NULL || id[0] == '\0' || secret[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("no key for S3 requests"),
+					 errhint("Set skade.s3_credentials_file, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the server's environment.")));
+		source = "env";
+		if (cred_source == NULL || strcmp(cred_source, "env") != 0 ||
+			strcmp(cred.access_key, id) != 0 || strcmp(cred.secret_key, secret) != 0)
+		{
+			cred.access_key = MemoryContextStrdup(cxt, id);
+			cred.secret_key = MemoryContextStrdup(cxt, secret);
+			cred.session_token = token && token[0] ? MemoryContextStrdup(cxt, token) : NULL;
+		}
+	}
+	if (cred_source)
+		pfree(cred_source);
+	cred_source = MemoryContextStrdup(store_context(), source);
+	return &cred;
+}
+
+/* Read the profile's key from an AWS shared-credentials file. */
+static void
+load_credentials_file(const char *path)
+{
+	FILE	   *f;
+	struct stat st;
+	char		line[2048];
+	const char *profile = getenv("AWS_PROFILE");
+	bool		in_profile = false;
+	S3Credentials got = {0};
+	MemoryContext cxt = store_context();
+
+	if (profile == NULL || profile[0] == '\0')
+		profile = "default";
+	f = AllocateFile(path, "r");
+	if (f == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot read skade.s3_credentials_file: %m")));
+	if (fstat(fileno(f), &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) != 0)
+	{
+		FreeFile(f);
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("skade.s3_credentials_file must be owned by the server's user and not readable by others"),
+				 errhint("chown it to the server's user and chmod it 0600.")));
+	}
+	while (fgets(line, sizeof(line), f))
+	{
+		char	   *s = line;
+		char	   *eq;
+		char	   *v;
+		size_t		n;
+
+		n = strcspn(s, "\r\n");
+		s[n] = '\0';
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '[')
+		{
+			char	   *close = strchr(s, ']');
+
+			in_profile = close && (size_t) (close - s - 1) == strlen(profile) &&
+				strncmp(s + 1, profile, close - s - 1) == 0;
+			continue;
+		}
+		if (!in_profile || (eq = strchr(s, '=')) == NULL)
+			continue;
+		v = eq + 1;
+		while (eq > s && (eq[-1] == ' ' || eq[-1] == '\t'))
+			eq--;
+		*eq = '\0';
+		while (*v == ' ' || *v == '\t')
+			v++;
+		n = strlen(v);
+		while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+			v[--n] = '\0';
+		if (strcmp(s, "aws_access_key_id") == 0)
+			got.access_key = MemoryContextStrdup(cxt, v);
+		else if (strcmp(s, "aws_secret_access_key") == 0)
+			got.secret_key = MemoryContextStrdup(cxt, v);
+		else if (strcmp(s, "aws_session_token") == 0)
+			got.session_token = MemoryContextStrdup(cxt, v);
+	}
+	explicit_bzero(line, sizeof(line));
+	FreeFile(f);
+	if (got.access_key == NULL || got.secret_key == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("skade.s3_credentials_file has no key for profile \"%s\"", profile)));
+	cred = got;
+}
+
+/* ------------------------------------------------------------ errors */
+
+/* Raise the error a failed call stands for (see the banner's SQLSTATEs). */
+static void
+report(const char *verb, const char *location, const S3Call *c)
+{
+	int			code = ERRCODE_IO_ERROR;
+	const char *what;
+
+	if (c->too_big)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("object \"%s\" is too large", location),
+				 errdetail("It has more than %zu bytes.", c->max_bytes),
+				 errhint("Raise skade.max_metadata_size if the object is legitimate.")));
+	if (c->status == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_IO_ERROR),
+				 errmsg("could not %s \"%s\": %s", verb, location,
+						c->timed_out ? "the S3 request timed out" : "the S3 request failed"),
+				 errdetail("After %d attempts: %s.", c->attempts, c->transport)));
+	if (c->corrupt)
+		ereport(ERROR,
+				(errcode(ERRCODE_IO_ERROR),
+				 errmsg("could not %s \"%s\": the S3 response did not match its length or ETag", verb, location),
+				 errdetail("After %d attempts.", c->attempts)));
+	switch (c->status)
+	{
+		case 401:
+		case 403:
+			code = ERRCODE_INSUFFICIENT_PRIVILEGE;
+			what = "access denied";
+			break;
+		case 404:
+			code = ERRCODE_UNDEFINED_FILE;
+			what = "no such object";
+			break;
+		case 409:
+		case 412:
+			code = ERRCODE_DUPLICATE_FILE;
+			what = "the object exists";
+			break;
+		case 429:
+		case 503:
+			code = ERRCODE_INSUFFICIENT_RESOURCES;
+			what = "the S3 service asks to slow down";
+			break;
+		default:
+			what = "the S3 request failed";
+			break;
+	}
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg("could not %s \"%s\": %s", verb, location, what),
+			 errdetail("HTTP %d, S3 error %s%s%s, after %d attempts.", c->status,
+					   c->s3_code ? c->s3_code : "(none)",
+					   c->s3_message ? ": " : "", c->s3_message ? c->s3_message : "",
+					   c->attempts)));
+}
+
+static MemoryContext
+store_context(void)
+{
+	if (store_cxt == NULL)
+		store_cxt = AllocSetContextCreate(TopMemoryContext, "skade object store",
+										  ALLOCSET_SMALL_SIZES);
+	return store_cxt;
+}

@@ -1,0 +1,29 @@
+/*-------------------------------------------------------------------------
+ *
+ * object_store.h
+ *	  s3:// locations: confined reads, create-only writes and removals
+ *	  (see object_store.c).
+ *
+ * IDENTIFICATION
+ *	  src/object_store.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_OBJECT_STORE_H
+#define SKADE_OBJECT_STORE_H
+
+#include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
+
+extern bool SkadeIsObjectLocation(const char *location);
+extern bool SkadeSplitRoots(const char *setting, List **dirs, List **prefixes);
+extern void SkadeObjectScope(const char *catalog, const char *ns);
+extern StringInfo SkadeObjectRead(const char *location, size_t cap, char **real_path);
+extern void SkadeObjectPrefetch(List *locations, size_t cap);
+extern bool SkadeObjectAllowed(const char *real_path);
+extern void SkadeObjectWritable(const char *location, const char *verb,
+								char **root, char **rest);
+extern char *SkadeObjectCreate(const char *location, const char *data, size_t len);
+extern int	SkadeObjectRemove(const char *root, const char *rest);
+
+#endif							/* SKADE_OBJECT_STORE_H */

@@ -1,0 +1,56 @@
+/*-------------------------------------------------------------------------
+ *
+ * s3_client.h
+ *	  HTTP requests to an S3 endpoint over libcurl: signed, concurrent,
+ *	  retried, interruptible (see s3_client.c).
+ *
+ * IDENTIFICATION
+ *	  src/s3_client.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_S3_CLIENT_H
+#define SKADE_S3_CLIENT_H
+
+#include "lib/stringinfo.h"
+
+typedef struct S3Credentials
+{
+	char	   *access_key;
+	char	   *secret_key;
+	char	   *session_token;	/* NULL if none */
+} S3Credentials;
+
+#define S3_TRANSPORT_MSG 256
+
+typedef struct S3Call
+{
+	/* the request */
+	const char *method;			/* GET, HEAD, PUT or DELETE */
+	const char *url;			/* scheme://host/canonical_uri */
+	const char *host;			/* the Host header, as signed */
+	const char *canonical_uri;	/* the path as sent (percent-encoded) */
+	const char *body;			/* PUT */
+	size_t		body_len;
+	const char *content_type;	/* PUT */
+	bool		create_only;	/* PUT only if absent (If-None-Match: *) */
+	size_t		max_bytes;		/* a larger response body fails the call */
+	const char *region;
+	const S3Credentials *cred;
+
+	/* the outcome (of the last attempt) */
+	int			status;			/* HTTP status; 0: no response */
+	int			attempts;
+	bool		timed_out;
+	bool		too_big;
+	bool		corrupt;		/* its length or ETag disagreed with the body */
+	char		transport[S3_TRANSPORT_MSG];	/* why there was no response */
+	StringInfoData body_out;	/* the response body */
+	char	   *s3_code;		/* <Code> and <Message> of an error body */
+	char	   *s3_message;
+	void	   *priv;
+} S3Call;
+
+extern void S3Perform(S3Call **calls, int n, bool interruptible);
+
+#endif							/* SKADE_S3_CLIENT_H */
