@@ -52,9 +52,11 @@
 #include "avro_reader.h"
 #include "bound_json.h"
 #include "delete_index.h"
+#include "guc.h"
 #include "l0_cache.h"
 #include "manifest_cache.h"
 #include "metadata_json.h"
+#include "object_store.h"
 #include "partition_stats.h"
 #include "scan_filter.h"
 #include "skade.h"
@@ -135,6 +137,7 @@ static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapsho
 							   const char *list, ManifestRef *m);
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
 static bool manifest_may_match(const ManifestRef *mref, const ScanPlan *plan);
+static void prefetch_window(List *mrefs, int i);
 static bool partition_matchable(const FileContext *fc, bool *unpartitioned);
 static uint64 partition_key(const FileContext *fc, const SkadeManifestEntry *e);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
@@ -214,7 +217,10 @@ skade_files(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
 	foreach(lc, manifests)
+	{
+		prefetch_window(manifests, foreach_current_index(lc));
 		put_files(rsinfo, (ManifestRef *) lfirst(lc), m, m->format_version < 2, NULL);
+	}
 	return (Datum) 0;
 }
 
@@ -238,6 +244,8 @@ skade_plan_files(PG_FUNCTION_ARGS)
 	const SkadeMetaSnapshot *snap;
 	ScanPlan	plan = {0};
 	List	   *manifests;
+	List	   *deletes = NIL;
+	List	   *data = NIL;
 	ListCell   *lc;
 
 	if (PG_ARGISNULL(2))
@@ -261,25 +269,28 @@ skade_plan_files(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
 
-	/* the delete files first, indexed; then each data file meets its own */
 	foreach(lc, manifests)
 	{
 		ManifestRef *mref = (ManifestRef *) lfirst(lc);
 
 		if (mref->content == 1)
-		{
-			if (plan.deletes == NULL)
-				plan.deletes = SkadeDeleteIndexCreate(plan.cxt);
-			index_deletes(mref, m, m->format_version < 2, &plan);
-		}
+			deletes = lappend(deletes, mref);
+		else if (mref->content == 0 && manifest_may_match(mref, &plan))
+			data = lappend(data, mref);
+		/* else its partition summaries rule out every file */
 	}
-	foreach(lc, manifests)
+	/* the delete files first, indexed; then each data file meets its own */
+	foreach(lc, deletes)
 	{
-		ManifestRef *mref = (ManifestRef *) lfirst(lc);
-
-		if (mref->content != 0 || !manifest_may_match(mref, &plan))
-			continue;			/* its partition summaries rule out every file */
-		put_files(rsinfo, mref, m, m->format_version < 2, &plan);
+		prefetch_window(deletes, foreach_current_index(lc));
+		if (plan.deletes == NULL)
+			plan.deletes = SkadeDeleteIndexCreate(plan.cxt);
+		index_deletes((ManifestRef *) lfirst(lc), m, m->format_version < 2, &plan);
+	}
+	foreach(lc, data)
+	{
+		prefetch_window(data, foreach_current_index(lc));
+		put_files(rsinfo, (ManifestRef *) lfirst(lc), m, m->format_version < 2, &plan);
 	}
 	/* then the delete files that apply to a planned data file, once each */
 	if (plan.deletes)
@@ -298,6 +309,31 @@ skade_plan_files(PG_FUNCTION_ARGS)
 }
 
 /* ---------------------------------------------------------------- helpers */
+
+/*
+ * At the start of each window of skade.s3_max_concurrency manifests, fetch
+ * the window's uncached objects at once (object_store.c); local files and
+ * cached manifests are left alone.  Memory: one window of raw manifests.
+ */
+static void
+prefetch_window(List *mrefs, int i)
+{
+	List	   *paths = NIL;
+	int			j;
+
+	if (i % skade_s3_max_concurrency != 0)
+		return;
+	for (j = i; j < list_length(mrefs) && j < i + skade_s3_max_concurrency; j++)
+	{
+		const ManifestRef *mref = list_nth(mrefs, j);
+
+		if (SkadeIsObjectLocation(mref->path) && !ManifestIsCached(mref->path))
+			paths = lappend(paths, (char *) mref->path);
+	}
+	if (list_length(paths) > 1)
+		SkadeObjectPrefetch(paths, (size_t) skade_max_metadata_size);
+	list_free(paths);
+}
 
 /*
  * The fields of a manifest list entry both manifests() and files() use:

@@ -129,6 +129,23 @@ ManifestGet(const char *path, int64 expected_length)
 }
 
 /*
+ * ManifestIsCached
+ *		Is the manifest at path in the cache now (for prefetching: the answer
+ *		may be stale at once)?
+ */
+bool
+ManifestIsCached(const char *path)
+{
+	Size		size;
+	const void *m = SkadeBlobCachePinIfCached(manifest_cache, path, &size);
+
+	if (m == NULL)
+		return false;
+	SkadeBlobCacheRelease(m);
+	return true;
+}
+
+/*
  * ManifestRelease
  *		The caller is done with m (from ManifestGet): unpin it now rather
  *		than at the end of the transaction.

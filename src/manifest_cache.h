@@ -100,6 +100,7 @@ extern void ManifestCacheShmemInit(void);
 extern SkadeBlobCache *ManifestCache(void);
 extern const SkadeManifest *ManifestGet(const char *path, int64 expected_length);
 extern void ManifestRelease(const SkadeManifest *m);
+extern bool ManifestIsCached(const char *path);
 extern void ManifestEntryStats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols,
 							   SkadeColumnStats *stats);
 
