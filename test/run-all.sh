@@ -7,7 +7,8 @@
 #   3. a bounded pass of the fuzzer (test/fuzz), against its own server,
 #      and the fault scripts (test/faults: a full disk, on a small tmpfs);
 #   4. the real-client suites (Java JdbcCatalog, pyiceberg SqlCatalog; then
-#      Spark 3.5) against throwaway servers, when present.
+#      Spark 3.5; then both clients on a local S3 server) against throwaway
+#      servers, when present.
 # Ends with one line "N passed, N failed" (suites) and exits non-zero on any
 # failure.
 set -uo pipefail
@@ -76,6 +77,11 @@ fi
 if [ -x "$WORK/test/interop/spark/run.sh" ]; then
     suite "Spark 3.5 (Iceberg SparkCatalog over JdbcCatalog)" \
         env SKADE_SPARK_VENV="$SKADE_ROOT/test/interop/spark/.venv" "$WORK/test/interop/spark/run.sh"
+fi
+if [ -x "$WORK/test/s3/run.sh" ]; then
+    suite "object storage (pyiceberg and Java JdbcCatalog on a local S3 server)" \
+        env SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" SKADE_S3_VENV="$SKADE_ROOT/test/s3/.venv" \
+        "$WORK/test/s3/run.sh"
 fi
 
 rm -rf "$WORK"

@@ -2,7 +2,8 @@
 # after test/lib.sh).
 #
 #   s3_python              a Python with moto and boto3 (virtualenv
-#                          test/s3/.venv, made once, under a lock)
+#                          $SKADE_S3_VENV or test/s3/.venv, made once,
+#                          under a lock)
 #   start_s3 DIR BUCKET... moto on a free port of 127.0.0.1, checking SigV4
 #                          signatures; DIR gets credentials (0600, owned by
 #                          $PG_USER, for skade.s3_credentials_file), s3.env
@@ -11,7 +12,7 @@
 #                          AWS_* variables of the key.
 #   stop_s3 DIR            stops it
 s3_python() {
-    local venv=$SKADE_ROOT/test/s3/.venv
+    local venv=${SKADE_S3_VENV:-$SKADE_ROOT/test/s3/.venv}
     (
         flock 9
         [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv" >&2 || exit 1
@@ -28,7 +29,8 @@ start_s3() {
     py=$(s3_python) || return 1
     mkdir -p "$dir"
     port=$(free_port)
-    INITIAL_NO_AUTH_ACTION_COUNT=3 setsid "$py" -m moto.server -H 127.0.0.1 -p "$port" \
+    # (moto_server.py: moto, checking query strings' signatures as AWS does)
+    INITIAL_NO_AUTH_ACTION_COUNT=3 setsid "$py" "${SKADE_S3_MOTO:-$SKADE_ROOT/test/s3/moto_server.py}" -H 127.0.0.1 -p "$port" \
         >"$dir/moto.log" 2>&1 &
     echo $! >"$dir/moto.pid"
     for i in $(seq 1 100); do

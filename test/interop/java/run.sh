@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Java interop suite: stock Apache Iceberg JdbcCatalog against PostgreSQL + skade.
 #
-#   test/interop/java/run.sh [main|mixed-write|mixed-read|fixtures]   (default: main)
+#   test/interop/java/run.sh [main|mixed-write|mixed-read|fixtures|s3]   (default: main)
 #
 # Connection from the libpq variables PGHOST (a socket directory means 127.0.0.1), PGPORT,
 # PGUSER, PGDATABASE, PGPASSWORD; the server must have skade in shared_preload_libraries and
@@ -12,8 +12,8 @@ set -euo pipefail
 
 phase="${1:-main}"
 case "$phase" in
-  main|mixed-write|mixed-read|fixtures) ;;
-  *) echo "usage: $0 [main|mixed-write|mixed-read|fixtures]" >&2; exit 2 ;;
+  main|mixed-write|mixed-read|fixtures|s3) ;;   # s3: from test/s3/run.sh (a local S3 server)
+  *) echo "usage: $0 [main|mixed-write|mixed-read|fixtures|s3]" >&2; exit 2 ;;
 esac
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
