@@ -107,6 +107,9 @@ class Relay:
 
     def __init__(self, port: int, forward: bool = True):
         self.connections = 0
+        self.open = 0   # connections open now, and the most open at once
+        self.peak = 0
+        self.lock = threading.Lock()
         self.forward = forward
         host, _, target = ENDPOINT.removeprefix("http://").partition(":")
         self.target = (host, int(target.rstrip("/")))
@@ -131,8 +134,20 @@ class Relay:
                 conn.close()
                 continue
             upstream = socket.create_connection(self.target)
-            for a, b in ((conn, upstream), (upstream, conn)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+            with self.lock:
+                self.open += 1
+                self.peak = max(self.peak, self.open)
+            threading.Thread(target=self._relay, args=(conn, upstream), daemon=True).start()
+
+    def _relay(self, conn: socket.socket, upstream: socket.socket) -> None:
+        pipes = [threading.Thread(target=self._pipe, args=(a, b), daemon=True)
+                 for a, b in ((conn, upstream), (upstream, conn))]
+        for p in pipes:
+            p.start()
+        for p in pipes:
+            p.join()
+        with self.lock:
+            self.open -= 1
 
     @staticmethod
     def _pipe(src: socket.socket, dst: socket.socket) -> None:

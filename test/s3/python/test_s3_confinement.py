@@ -22,7 +22,7 @@ import s3env
 
 pytestmark = pytest.mark.usefixtures("fresh_skade")
 
-NAMESPACES = ("fence", "ep_bad", "ep_relay", "s3a")
+NAMESPACES = ("fence", "ep_bad", "ep_relay", "ep_reuse", "s3a")
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=True), NestedField(2, "v", StringType(), required=False))
 ARROW = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
@@ -136,3 +136,31 @@ def test_s3a_locations_are_read_as_s3(catalog, skade):
         assert text.encode() == f.read()
     n, = skade.query("SELECT sum(record_count) FROM skade.files('s3a', 't_s3a', catalog => 'py_cat')")[0]
     assert n == 3
+
+
+def test_a_plan_fetches_its_manifests_at_once(catalog, skade):
+    """Through a relay that counts connections: files() over 8 uncached manifests opens
+    several connections at once (moto closes each connection after its answer, so this
+    counts the requests in flight together; connection reuse is tested against a
+    keep-alive server in test/faults/s3.sh)."""
+    relay = s3env.Relay(int(s3env.env("SKADE_S3_ALT_PORT")))
+    try:
+        catalog.create_namespace("ep_reuse", {"s3.endpoint": relay.endpoint, "s3.region": s3env.REGION,
+                                              "s3.path-style-access": "true"})
+        peaks = {}
+        for name, concurrency in (("a", 16), ("b", 1)):
+            t = catalog.create_table(f"ep_reuse.{name}", SCHEMA)
+            for i in range(8):  # one manifest per append
+                t.append(pa.Table.from_pylist([{"id": i, "v": str(i)}], schema=ARROW))
+            before = relay.connections
+            relay.peak = relay.open
+            n, = skade.query(f"SET skade.s3_max_concurrency = {concurrency};"
+                             f" SELECT count(*) FROM skade.files('ep_reuse', '{name}', catalog => 'py_cat')")[0]
+            assert n == 8
+            assert relay.connections - before >= 9  # the manifest list, then 8 manifests
+            peaks[concurrency] = relay.peak
+        skade.query("RESET skade.s3_max_concurrency; SELECT 1")
+        assert peaks[1] <= 2, f"one at a time asked, {peaks[1]} at once"  # (a close may lag)
+        assert peaks[16] >= 6, f"the manifests were fetched one after another ({peaks})"
+    finally:
+        relay.close()
