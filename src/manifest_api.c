@@ -138,6 +138,7 @@ static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapsho
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
 static bool manifest_may_match(const ManifestRef *mref, const ScanPlan *plan);
 static void prefetch_window(List *mrefs, int i);
+static void prefetch_paths(List *paths, int i);
 static bool partition_matchable(const FileContext *fc, bool *unpartitioned);
 static uint64 partition_key(const FileContext *fc, const SkadeManifestEntry *e);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
@@ -324,15 +325,30 @@ prefetch_window(List *mrefs, int i)
 	if (i % skade_s3_max_concurrency != 0)
 		return;
 	for (j = i; j < list_length(mrefs) && j < i + skade_s3_max_concurrency; j++)
-	{
-		const ManifestRef *mref = list_nth(mrefs, j);
-
-		if (SkadeIsObjectLocation(mref->path) && !ManifestIsCached(mref->path))
-			paths = lappend(paths, (char *) mref->path);
-	}
-	if (list_length(paths) > 1)
-		SkadeObjectPrefetch(paths, (size_t) skade_max_metadata_size);
+		paths = lappend(paths, (char *) ((const ManifestRef *) list_nth(mrefs, j))->path);
+	prefetch_paths(paths, 0);
 	list_free(paths);
+}
+
+/* prefetch_window for a list of manifest paths */
+static void
+prefetch_paths(List *paths, int i)
+{
+	List	   *fetch = NIL;
+	int			j;
+
+	if (i % skade_s3_max_concurrency != 0)
+		return;
+	for (j = i; j < list_length(paths) && j < i + skade_s3_max_concurrency; j++)
+	{
+		const char *path = list_nth(paths, j);
+
+		if (SkadeIsObjectLocation(path) && !ManifestIsCached(path))
+			fetch = lappend(fetch, (char *) path);
+	}
+	if (list_length(fetch) > 1)
+		SkadeObjectPrefetch(fetch, (size_t) skade_max_metadata_size);
+	list_free(fetch);
 }
 
 /*
@@ -1267,23 +1283,22 @@ skade_expire_files(PG_FUNCTION_ARGS)
 		PathEntry  *pe;
 		ListCell   *lc;
 
-		/* each remaining manifest once */
+		/* each remaining manifest once (fetched a window at a time from S3) */
+		List	   *remaining = NIL;
+
 		pathhash_init(&kept_files, "skade remaining files");
 		hash_seq_init(&seq, kept.h);
 		while ((pe = hash_seq_search(&seq)) != NULL)
+			remaining = list_concat(lappend(remaining, pe->path), pe->more);
+		foreach(lc, remaining)
 		{
-			ListCell   *lm;
 			ManifestRef ref = {0};
 
+			prefetch_paths(remaining, foreach_current_index(lc));
 			ref.length = -1;
 			ref.spec_id = -1;
-			ref.path = pe->path;
+			ref.path = lfirst(lc);
 			manifest_files(&ref, r.summary, &kept_files, NULL, NULL);
-			foreach(lm, pe->more)
-			{
-				ref.path = lfirst(lm);
-				manifest_files(&ref, r.summary, &kept_files, NULL, NULL);
-			}
 		}
 		/* each manifest that goes once (several expired snapshots may list it) */
 		pathhash_init(&gone_manifests, "skade manifests that go");
@@ -1292,6 +1307,7 @@ skade_expire_files(PG_FUNCTION_ARGS)
 		{
 			ManifestRef *ref = lfirst(lc);
 
+			prefetch_window(gone, foreach_current_index(lc));
 			if (!pathhash_add(&gone_manifests, ref->path, true))
 				continue;
 			put_path(rsinfo, ref->path, "manifest");

@@ -481,6 +481,47 @@ SkadeObjectRemove(const char *root, const char *rest)
 }
 
 /*
+ * SkadeObjectsAbsent
+ *		The locations among the given (s3://, inside the read or write roots)
+ *		whose HEAD says 404 -- asked skade.s3_max_concurrency at a time.
+ *		Any other answer or failure counts as present.
+ */
+List *
+SkadeObjectsAbsent(List *locations)
+{
+	List	   *calls = NIL;
+	List	   *names = NIL;
+	List	   *absent = NIL;
+	int			i;
+
+	for (i = 0; i < list_length(locations); i++)
+	{
+		const char *loc = list_nth(locations, i);
+		S3Object	o;
+
+		if (!parse(loc, &o, NULL, false, false) ||
+			!(in_roots(skade_allowed_roots, &o) || in_roots(skade_write_roots, &o)))
+			continue;
+		calls = lappend(calls, new_call("HEAD", &o, NULL, 64 * 1024, NULL));
+		names = lappend(names, (char *) loc);
+	}
+	for (i = 0; i < list_length(calls); i += skade_s3_max_concurrency)
+	{
+		int			n = Min(skade_s3_max_concurrency, list_length(calls) - i);
+		S3Call	  **batch = palloc(sizeof(S3Call *) * n);
+		int			j;
+
+		for (j = 0; j < n; j++)
+			batch[j] = list_nth(calls, i + j);
+		S3Perform(batch, n, true);
+		for (j = 0; j < n; j++)
+			if (batch[j]->status == 404)
+				absent = lappend(absent, list_nth(names, i + j));
+	}
+	return absent;
+}
+
+/*
  * SkadeObjectProbe
  *		Could the object at location be read: OK when it is a well-formed
  *		location inside the roots (no request is made; the read may still

@@ -28,5 +28,6 @@ extern void SkadeObjectWritable(const char *location, const char *verb,
 extern char *SkadeObjectCreate(const char *location, const char *data, size_t len);
 extern int	SkadeObjectRemove(const char *root, const char *rest);
 extern SkadeReadStatus SkadeObjectProbe(const char *location);
+extern List *SkadeObjectsAbsent(List *locations);
 
 #endif							/* SKADE_OBJECT_STORE_H */

@@ -132,6 +132,9 @@ S3Perform(S3Call **calls, int n, bool interruptible)
 	int			i;
 
 	ensure_multi();
+	/* as the setting is now (a SET applies to the next call) */
+	curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long) skade_s3_max_concurrency);
+	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long) skade_s3_max_concurrency);
 	atts = MemoryContextAllocZero(cxt, sizeof(Attempt) * n);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
@@ -190,8 +193,6 @@ ensure_multi(void)
 				 errmsg("could not initialise libcurl")));
 	curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
 	curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-	curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long) skade_s3_max_concurrency);
-	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long) skade_s3_max_concurrency);
 }
 
 static int

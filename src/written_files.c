@@ -120,7 +120,9 @@ static TxFile *tx_file(const char *root, const char *rest);
 static bool parse_line(char *line, Entry *e);
 static XidState xid_state(FullTransactionId fxid);
 static bool file_present(const char *location);
-static uint64 compact(void);
+static uint64 compact(List *gone);
+static List *aborted_objects_gone(void);
+static bool present(const char *location, List *gone);
 static FILE *journal_open(void);
 
 PG_FUNCTION_INFO_V1(skade_written_files);
@@ -191,7 +193,7 @@ SkadeWrittenJournal(const char *location)
 	LWLockRelease(skade_shared->journal_lock);
 	pfree(line);
 	if (grown)
-		(void) compact();
+		(void) compact(NIL);
 }
 
 /* "<xid> <dboid> <location>\n" -> e; false for a torn or foreign line */
@@ -250,16 +252,57 @@ xid_state(FullTransactionId fxid)
 	return state;
 }
 
-/* whether the file a journal line names is still there */
+/* whether the file a journal line names is still there (an object: yes) */
 static bool
 file_present(const char *location)
 {
 	struct stat st;
 
-	/* an object is kept: no request is made under the journal's lock */
+	/* no request is made here: it may run under the journal's lock */
 	if (SkadeIsObjectLocation(location))
 		return true;
 	return lstat(SkadeLocalPath(location), &st) == 0;
+}
+
+/* file_present, but an object in gone (asked beforehand) is not */
+static bool
+present(const char *location, List *gone)
+{
+	ListCell   *lc;
+
+	if (!SkadeIsObjectLocation(location))
+		return file_present(location);
+	foreach(lc, gone)
+		if (strcmp((const char *) lfirst(lc), location) == 0)
+			return false;
+	return true;
+}
+
+/*
+ * The objects of this database's aborted entries that the store says are
+ * not there (HEAD, with no lock held): compaction may forget them.
+ */
+static List *
+aborted_objects_gone(void)
+{
+	StringInfoData buf;
+	FILE	   *in = journal_open();
+	List	   *objects = NIL;
+
+	if (in == NULL)
+		return NIL;
+	initStringInfo(&buf);
+	while (pg_get_line_buf(in, &buf))
+	{
+		Entry		e;
+
+		CHECK_FOR_INTERRUPTS();
+		if (parse_line(buf.data, &e) && e.dboid == MyDatabaseId &&
+			SkadeIsObjectLocation(e.location) && xid_state(e.fxid) == XS_ABORTED)
+			objects = lappend(objects, pstrdup(e.location));
+	}
+	FreeFile(in);
+	return SkadeObjectsAbsent(objects);
 }
 
 /*
@@ -267,7 +310,7 @@ file_present(const char *location)
  * gone; returns the lines kept.
  */
 static uint64
-compact(void)
+compact(List *gone)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "skade journal compaction",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -304,7 +347,7 @@ compact(void)
 			continue;
 		s = xid_state(e.fxid);
 		if (s == XS_COMMITTED || s == XS_UNKNOWN ||
-			(s == XS_ABORTED && !file_present(e.location)))
+			(s == XS_ABORTED && !present(e.location, gone)))
 			continue;
 		if (fputs(copy, out) == EOF)
 			ereport(ERROR,
@@ -360,6 +403,11 @@ skade_written_files(PG_FUNCTION_ARGS)
 	StringInfoData buf;
 	FILE	   *in;
 
+	List	   *entries = NIL;
+	List	   *objects = NIL;
+	List	   *gone;
+	ListCell   *lc;
+
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	in = journal_open();
 	if (in == NULL)
@@ -367,20 +415,31 @@ skade_written_files(PG_FUNCTION_ARGS)
 	initStringInfo(&buf);
 	while (pg_get_line_buf(in, &buf))
 	{
-		Entry		e;
+		Entry	   *e = palloc(sizeof(Entry));
+
+		CHECK_FOR_INTERRUPTS();
+		if (!parse_line(buf.data, e) || e->dboid != MyDatabaseId)
+			continue;
+		e->location = pstrdup(e->location);
+		entries = lappend(entries, e);
+		if (SkadeIsObjectLocation(e->location))
+			objects = lappend(objects, e->location);
+	}
+	FreeFile(in);
+	/* the objects are asked about all at once, no lock held */
+	gone = SkadeObjectsAbsent(objects);
+	foreach(lc, entries)
+	{
+		Entry	   *e = lfirst(lc);
 		Datum		values[4];
 		bool		nulls[4] = {false, false, false, false};
 
-		CHECK_FOR_INTERRUPTS();
-		if (!parse_line(buf.data, &e) || e.dboid != MyDatabaseId)
-			continue;
-		values[0] = CStringGetTextDatum(e.location);
-		values[1] = FullTransactionIdGetDatum(e.fxid);
-		values[2] = CStringGetTextDatum(state_names[xid_state(e.fxid)]);
-		values[3] = BoolGetDatum(file_present(e.location));
+		values[0] = CStringGetTextDatum(e->location);
+		values[1] = FullTransactionIdGetDatum(e->fxid);
+		values[2] = CStringGetTextDatum(state_names[xid_state(e->fxid)]);
+		values[3] = BoolGetDatum(present(e->location, gone));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	FreeFile(in);
 	PG_RETURN_VOID();
 }
 
@@ -448,7 +507,7 @@ skade_compact_written_files(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 				 errmsg("cannot compact skade's journal during recovery")));
-	PG_RETURN_INT64((int64) compact());
+	PG_RETURN_INT64((int64) compact(aborted_objects_gone()));
 }
 
 /* ------------------------------------------------- this transaction's files */

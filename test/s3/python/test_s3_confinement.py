@@ -160,7 +160,7 @@ def test_a_plan_fetches_its_manifests_at_once(catalog, skade):
             assert relay.connections - before >= 9  # the manifest list, then 8 manifests
             peaks[concurrency] = relay.peak
         skade.query("RESET skade.s3_max_concurrency; SELECT 1")
-        assert peaks[1] <= 2, f"one at a time asked, {peaks[1]} at once"  # (a close may lag)
-        assert peaks[16] >= 6, f"the manifests were fetched one after another ({peaks})"
+        assert peaks[1] <= 3, f"one at a time asked, {peaks[1]} at once"  # (a close may lag)
+        assert peaks[16] >= 6 and peaks[16] >= 2 * peaks[1], f"the manifests were fetched one after another ({peaks})"
     finally:
         relay.close()
