@@ -1,6 +1,6 @@
 """The table fixtures of data/, re-homed to S3 and to a local directory.
 
-Usage: fixtures_s3.py DATA_DIR STAGE LOCAL_ROOT BUCKET [--extra PREFIX]...
+Usage: fixtures_s3.py DATA_DIR STAGE LOCAL_ROOT BUCKET [--extra PREFIX]... [--only DIR]...
 
 Every fixture table with manifests -- data/avro/warehouse/* (v1, v2_*, v3,
 exotic_types and the bad ones), data/clients/java/warehouse/fixtures/* and
@@ -16,7 +16,8 @@ to the same new URI, and PREFIX is chosen so that s3://BUCKET/PREFIX is
 exactly as long as file://LOCAL_ROOT: the two copies answer identically once
 the two roots are swapped, but for the sizes of compressed manifests (the
 codec compresses different bytes; each copy's manifest_length is its own).  Each --extra PREFIX uploads a further copy to s3://BUCKET/
-PREFIX/... (for tests that write and delete).
+PREFIX/... (for tests that write and delete).  --only DIR ("py/fixtures/
+events", ...) limits the tables to those named.
 
 Metadata JSON and Avro files are re-homed with test/fuzz/fuzzlib/seeds.py's
 functions; manifest_length in a manifest list follows its manifest's new
@@ -133,11 +134,12 @@ def upload(client, stage: Path, bucket: str, prefix: str) -> tuple[int, int]:
 
 def main() -> None:
     args = sys.argv[1:]
-    extra = []
-    while "--extra" in args:
-        i = args.index("--extra")
-        extra.append(args[i + 1])
-        del args[i:i + 2]
+    extra, only = [], []
+    for opt, into in (("--extra", extra), ("--only", only)):
+        while opt in args:
+            i = args.index(opt)
+            into.append(args[i + 1])
+            del args[i:i + 2]
     data, stage, local_root, bucket = Path(args[0]), Path(args[1]), args[2].rstrip("/"), args[3]
     local_url = "file://" + local_root
     head = f"s3://{bucket}/"
@@ -148,7 +150,7 @@ def main() -> None:
     s3_url = head + prefix
     assert len(s3_url) == len(local_url)
 
-    found = tables(data)
+    found = [t for t in tables(data) if not only or f"{t[0]}/{t[1]}" in only]
     client = s3_client()
     index = {"local": local_url, "s3": s3_url, "extra": {}, "tables": []}
     targets = [(local_url, Path(local_root), None)]
