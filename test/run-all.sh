@@ -6,6 +6,8 @@
 #      preloaded, then the TAP tests;
 #   3. a bounded pass of the fuzzer (test/fuzz), against its own server,
 #      and the fault scripts (test/faults: a full disk, on a small tmpfs);
+#      object storage on a local moto S3 server (test/s3/equivalence.sh,
+#      test/faults/s3.sh);
 #   4. the real-client suites (Java JdbcCatalog, pyiceberg SqlCatalog; then
 #      Spark 3.5; then both clients on a local S3 server) against throwaway
 #      servers, when present.
@@ -66,6 +68,16 @@ suite "fuzzer (bounded pass, seed 1)" \
 
 # a full disk under skade's writes (mounts a small tmpfs: root)
 suite "faults: a full disk" "$SKADE_ROOT/test/faults/disk_full.sh"
+
+# object storage (issue 13): a moto S3 server (from PyPI, in test/s3/.venv),
+# the fixtures on S3 answering as on local files, then S3 faults through a
+# proxy
+if [ -x "$SKADE_ROOT/test/s3/equivalence.sh" ]; then
+    suite "S3: reads, caches and writes as on local files" "$SKADE_ROOT/test/s3/equivalence.sh"
+fi
+if [ -x "$SKADE_ROOT/test/faults/s3.sh" ]; then
+    suite "faults: S3 (down, slow, throttled, failing, denied, hung, corrupt)" "$SKADE_ROOT/test/faults/s3.sh"
+fi
 
 # real clients
 # (from this run's copy: Maven builds in its target/; the pyiceberg
