@@ -10,7 +10,8 @@
  * Invariants:
  *	 - the bytes come from SkadeReadLocation, so the same confinement
  *	   (skade.allowed_roots, no symlink escapes, size cap) applies as for
- *	   metadata; a manifest's size is checked against the length its
+ *	   metadata (a manifest list on S3 through the manifest cache, whose
+ *	   hits are checked against the roots too); a manifest's size is checked against the length its
  *	   manifest list records before anything is decoded;
  *	 - libavro-c never sees the file itself: avro_container.c parses the
  *	   container, validates the writer schema (non-recursive, bounded) and
@@ -57,6 +58,8 @@
 #include "avro_reader.h"
 #include "bound_json.h"
 #include "file_access.h"
+#include "manifest_cache.h"
+#include "object_store.h"
 #include "guc.h"
 #include "skade.h"
 
@@ -236,7 +239,11 @@ SkadeAvroOpen(const char *location, SkadeAvroKind kind, int64 expected_length)
 
 	f->location = pstrdup(location);
 	f->block = -1;
-	f->bytes = SkadeReadLocation(location, &f->real_path);
+	/* a manifest list on S3 is kept in the manifest cache (a local one is read again) */
+	if (kind == SKADE_AVRO_MANIFEST_LIST && SkadeIsObjectLocation(location))
+		f->bytes = ManifestListBytes(location, &f->real_path);
+	else
+		f->bytes = SkadeReadLocation(location, &f->real_path);
 	SkadeAvroCheckLength(location, f->bytes->len, expected_length);
 	f->container = SkadeAvroContainerDecode(f->location, f->bytes->data, f->bytes->len);
 	f->current = palloc(sizeof(SkadeAvroValue));

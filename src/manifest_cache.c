@@ -57,6 +57,15 @@ static SkadeBlobCache *manifest_cache = NULL;
 static long max_entries(void);
 static Size max_blob_size(void);
 static void *load_manifest(const char *path, void *arg, Size *size, char **origin);
+static void *load_list(const char *key, void *arg, Size *size, char **origin);
+
+/* a manifest list's bytes in the cache: data, NUL, real path, NUL */
+#define LIST_KEY_PREFIX "\001list\001"
+typedef struct ManifestListBlob
+{
+	Size		len;
+	char		data[FLEXIBLE_ARRAY_MEMBER];
+} ManifestListBlob;
 static void decode_entry(const SkadeAvroValue *entry, const char *path, StringInfo blob,
 						 const SkadeColumn *cols, int ncols);
 static SkadeManifestStat *stat_for(SkadeManifestStat *stats, int *nstats, int32 field_id);
@@ -121,11 +130,66 @@ const SkadeManifest *
 ManifestGet(const char *path, int64 expected_length)
 {
 	Size		size;
-	const SkadeManifest *m = SkadeBlobCacheGet(manifest_cache, path, load_manifest,
-											   &expected_length, &size);
+	const SkadeManifest *m;
+	const unsigned char *c;
+
+	/* (no path with a control character is looked up: manifest lists' keys have one) */
+	for (c = (const unsigned char *) path; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("metadata location contains a control character"),
+					 errdetail("Byte %d is 0x%02x.", (int) (c - (const unsigned char *) path) + 1, *c)));
+	m = SkadeBlobCacheGet(manifest_cache, path, load_manifest, &expected_length, &size);
 
 	SkadeAvroCheckLength(path, m->file_size, expected_length);
 	return m;
+}
+
+/*
+ * ManifestListBytes
+ *		The bytes of the manifest list at path (an s3:// object: local lists
+ *		are read from the file each time), through the cache, under a key no
+ *		manifest path can have (a control character); *real_path as
+ *		SkadeReadLocation sets it.
+ */
+StringInfo
+ManifestListBytes(const char *path, char **real_path)
+{
+	char	   *key = psprintf("%s%s", LIST_KEY_PREFIX, path);
+	Size		size;
+	const ManifestListBlob *b = SkadeBlobCacheGet(manifest_cache, key, load_list, NULL, &size);
+	StringInfo	out = makeStringInfo();
+
+	PG_TRY();
+	{
+		appendBinaryStringInfo(out, b->data, b->len);
+		*real_path = pstrdup(b->data + b->len + 1);
+	}
+	PG_FINALLY();
+	{
+		SkadeBlobCacheRelease(b);
+	}
+	PG_END_TRY();
+	return out;
+}
+
+/* SkadeBlobLoader: a manifest list's bytes, then its real path */
+static void *
+load_list(const char *key, void *arg, Size *size, char **origin)
+{
+	const char *path = key + strlen(LIST_KEY_PREFIX);
+	StringInfo	bytes = SkadeReadLocation(path, origin);
+	Size		olen = strlen(*origin);
+	ManifestListBlob *b = palloc(offsetof(ManifestListBlob, data) + bytes->len + 1 + olen + 1);
+
+	b->len = bytes->len;
+	memcpy(b->data, bytes->data, bytes->len);
+	b->data[b->len] = '\0';
+	memcpy(b->data + b->len + 1, *origin, olen + 1);
+	*size = offsetof(ManifestListBlob, data) + bytes->len + 1 + olen + 1;
+	pfree(bytes->data);
+	return b;
 }
 
 /*

@@ -101,6 +101,7 @@ extern SkadeBlobCache *ManifestCache(void);
 extern const SkadeManifest *ManifestGet(const char *path, int64 expected_length);
 extern void ManifestRelease(const SkadeManifest *m);
 extern bool ManifestIsCached(const char *path);
+extern StringInfo ManifestListBytes(const char *path, char **real_path);
 extern void ManifestEntryStats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols,
 							   SkadeColumnStats *stats);
 

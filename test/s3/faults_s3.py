@@ -111,11 +111,15 @@ _next = iter(range(len(PREFIXES)))
 
 
 def fresh() -> tuple[str, str]:
-    """a table over a copy nothing has read: (its name, its root)"""
+    """a table over a copy nothing has read: (its name, its root).  The commit-log
+    trigger reads new S3 metadata at commit; registering with the copy outside the
+    roots for that transaction keeps it unread, for the read path to meet the fault."""
     i = next(_next)
     root = PREFIXES[i]
     name = f"t{i}"
-    one("SELECT skade.register_table('f', %s, %s)", (name, f"{root}/{T['dir']}/{T['metadata']}"))
+    one("BEGIN; SET LOCAL skade.allowed_roots = '/nonexistent';"
+        " SELECT skade.register_table('f', %s, %s); COMMIT; SELECT 1",
+        (name, f"{root}/{T['dir']}/{T['metadata']}"))
     return name, root
 
 
