@@ -49,7 +49,7 @@ PORT, CTL_PORT, UPSTREAM = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 UP = urllib.parse.urlparse(UPSTREAM)
 
 lock = threading.Lock()
-state = {"mode": "pass", "count": -1, "match": "", "delay": 0.0, "gen": 0}
+state = {"mode": "pass", "count": -1, "match": "", "delay": 0.0, "gen": 0, "connections": 0}
 seen: list = []
 
 ERRORS = {
@@ -155,6 +155,12 @@ class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def get_request(self):
+        got = super().get_request()
+        with lock:
+            state["connections"] += 1   # connections accepted (keep-alive: fewer than requests)
+        return got
+
 
 data_server = None
 
@@ -186,7 +192,8 @@ class Control(http.server.BaseHTTPRequestHandler):
             listen(state["mode"] != "refuse")
         elif u.path == "/stats":
             with lock:
-                out = {"requests": list(seen), "mode": state["mode"], "count": state["count"]}
+                out = {"requests": list(seen), "mode": state["mode"], "count": state["count"],
+                       "connections": state["connections"]}
         elif u.path == "/reset":
             with lock:
                 seen.clear()

@@ -314,13 +314,35 @@ def confinement():
     true_content(name, root, "a wrong secret key")
 
 
+def reuse():
+    """One backend keeps its connections (curl's pool lives for the backend): loading
+    several uncached tables one after another through the keep-alive proxy opens one
+    connection, not one per request; another backend opens its own."""
+    fault("pass")
+    c = connect()
+    before = ctl("/stats")["connections"]
+    n_before = len(requests())
+    for _ in range(3):
+        name, root = fresh()
+        run(LOAD, (name,), c=c)
+    conns = ctl("/stats")["connections"] - before
+    reqs = len(requests()) - n_before
+    check(reqs == 3 and conns == 1, f"3 loads in one backend: {reqs} requests over {conns} connection(s)")
+    c.close()
+    c2 = connect()
+    name, root = fresh()
+    run(LOAD, (name,), c=c2)
+    check(ctl("/stats")["connections"] - before == 2, "another backend opens its own connection")
+    c2.close()
+
+
 def main():
     global REF_LOAD, REF_PLAN
     for ns in ("f", "ref"):
         one("SELECT skade.create_namespace(%s)", (ns,))
     REF_LOAD, REF_PLAN = reference()
     check(len(REF_PLAN) > 0, f"the reference plans {len(REF_PLAN)} files")
-    for s in sys.argv[5:] or ["read_faults", "hangs", "write_faults", "confinement"]:
+    for s in sys.argv[5:] or ["reuse", "read_faults", "hangs", "write_faults", "confinement"]:
         print(f"# {s}")
         globals()[s]()
     fault("pass")
