@@ -860,7 +860,11 @@ credentials(void)
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 					 errmsg("cannot read skade.s3_credentials_file: %m")));
-		source = psprintf("%s %lld %lld", file, (long long) st.st_mtime, (long long) st.st_size);
+		/* rewritten in place or replaced (a rename), to the nanosecond */
+		source = psprintf("%s %lld.%09ld %lld.%09ld %llu %lld", file,
+						  (long long) st.st_mtim.tv_sec, (long) st.st_mtim.tv_nsec,
+						  (long long) st.st_ctim.tv_sec, (long) st.st_ctim.tv_nsec,
+						  (unsigned long long) st.st_ino, (long long) st.st_size);
 		if (cred_source == NULL || strcmp(cred_source, source) != 0)
 			load_credentials_file(file);
 	}
