@@ -78,9 +78,11 @@ export AWS_ACCESS_KEY_ID="VGW$(rand 17 ABCDEFGHIJKLMNOPQRSTUVWXYZ234567)"
 export AWS_SECRET_ACCESS_KEY="$(rand 40 abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/)"
 export AWS_REGION=us-east-1 S3_ENDPOINT="http://127.0.0.1:$VGW_PORT"
 
-# the key on the command line of a process of this run only (ps shows it: a throwaway key)
-setsid "$VGW" --access "$AWS_ACCESS_KEY_ID" --secret "$AWS_SECRET_ACCESS_KEY" --region "$AWS_REGION" \
-    --port "127.0.0.1:$VGW_PORT" posix "$VDIR/root" >"$VDIR/versitygw.log" 2>&1 &
+# the root key through versitygw's environment (not its command line); its access log
+# (one line a request: status, method, path) goes to versitygw.log
+ROOT_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID ROOT_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
+    setsid "$VGW" --region "$AWS_REGION" --port "127.0.0.1:$VGW_PORT" posix "$VDIR/root" \
+    >"$VDIR/versitygw.log" 2>&1 &
 VGW_PID=$!
 for _ in $(seq 1 100); do
     (exec 3<>"/dev/tcp/127.0.0.1/$VGW_PORT") 2>/dev/null && break

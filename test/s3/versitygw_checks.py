@@ -19,6 +19,8 @@ If-None-Match, GET, HEAD, list, and keys that must be escaped.
      SignatureDoesNotMatch in the DETAIL, nothing is written; the right key works again.
   7. keys with spaces, UTF-8 and + = % ~ ( ): a table skade creates there, updates,
      pyiceberg appends to, skade lists; every key is the literal string (boto3 LIST).
+  8. keys with the other printable ASCII specials (! " # $ & ' * , : ; < > ? @ [ \\ ] ^ ` { | })
+     and a literal %2F: a table skade creates and updates there (skade and boto3 only).
 
 Environment: S3_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION (the root
 key), VGW_BUCKET, VGW_WRONG_CREDENTIALS (a credentials file with a wrong secret),
@@ -51,6 +53,7 @@ BUCKET = os.environ["VGW_BUCKET"]
 WH = f"s3://{BUCKET}/wh"
 CAT = "vgw"
 ODD = "sp ace+p=q%41~t(1) é日本"   # a key segment: literal, never decoded
+ASCII = "!\"#$&'*,:;<>?@[\\]^`{|} %2F"   # every other printable ASCII special; %2F is not a '/'
 
 SCHEMA_JSON = {"type": "struct", "schema-id": 0, "identifier-field-ids": [1], "fields": [
     {"id": 1, "name": "id", "required": True, "type": "long"},
@@ -383,6 +386,20 @@ def c_odd_keys():
     assert files_agree(t2, "odd", "t2") == 1
 
 
+def c_ascii_keys():
+    q("SELECT skade.create_namespace('asc', '{}', %s)", (CAT,))
+    location = f"{WH}/asc/{ASCII}/t"
+    meta = create("asc", "t", location)
+    assert keys(f"{WH}/asc/") == [split(meta)[1]], keys(f"{WH}/asc/")
+    same_bytes("asc", "t", meta)
+    (uid,), = q("SELECT (skade.table_metadata('asc', 't', catalog => %s)->>'table-uuid')", (CAT,))
+    after = update("asc", "t", [{"type": "assert-table-uuid", "uuid": uid}],
+                   [{"action": "set-properties", "updates": {"k": ASCII}}])
+    assert after.startswith(location + "/metadata/00001-"), after
+    assert sorted(keys(f"{WH}/asc/")) == sorted([split(meta)[1], split(after)[1]]), keys(f"{WH}/asc/")
+    same_bytes("asc", "t", after)
+
+
 def main() -> int:
     global PG
     PG = connect()
@@ -393,7 +410,8 @@ def main() -> int:
                      ("pyiceberg's table: files/plan_files/snapshots agree", c_pyiceberg_table),
                      ("create-only writes (existing name: 58P02, untouched)", c_create_only),
                      ("wrong secret: 42501 SignatureDoesNotMatch (write, read)", c_wrong_secret),
-                     ("keys with spaces, UTF-8, + = % ~ ( )", c_odd_keys)):
+                     ("keys with spaces, UTF-8, + = % ~ ( )", c_odd_keys),
+                     ("keys with every other printable ASCII special", c_ascii_keys)):
         check(name, fn)
     PG.close()
     failed = sum(1 for ok, _ in results if not ok)
