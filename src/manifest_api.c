@@ -137,8 +137,8 @@ static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapsho
 							   const char *list, ManifestRef *m);
 static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
 static bool manifest_may_match(const ManifestRef *mref, const ScanPlan *plan);
-static void prefetch_window(List *mrefs, int i);
-static void prefetch_paths(List *paths, int i);
+static void prefetch_manifests(List *mrefs);
+static void prefetch_paths(List *paths);
 static bool partition_matchable(const FileContext *fc, bool *unpartitioned);
 static uint64 partition_key(const FileContext *fc, const SkadeManifestEntry *e);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
@@ -217,11 +217,9 @@ skade_files(PG_FUNCTION_ARGS)
 	if (snap == NULL)
 		return (Datum) 0;
 	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
+	prefetch_manifests(manifests);
 	foreach(lc, manifests)
-	{
-		prefetch_window(manifests, foreach_current_index(lc));
 		put_files(rsinfo, (ManifestRef *) lfirst(lc), m, m->format_version < 2, NULL);
-	}
 	return (Datum) 0;
 }
 
@@ -281,18 +279,15 @@ skade_plan_files(PG_FUNCTION_ARGS)
 		/* else its partition summaries rule out every file */
 	}
 	/* the delete files first, indexed; then each data file meets its own */
+	prefetch_manifests(list_concat_copy(deletes, data));
 	foreach(lc, deletes)
 	{
-		prefetch_window(deletes, foreach_current_index(lc));
 		if (plan.deletes == NULL)
 			plan.deletes = SkadeDeleteIndexCreate(plan.cxt);
 		index_deletes((ManifestRef *) lfirst(lc), m, m->format_version < 2, &plan);
 	}
 	foreach(lc, data)
-	{
-		prefetch_window(data, foreach_current_index(lc));
 		put_files(rsinfo, (ManifestRef *) lfirst(lc), m, m->format_version < 2, &plan);
-	}
 	/* then the delete files that apply to a planned data file, once each */
 	if (plan.deletes)
 		foreach(lc, SkadeDeleteIndexFiles(plan.deletes))
@@ -312,36 +307,33 @@ skade_plan_files(PG_FUNCTION_ARGS)
 /* ---------------------------------------------------------------- helpers */
 
 /*
- * At the start of each window of skade.s3_max_concurrency manifests, fetch
- * the window's uncached objects at once (object_store.c); local files and
- * cached manifests are left alone.  Memory: one window of raw manifests.
+ * Fetch the uncached s3:// manifests among mrefs ahead of their reads, in
+ * order (object_store.c keeps skade.s3_max_concurrency of them in flight or
+ * waiting, so memory stays bounded); local files and cached manifests are
+ * left alone.
  */
 static void
-prefetch_window(List *mrefs, int i)
+prefetch_manifests(List *mrefs)
 {
 	List	   *paths = NIL;
-	int			j;
+	ListCell   *lc;
 
-	if (i % skade_s3_max_concurrency != 0)
-		return;
-	for (j = i; j < list_length(mrefs) && j < i + skade_s3_max_concurrency; j++)
-		paths = lappend(paths, (char *) ((const ManifestRef *) list_nth(mrefs, j))->path);
-	prefetch_paths(paths, 0);
+	foreach(lc, mrefs)
+		paths = lappend(paths, (char *) ((const ManifestRef *) lfirst(lc))->path);
+	prefetch_paths(paths);
 	list_free(paths);
 }
 
-/* prefetch_window for a list of manifest paths */
+/* prefetch_manifests for a list of manifest paths */
 static void
-prefetch_paths(List *paths, int i)
+prefetch_paths(List *paths)
 {
 	List	   *fetch = NIL;
-	int			j;
+	ListCell   *lc;
 
-	if (i % skade_s3_max_concurrency != 0)
-		return;
-	for (j = i; j < list_length(paths) && j < i + skade_s3_max_concurrency; j++)
+	foreach(lc, paths)
 	{
-		const char *path = list_nth(paths, j);
+		const char *path = lfirst(lc);
 
 		if (SkadeIsObjectLocation(path) && !ManifestIsCached(path))
 			fetch = lappend(fetch, (char *) path);
@@ -1290,11 +1282,11 @@ skade_expire_files(PG_FUNCTION_ARGS)
 		hash_seq_init(&seq, kept.h);
 		while ((pe = hash_seq_search(&seq)) != NULL)
 			remaining = list_concat(lappend(remaining, pe->path), pe->more);
+		prefetch_paths(remaining);
 		foreach(lc, remaining)
 		{
 			ManifestRef ref = {0};
 
-			prefetch_paths(remaining, foreach_current_index(lc));
 			ref.length = -1;
 			ref.spec_id = -1;
 			ref.path = lfirst(lc);
@@ -1303,11 +1295,11 @@ skade_expire_files(PG_FUNCTION_ARGS)
 		/* each manifest that goes once (several expired snapshots may list it) */
 		pathhash_init(&gone_manifests, "skade manifests that go");
 		pathhash_init(&gone_files, "skade files that go");
+		prefetch_manifests(gone);
 		foreach(lc, gone)
 		{
 			ManifestRef *ref = lfirst(lc);
 
-			prefetch_window(gone, foreach_current_index(lc));
 			if (!pathhash_add(&gone_manifests, ref->path, true))
 				continue;
 			put_path(rsinfo, ref->path, "manifest");

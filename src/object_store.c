@@ -96,6 +96,7 @@ typedef struct Prefetched
 {
 	char	   *canonical;
 	S3Call	   *call;
+	bool		started;
 } Prefetched;
 
 /* where an object's requests go (NULL / -1: the cluster's setting) */
@@ -138,7 +139,9 @@ static List *pinned = NIL;		/* Pinned, in TopTransactionContext (NIL once
 								 * that goes: forget_pinned) */
 static MemoryContextCallback pinned_cb;
 static MemoryContext prefetch_cxt = NULL;
-static List *prefetched = NIL;	/* Prefetched */
+static List *prefetched = NIL;	/* Prefetched, in order, not yet read */
+static int	prefetch_outstanding = 0;	/* of those, started */
+static bool prefetch_callback = false;
 
 static bool parse(const char *location, S3Object *o, const char *verb, bool report,
 				  bool prefix);
@@ -154,6 +157,10 @@ static S3Call *new_call(const char *method, const S3Object *o, const Route *r,
 						size_t cap, const S3Credentials *key);
 static void report(const char *verb, const char *location, const S3Call *c) pg_attribute_noreturn();
 static MemoryContext store_context(void);
+static void prefetch_top_up(void);
+static void prefetch_drop(Prefetched *p);
+static void prefetch_reset(void);
+static void prefetch_at_end(XactEvent event, void *arg);
 static void pin_route(const S3Object *o);
 static void forget_pinned(void *arg);
 
@@ -260,20 +267,42 @@ SkadeObjectRead(const char *location, size_t cap, char **real_path)
 
 		if (strcmp(p->canonical, o.canonical) == 0)
 		{
-			c = p->call;
-			prefetched = foreach_delete_current(prefetched, lc);
+			/* reads come in order: what was passed over will not be read */
+			while (linitial(prefetched) != p)
+				prefetch_drop(linitial(prefetched));
+			prefetched = list_delete_first(prefetched);
+			if (p->started)
+			{
+				prefetch_outstanding--;
+				c = p->call;
+			}
+			/* the next one starts before this one is waited for */
+			prefetch_top_up();
+			if (c)
+				S3Finish(c, true);
 			break;
 		}
 	}
-	if (c == NULL || c->status != 200 || c->too_big || c->corrupt)
+	if (c != NULL && c->status == 200 && !c->too_big && !c->corrupt)
+	{
+		/* from the prefetch's memory: copied, and freed there */
+		buf = makeStringInfo();
+		appendBinaryStringInfo(buf, c->body_out.data ? c->body_out.data : "", c->body_out.len);
+		if (c->body_out.data)
+			pfree(c->body_out.data);
+	}
+	else
 	{
 		c = new_call("GET", &o, NULL, cap, NULL);
 		S3Perform(&c, 1, true);
+		if (c->status != 200 || c->too_big || c->corrupt)
+			report("read", location, c);
+		/* the body was received into this context: it is the answer */
+		buf = palloc(sizeof(StringInfoData));
+		*buf = c->body_out;
+		if (buf->data == NULL)
+			initStringInfo(buf);
 	}
-	if (c->status != 200 || c->too_big || c->corrupt)
-		report("read", location, c);
-	buf = makeStringInfo();
-	appendBinaryStringInfo(buf, c->body_out.data ? c->body_out.data : "", c->body_out.len);
 	if (real_path)
 		*real_path = o.canonical;
 	return buf;
@@ -281,24 +310,29 @@ SkadeObjectRead(const char *location, size_t cap, char **real_path)
 
 /*
  * SkadeObjectPrefetch
- *		Fetch the objects among locations (allowed, s3://) at once, at most
- *		skade.s3_max_concurrency requests at a time, for the
- *		SkadeObjectRead calls that follow; failures are left for those
- *		calls to retry and report.  Replaces what an earlier prefetch left.
+ *		Fetch the objects among locations (allowed, s3://) ahead of the
+ *		SkadeObjectRead calls that follow, in order: at most
+ *		skade.s3_max_concurrency are started and not yet read at any time,
+ *		and each read starts the next before it waits, so transfers go on
+ *		while the caller works on what it read.  Failures are left for those
+ *		reads to retry and report.  Replaces what an earlier prefetch left;
+ *		what is left at transaction end is abandoned.
  */
 void
 SkadeObjectPrefetch(List *locations, size_t cap)
 {
 	ListCell   *lc;
-	List	   *calls = NIL;
 	MemoryContext old;
-	int			i;
 
 	if (prefetch_cxt == NULL)
 		prefetch_cxt = AllocSetContextCreate(TopMemoryContext, "skade object prefetch",
 											 ALLOCSET_DEFAULT_SIZES);
-	MemoryContextReset(prefetch_cxt);
-	prefetched = NIL;
+	if (!prefetch_callback)
+	{
+		RegisterXactCallback(prefetch_at_end, NULL);
+		prefetch_callback = true;
+	}
+	prefetch_reset();
 	old = MemoryContextSwitchTo(prefetch_cxt);
 	foreach(lc, locations)
 	{
@@ -308,25 +342,74 @@ SkadeObjectPrefetch(List *locations, size_t cap)
 		if (SkadeIsObjectLocation(loc) && parse(loc, &o, NULL, false, false) &&
 			in_roots(skade_allowed_roots, &o))
 		{
-			Prefetched *p = palloc(sizeof(Prefetched));
+			Prefetched *p = palloc0(sizeof(Prefetched));
 
 			p->canonical = o.canonical;
 			p->call = new_call("GET", &o, NULL, cap, NULL);
-			calls = lappend(calls, p);
+			prefetched = lappend(prefetched, p);
 		}
 	}
-	for (i = 0; i < list_length(calls); i += skade_s3_max_concurrency)
-	{
-		int			n = Min(skade_s3_max_concurrency, list_length(calls) - i);
-		S3Call	  **batch = palloc(sizeof(S3Call *) * n);
-		int			j;
-
-		for (j = 0; j < n; j++)
-			batch[j] = ((Prefetched *) list_nth(calls, i + j))->call;
-		S3Perform(batch, n, true);
-	}
-	prefetched = calls;
 	MemoryContextSwitchTo(old);
+	prefetch_top_up();
+}
+
+/* Start prefetches in order until skade.s3_max_concurrency are outstanding. */
+static void
+prefetch_top_up(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, prefetched)
+	{
+		Prefetched *p = lfirst(lc);
+		MemoryContext old;
+
+		if (prefetch_outstanding >= skade_s3_max_concurrency)
+			break;
+		if (p->started)
+			continue;
+		old = MemoryContextSwitchTo(prefetch_cxt);
+		S3Start(p->call);
+		MemoryContextSwitchTo(old);
+		p->started = true;
+		prefetch_outstanding++;
+	}
+}
+
+/* Drop the first prefetch (abandoned if started). */
+static void
+prefetch_drop(Prefetched *p)
+{
+	prefetched = list_delete_first(prefetched);
+	if (p->started)
+	{
+		S3Abandon(p->call);
+		if (p->call->body_out.data)
+			pfree(p->call->body_out.data);
+		prefetch_outstanding--;
+	}
+}
+
+/* Forget every prefetch (abandoning what is in flight).  Never raises. */
+static void
+prefetch_reset(void)
+{
+	if (prefetched != NIL)
+		S3AbandonAll();
+	prefetched = NIL;
+	prefetch_outstanding = 0;
+	if (prefetch_cxt)
+		MemoryContextReset(prefetch_cxt);
+}
+
+/* At transaction end nothing prefetched is kept (an error may have left some). */
+static void
+prefetch_at_end(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PARALLEL_ABORT)
+		prefetch_reset();
 }
 
 /*

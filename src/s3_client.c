@@ -13,14 +13,17 @@
  *     create-only.  The Host header sent is the one signed; the path is sent
  *     as is (CURLOPT_PATH_AS_IS: curl never rewrites "." or ".."), only
  *     http and https, no redirects followed.
- *   - The calls of one S3Perform run concurrently on one curl multi handle
- *     kept for the backend's life, so connections are reused across calls.
- *     The loop waits on curl's sockets and the process latch together
- *     (WaitEventSet): with interruptible, cancel, statement_timeout and
- *     termination act mid-transfer (CHECK_FOR_INTERRUPTS between waits; an
- *     ERROR removes every transfer from the multi handle on its way out).
- *     Without it (commit and abort callbacks) the loop only waits, bounded
- *     by the timeouts.
+ *   - Every call started (S3Start; S3Perform starts and finishes a batch)
+ *     runs concurrently with the others in flight on one curl multi handle
+ *     kept for the backend's life, so connections are reused across calls;
+ *     a call in flight makes progress whenever any call is being finished
+ *     (S3Finish), and its socket buffers fill meanwhile.  The loop waits on
+ *     curl's sockets and the process latch together (WaitEventSet): with
+ *     interruptible, cancel, statement_timeout and termination act
+ *     mid-transfer (CHECK_FOR_INTERRUPTS between waits); an ERROR out of the
+ *     loop abandons every transfer in flight (S3AbandonAll; also the
+ *     callers' duty at transaction end).  Without interruptible (commit and
+ *     abort callbacks) the loop only waits, bounded by the timeouts.
  *   - Each attempt is bounded by skade.s3_connect_timeout and
  *     skade.s3_request_timeout; transport failures, 408, 429, 5xx and a
  *     body whose length or MD5 ETag disagree with it are retried up to
@@ -34,10 +37,11 @@
  *     against a plain MD5 ETag (32 hex digits, unless the object is
  *     encrypted with KMS or a customer key, whose ETags are not MD5s).
  *
- * Memory: response bodies are allocated in the caller's context; the
- * attempts' bookkeeping in a "skade s3 requests" context deleted on the way
- * out; curl allocates its own (handles, header lists) and they are freed on
- * every path.
+ * Memory: response bodies (and error codes) are allocated in the context
+ * current at S3Start; each call's bookkeeping in its own "skade s3
+ * transfer" context, deleted when the call is finished or abandoned; curl
+ * allocates its own (handles, header lists) and they are freed on every
+ * path.
  *
  * IDENTIFICATION
  *	  src/s3_client.c
@@ -52,6 +56,7 @@
 #include "common/md5.h"
 #include "common/pg_prng.h"
 #include "miscadmin.h"
+#include "nodes/pg_list.h"
 #include "pgtime.h"
 #include "storage/latch.h"
 #include "utils/memutils.h"
@@ -70,13 +75,13 @@
 /* one call's attempts */
 typedef struct Attempt
 {
+	MemoryContext cxt;			/* this, its headers' text */
 	S3Call	   *call;
 	CURL	   *easy;			/* NULL between attempts */
 	struct curl_slist *headers;
 	char		payload_hash[65];
 	char		content_md5[32];
 	TimestampTz retry_at;		/* when the next attempt may start */
-	bool		done;
 	bool		oom;
 	char		etag[80];		/* of the response being received */
 	int64		content_length; /* -1: none */
@@ -95,6 +100,7 @@ typedef struct Watched
 /* ---- Local variables ---- */
 
 static CURLM *multi = NULL;		/* for the backend's life: its connections */
+static List *inflight = NIL;	/* Attempt, not finished (in TopMemoryContext) */
 static Watched watched[MAX_SOCKETS];
 static int	nwatched = 0;
 static long timer_ms = -1;		/* curl's timer, from timer_set_at */
@@ -109,8 +115,10 @@ static void sign_headers(Attempt *a);
 static void finish_attempt(Attempt *a, CURLcode rc);
 static bool retryable(const Attempt *a, CURLcode rc);
 static void drop_easy(Attempt *a);
-static void wait_and_drive(Attempt *atts, int n);
-static void drain_done(Attempt *atts, int n);
+static void drive(bool interruptible);
+static void wait_and_drive(void);
+static void drain_done(void);
+static void forget(Attempt *a);
 static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata);
 static size_t header_cb(char *ptr, size_t size, size_t nmemb, void *userdata);
 static bool reserve(Attempt *a, size_t more);
@@ -125,59 +133,149 @@ static char *xml_element(const StringInfo body, const char *name);
 void
 S3Perform(S3Call **calls, int n, bool interruptible)
 {
-	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "skade s3 requests",
-											  ALLOCSET_SMALL_SIZES);
-	MemoryContext body_cxt = CurrentMemoryContext;
-	Attempt    *atts;
 	int			i;
+
+	for (i = 0; i < n; i++)
+		S3Start(calls[i]);
+	for (i = 0; i < n; i++)
+		S3Finish(calls[i], interruptible);
+}
+
+/*
+ * S3Start
+ *		Put the call in flight; its body goes to the current memory context.
+ */
+void
+S3Start(S3Call *call)
+{
+	MemoryContext cxt;
+	Attempt    *a;
+	MemoryContext old;
 
 	ensure_multi();
 	/* as the setting is now (a SET applies to the next call) */
 	curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long) skade_s3_max_concurrency);
 	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long) skade_s3_max_concurrency);
-	atts = MemoryContextAllocZero(cxt, sizeof(Attempt) * n);
-	MemoryContextSwitchTo(cxt);
+	cxt = AllocSetContextCreate(TopMemoryContext, "skade s3 transfer", ALLOCSET_SMALL_SIZES);
+	a = MemoryContextAllocZero(cxt, sizeof(Attempt));
+	a->cxt = cxt;
+	a->call = call;
+	a->body_cxt = CurrentMemoryContext;
+	call->done = false;
+	call->out_of_memory = false;
+	call->priv = a;
+	old = MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		for (i = 0; i < n; i++)
-		{
-			atts[i].call = calls[i];
-			atts[i].body_cxt = body_cxt;
-			prepare(&atts[i]);
-			start_attempt(&atts[i]);
-		}
-		for (;;)
-		{
-			bool		pending = false;
-
-			for (i = 0; i < n; i++)
-				if (!atts[i].done)
-				{
-					pending = true;
-					if (atts[i].easy == NULL && GetCurrentTimestamp() >= atts[i].retry_at)
-						start_attempt(&atts[i]);
-				}
-			if (!pending)
-				break;
-			wait_and_drive(atts, n);
-			drain_done(atts, n);
-			if (interruptible)
-				CHECK_FOR_INTERRUPTS();
-		}
+		prepare(a);
+		start_attempt(a);
+		MemoryContextSwitchTo(TopMemoryContext);
+		inflight = lappend(inflight, a);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
-		for (i = 0; i < n; i++)
-			drop_easy(&atts[i]);
-		MemoryContextSwitchTo(body_cxt);
+		MemoryContextSwitchTo(old);
+		drop_easy(a);
+		call->priv = NULL;
+		call->done = true;
 		MemoryContextDelete(cxt);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	for (i = 0; i < n; i++)
-		if (calls[i]->priv)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory receiving \"%s\"", calls[i]->url)));
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * S3Finish
+ *		Drive every call in flight until this one is finished.
+ */
+void
+S3Finish(S3Call *call, bool interruptible)
+{
+	while (!call->done)
+		drive(interruptible);
+	if (call->out_of_memory)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory receiving \"%s\"", call->url)));
+}
+
+/*
+ * S3AbandonAll
+ *		Take every call in flight out of curl and mark it finished with no
+ *		response (after an error, at transaction end).  Never raises.
+ */
+void
+S3AbandonAll(void)
+{
+	while (inflight != NIL)
+	{
+		Attempt    *a = linitial(inflight);
+
+		strlcpy(a->call->transport, "abandoned", sizeof(a->call->transport));
+		a->call->status = 0;
+		forget(a);
+	}
+}
+
+/*
+ * S3Abandon
+ *		Take one call out of flight (finished, no response).  Never raises.
+ */
+void
+S3Abandon(S3Call *call)
+{
+	Attempt    *a = call->priv;
+
+	if (a == NULL)
+		return;
+	strlcpy(call->transport, "abandoned", sizeof(call->transport));
+	call->status = 0;
+	forget(a);
+}
+
+/* One round: start due retries, wait, let curl work, collect the finished. */
+static void
+drive(bool interruptible)
+{
+	ListCell   *lc;
+
+	PG_TRY();
+	{
+		foreach(lc, inflight)
+		{
+			Attempt    *a = lfirst(lc);
+
+			if (a->easy == NULL && GetCurrentTimestamp() >= a->retry_at)
+			{
+				MemoryContext old = MemoryContextSwitchTo(a->cxt);
+
+				start_attempt(a);
+				MemoryContextSwitchTo(old);
+			}
+		}
+		wait_and_drive();
+		drain_done();
+		if (interruptible)
+			CHECK_FOR_INTERRUPTS();
+	}
+	PG_CATCH();
+	{
+		S3AbandonAll();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/* The call of a is finished: out of the list, out of curl, its memory freed. */
+static void
+forget(Attempt *a)
+{
+	drop_easy(a);
+	inflight = list_delete_ptr(inflight, a);
+	a->call->done = true;
+	a->call->priv = NULL;
+	MemoryContextDelete(a->cxt);
 }
 
 /* The multi handle and curl itself, once per backend. */
@@ -238,7 +336,6 @@ prepare(Attempt *a)
 
 	c->status = 0;
 	c->attempts = 0;
-	c->priv = NULL;
 	c->s3_code = c->s3_message = NULL;
 	memset(&c->body_out, 0, sizeof(StringInfoData));
 	SkadeSha256Hex(c->body ? c->body : "", c->body ? c->body_len : 0, a->payload_hash);
@@ -374,8 +471,9 @@ sign_headers(Attempt *a)
 
 /* Wait for curl's sockets, its timer, a retry falling due or the latch. */
 static void
-wait_and_drive(Attempt *atts, int n)
+wait_and_drive(void)
 {
+	ListCell   *lc;
 	long		timeout = 1000;
 	TimestampTz now = GetCurrentTimestamp();
 	WaitEventSet *set;
@@ -387,9 +485,13 @@ wait_and_drive(Attempt *atts, int n)
 	if (timer_ms >= 0)
 		timeout = Min(timeout, Max(0, timer_ms -
 								   (long) ((now - timer_set_at) / 1000)));
-	for (i = 0; i < n; i++)
-		if (!atts[i].done && atts[i].easy == NULL)
-			timeout = Min(timeout, Max(0, (long) ((atts[i].retry_at - now) / 1000)));
+	foreach(lc, inflight)
+	{
+		Attempt    *a = lfirst(lc);
+
+		if (a->easy == NULL)
+			timeout = Min(timeout, Max(0, (long) ((a->retry_at - now) / 1000)));
+	}
 
 	set = CreateWaitEventSet(CurrentMemoryContext, nwatched + 2);
 	AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
@@ -427,7 +529,7 @@ wait_and_drive(Attempt *atts, int n)
 
 /* Collect the attempts curl has finished. */
 static void
-drain_done(Attempt *atts, int n)
+drain_done(void)
 {
 	CURLMsg    *m;
 	int			left;
@@ -461,8 +563,8 @@ finish_attempt(Attempt *a, CURLcode rc)
 	drop_easy(a);
 	if (a->oom)
 	{
-		c->priv = (void *) 1;	/* S3Perform raises */
-		a->done = true;
+		c->out_of_memory = true;	/* S3Finish raises */
+		forget(a);
 		return;
 	}
 	if (rc == CURLE_OK && status == 200 && strcmp(c->method, "GET") == 0)
@@ -483,7 +585,7 @@ finish_attempt(Attempt *a, CURLcode rc)
 		a->retry_at = GetCurrentTimestamp() + (TimestampTz) (delay * 1000);
 		return;
 	}
-	a->done = true;
+	forget(a);
 }
 
 static bool

@@ -48,9 +48,15 @@ typedef struct S3Call
 	StringInfoData body_out;	/* the response body */
 	char	   *s3_code;		/* <Code> and <Message> of an error body */
 	char	   *s3_message;
-	void	   *priv;
+	bool		done;			/* finished (or abandoned) */
+	bool		out_of_memory;
+	void	   *priv;			/* s3_client.c's, while in flight */
 } S3Call;
 
 extern void S3Perform(S3Call **calls, int n, bool interruptible);
+extern void S3Start(S3Call *call);
+extern void S3Finish(S3Call *call, bool interruptible);
+extern void S3Abandon(S3Call *call);
+extern void S3AbandonAll(void);
 
 #endif							/* SKADE_S3_CLIENT_H */
