@@ -11,7 +11,8 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
               src/catalog_store.o src/commit_log.o src/log_prune.o src/avro_schema.o src/avro_container.o src/snappy_block.o src/avro_reader.o src/manifest_cache.o src/delete_index.o src/scan_filter.o src/bound_json.o src/partition_stats.o src/manifest_api.o \
               src/namespace_api.o src/table_api.o src/metadata_write.o src/restore.o \
               src/commit_fast.o src/manifest_write.o src/written_files.o \
-              src/sigv4.o src/sigv4_sql.o src/s3_client.o src/object_store.o
+              src/sigv4.o src/sigv4_sql.o src/s3_client.o src/object_store.o \
+              src/rest_worker.o src/rest_http.o src/rest_routes.o
 # every version's script, each upgrade script, and 1.0's own control file
 DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
               $(EXTENSION)--1.1--1.2.sql $(EXTENSION)--1.2--1.3.sql \
@@ -21,7 +22,7 @@ DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
 PGFILEDESC  = "skade - Apache Iceberg catalog inside PostgreSQL"
 
 PKG_CONFIG ?= pkg-config
-SKADE_LIBS  = jansson zlib avro-c snappy libcurl
+SKADE_LIBS  = jansson zlib avro-c snappy libcurl libmicrohttpd
 PG_CPPFLAGS = -I$(srcdir)/src $(shell $(PKG_CONFIG) --cflags $(SKADE_LIBS))
 SHLIB_LINK  = $(shell $(PKG_CONFIG) --libs $(SKADE_LIBS))
 PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration

@@ -1958,6 +1958,68 @@ BEGIN
 END
 $sweep$;
 
+/* ------------------------------------------------------------ REST catalog */
+
+/*
+ * rest_tokens: the credentials of skade's REST catalog (rest_routes.c):
+ * the SHA-256 of each token, the role its requests run as, and when it
+ * expires.  Only the owner reads it; tokens are made and revoked by the
+ * functions below (superuser: they are the owner's).
+ */
+CREATE TABLE skade.rest_tokens (
+	token_hash bytea PRIMARY KEY,
+	role_name name NOT NULL,
+	expires_at timestamptz,
+	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	comment text
+);
+REVOKE ALL ON skade.rest_tokens FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('skade.rest_tokens', '');
+
+-- rest_create_token: a new token for role (shown once, stored hashed)
+CREATE FUNCTION skade.rest_create_token(role name, valid_for interval DEFAULT '90 days',
+										comment text DEFAULT NULL)
+	RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $token$
+DECLARE
+	token text := 'skade_' || replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '');
+BEGIN
+	IF role IS NULL OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) role) THEN
+		RAISE EXCEPTION 'role "%" does not exist', role USING ERRCODE = 'undefined_object';
+	END IF;
+	INSERT INTO skade.rest_tokens (token_hash, role_name, expires_at, comment)
+	VALUES (sha256(convert_to(token, 'UTF8')), role,
+			now() OPERATOR(pg_catalog.+) valid_for, comment);
+	RETURN token;
+END
+$token$;
+
+-- rest_revoke_token: the token no longer works (true if it was known)
+CREATE FUNCTION skade.rest_revoke_token(token text) RETURNS boolean
+LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $revoke$
+	WITH d AS (DELETE FROM skade.rest_tokens t
+			   WHERE t.token_hash OPERATOR(pg_catalog.=) sha256(convert_to(token, 'UTF8'))
+			   RETURNING 1)
+	SELECT count(*) OPERATOR(pg_catalog.>) 0 FROM d
+$revoke$;
+
+-- rest_namespace: a REST namespace (an array of levels) as its JDBC name
+CREATE FUNCTION skade.rest_namespace(levels jsonb) RETURNS text
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $ns$
+BEGIN
+	IF levels IS NULL OR jsonb_typeof(levels) OPERATOR(pg_catalog.<>) 'array'
+	   OR jsonb_array_length(levels) OPERATOR(pg_catalog.=) 0
+	   OR EXISTS (SELECT 1 FROM jsonb_array_elements(levels) e
+				  WHERE jsonb_typeof(e) OPERATOR(pg_catalog.<>) 'string'
+					 OR e #>> '{}' OPERATOR(pg_catalog.=) ''
+					 OR strpos(e #>> '{}', '.') OPERATOR(pg_catalog.>) 0) THEN
+		RAISE EXCEPTION 'a namespace is a non-empty array of non-empty names without "."'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	RETURN (SELECT string_agg(e, '.' ORDER BY o) FROM jsonb_array_elements_text(levels) WITH ORDINALITY x(e, o));
+END
+$ns$;
+
 /* ------------------------------------------------------------ AWS SigV4 */
 
 -- The AWS Signature Version 4 signer of skade's S3 client, for tests and
@@ -2004,7 +2066,8 @@ GRANT EXECUTE ON FUNCTION
 	skade.index_status(),
 	skade.table_exists(text, text, text),
 	skade.list_tables(text, text),
-	skade.sigv4_sign(text, text, text, text[], text, text, text, text, text, text)
+	skade.sigv4_sign(text, text, text, text[], text, text, text, text, text, text),
+	skade.rest_namespace(jsonb)
 	TO skade_reader;
 GRANT EXECUTE ON FUNCTION
 	skade.create_namespace(text, jsonb, text),

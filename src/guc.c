@@ -89,6 +89,24 @@ int			skade_s3_max_retries = 3;
 int			skade_s3_max_concurrency = 16;
 
 /*
+ * The REST catalog (rest_worker.c, rest_http.c, rest_routes.c):
+ * skade.rest_port (0: no server), skade.rest_listen_addresses,
+ * skade.rest_workers and skade.rest_database are fixed at server start;
+ * skade.rest_max_body (bytes), skade.rest_idle_timeout (s),
+ * skade.rest_max_connections (per worker) and skade.rest_anonymous_role
+ * (the role of a request without credentials; empty: refused) are read on
+ * reload.
+ */
+int			skade_rest_port = 0;
+char	   *skade_rest_listen_addresses = NULL;
+int			skade_rest_workers = 2;
+char	   *skade_rest_database = NULL;
+int			skade_rest_max_body = 16 * 1024 * 1024;
+int			skade_rest_idle_timeout = 60;
+int			skade_rest_max_connections = 256;
+char	   *skade_rest_anonymous_role = NULL;
+
+/*
  * skade.max_metadata_size: the largest metadata file skade reads, counted
  * in decompressed bytes (so a gzip bomb stops here).  Superuser only.
  */
@@ -303,6 +321,42 @@ SkadeGucInit(void)
 							0,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("skade.rest_max_body",
+							"Largest request body the REST catalog accepts.",
+							NULL,
+							&skade_rest_max_body,
+							16 * 1024 * 1024, 1024, 1024 * 1024 * 1024,
+							PGC_SIGHUP,
+							GUC_UNIT_BYTE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.rest_idle_timeout",
+							"Seconds a REST connection may stay idle (or send a request this slowly).",
+							NULL,
+							&skade_rest_idle_timeout,
+							60, 1, 3600,
+							PGC_SIGHUP,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.rest_max_connections",
+							"Connections one REST worker holds at most.",
+							NULL,
+							&skade_rest_max_connections,
+							256, 1, 10000,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("skade.rest_anonymous_role",
+							   "Role of REST requests without credentials (empty: they are refused).",
+							   NULL,
+							   &skade_rest_anonymous_role,
+							   "",
+							   PGC_SIGHUP,
+							   0,
+							   NULL, NULL, NULL);
+
 	DefineCustomIntVariable("skade.max_metadata_size",
 							"Largest metadata file skade reads, in decompressed bytes.",
 							NULL,
@@ -349,6 +403,42 @@ SkadeGucInit(void)
 								   "Database whose snapshots the index worker indexes.",
 								   NULL,
 								   &skade_database,
+								   "postgres",
+								   PGC_POSTMASTER,
+								   0,
+								   NULL, NULL, NULL);
+
+		DefineCustomIntVariable("skade.rest_port",
+								"TCP port of skade's Iceberg REST catalog (0: no REST server).",
+								NULL,
+								&skade_rest_port,
+								0, 0, 65535,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
+
+		DefineCustomStringVariable("skade.rest_listen_addresses",
+								   "Addresses the REST catalog listens on (comma-separated; * for all).",
+								   NULL,
+								   &skade_rest_listen_addresses,
+								   "localhost",
+								   PGC_POSTMASTER,
+								   GUC_LIST_INPUT,
+								   NULL, NULL, NULL);
+
+		DefineCustomIntVariable("skade.rest_workers",
+								"Background workers serving the REST catalog.",
+								NULL,
+								&skade_rest_workers,
+								2, 1, 64,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
+
+		DefineCustomStringVariable("skade.rest_database",
+								   "Database whose catalog the REST server serves.",
+								   NULL,
+								   &skade_rest_database,
 								   "postgres",
 								   PGC_POSTMASTER,
 								   0,

@@ -50,6 +50,14 @@ extern int	skade_s3_connect_timeout;
 extern int	skade_s3_request_timeout;
 extern int	skade_s3_max_retries;
 extern int	skade_s3_max_concurrency;
+extern int	skade_rest_port;
+extern char *skade_rest_listen_addresses;
+extern int	skade_rest_workers;
+extern char *skade_rest_database;
+extern int	skade_rest_max_body;
+extern int	skade_rest_idle_timeout;
+extern int	skade_rest_max_connections;
+extern char *skade_rest_anonymous_role;
 
 extern void SkadeGucInit(void);
 extern const char *SkadeResolveCatalog(const char *catalog_arg);

@@ -44,6 +44,7 @@
 #include "miscadmin.h"
 #include "postmaster/interrupt.h"
 #include "storage/latch.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/varlena.h"
 #include "utils/wait_event.h"

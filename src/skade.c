@@ -22,6 +22,7 @@
 #include "avro_reader.h"
 #include "guc.h"
 #include "index_worker.h"
+#include "rest_worker.h"
 #include "metadata_json.h"
 #include "mirror_wal.h"
 #include "pointer_mirror.h"
@@ -53,4 +54,5 @@ _PG_init(void)
 	IndexInit();
 	SkadeWrittenInit();
 	SkadeIndexWorkerRegister();
+	SkadeRestWorkersRegister();
 }

@@ -1,0 +1,828 @@
+/*-------------------------------------------------------------------------
+ *
+ * rest_routes.c
+ *	  The Iceberg REST catalog's routes: which request does what, as which
+ *	  role, and how an error is answered.
+ *
+ * Invariants
+ *   - Every request but an unknown route runs in one transaction of its own
+ *     (started and committed here), as the role its credentials map to
+ *     (SetUserIdAndSecContext): a Bearer token, or Basic role:token, whose
+ *     SHA-256 is in skade.rest_tokens and has not expired; no credentials
+ *     run as skade.rest_anonymous_role when one is set, else 401.  The role
+ *     then meets the same privileges as in SQL: every route works through
+ *     skade's SQL API (SPI, statements naming their schemas), so REST, SQL
+ *     and JDBC writers serialize on the same row locks and the commit log
+ *     records all three.
+ *   - A route's path is /v1/{prefix}/...: the prefix is the catalog (the
+ *     JDBC catalog_name), as GET /v1/config?warehouse=<catalog> announces;
+ *     a namespace segment's levels are separated by 0x1F and become the
+ *     dotted JDBC name (a level holding "." cannot be stored: 400).
+ *   - An error inside a route is caught here, its transaction aborted, and
+ *     it is answered in Iceberg's error model ({"error": {message, type,
+ *     code}}) with the status its SQLSTATE stands for (see error_answer).
+ *   - loadTable's body is the metadata text as the cache holds it, spliced
+ *     in, never rebuilt; its ETag names the metadata location and the
+ *     snapshots mode, and If-None-Match is answered 304 from the table's
+ *     pointer alone.
+ *
+ * Memory: the request's context (rest_http.c); what SPI returns is copied
+ * there before the transaction ends.
+ *
+ * IDENTIFICATION
+ *	  src/rest_routes.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "common/base64.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "parser/parse_func.h"
+#include "pgstat.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "api.h"
+#include "catalog_store.h"
+#include "guc.h"
+#include "rest_http.h"
+#include "rest_routes.h"
+#include "sigv4.h"
+#include "skade.h"
+
+#define MAX_ARGS 6
+
+/* what a route works on */
+typedef struct Ctx
+{
+	RestRequest *req;
+	RestResponse *resp;
+	MemoryContext cxt;			/* the request's */
+	const char *catalog;		/* the prefix */
+	char	   *ns;				/* dotted, or NULL */
+	char	   *name;			/* table, or NULL */
+} Ctx;
+
+typedef void (*Handler) (Ctx *x);
+
+typedef struct Route
+{
+	const char *method;
+	const char *pattern;		/* after "v1/": {p} prefix, {ns} namespace, {t} table */
+	Handler		handler;
+} Route;
+
+static void config(Ctx *x);
+static void list_namespaces(Ctx *x);
+static void create_namespace(Ctx *x);
+static void load_namespace(Ctx *x);
+static void namespace_exists(Ctx *x);
+static void drop_namespace(Ctx *x);
+static void update_properties(Ctx *x);
+static void list_tables(Ctx *x);
+static void create_table(Ctx *x);
+static void load_table(Ctx *x);
+static void table_exists(Ctx *x);
+static void commit_table(Ctx *x);
+static void drop_table(Ctx *x);
+static void register_table(Ctx *x);
+static void report_metrics(Ctx *x);
+static void rename_table(Ctx *x);
+static void commit_transaction(Ctx *x);
+
+static const Route routes[] = {
+	{"GET", "config", config},
+	{"GET", "{p}/namespaces", list_namespaces},
+	{"POST", "{p}/namespaces", create_namespace},
+	{"GET", "{p}/namespaces/{ns}", load_namespace},
+	{"HEAD", "{p}/namespaces/{ns}", namespace_exists},
+	{"DELETE", "{p}/namespaces/{ns}", drop_namespace},
+	{"POST", "{p}/namespaces/{ns}/properties", update_properties},
+	{"GET", "{p}/namespaces/{ns}/tables", list_tables},
+	{"POST", "{p}/namespaces/{ns}/tables", create_table},
+	{"GET", "{p}/namespaces/{ns}/tables/{t}", load_table},
+	{"HEAD", "{p}/namespaces/{ns}/tables/{t}", table_exists},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}", commit_table},
+	{"DELETE", "{p}/namespaces/{ns}/tables/{t}", drop_table},
+	{"POST", "{p}/namespaces/{ns}/register", register_table},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}/metrics", report_metrics},
+	{"POST", "{p}/tables/rename", rename_table},
+	{"POST", "{p}/transactions/commit", commit_transaction},
+};
+
+static bool match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok);
+static char *dotted(const char *segment);
+static void run(Ctx *x, Handler h);
+static Oid	authenticate(Ctx *x);
+static void answer_error(Ctx *x, int status, const char *type, const char *message);
+static void error_answer(Ctx *x, ErrorData *e);
+static char *q1(Ctx *x, const char *sql, int nargs, const char **args);
+static void json_body(Ctx *x, int status, const char *sql, int nargs, const char **args);
+static void table_answer(Ctx *x, const char *mode);
+static char *etag_of(const char *location, const char *mode);
+static bool etag_matches(const char *header, const char *etag);
+
+/*
+ * SkadeRestRoute
+ *		Answer req (never raises for what a request holds).
+ */
+void
+SkadeRestRoute(RestRequest *req, RestResponse *resp)
+{
+	Ctx			x = {0};
+	bool		path_ok = false;
+	int			i;
+
+	x.req = req;
+	x.resp = resp;
+	x.cxt = CurrentMemoryContext;
+	resp->status = 500;
+	if (req->body_too_large)
+	{
+		answer_error(&x, 413, "BadRequestException", "the request body is too large");
+		return;
+	}
+	if (list_length(req->segments) < 2 || strcmp(linitial(req->segments), "v1") != 0)
+	{
+		answer_error(&x, 404, "NoSuchEndpointException", "no such endpoint");
+		return;
+	}
+	for (i = 0; i < lengthof(routes); i++)
+		if (match(&routes[i], req, &x, &path_ok))
+		{
+			run(&x, routes[i].handler);
+			return;
+		}
+	if (path_ok)
+		answer_error(&x, 405, "BadRequestException", "method not allowed on this route");
+	else
+		answer_error(&x, 404, "NoSuchEndpointException", "no such endpoint");
+}
+
+/* Does req take route r?  Captures its prefix, namespace and table. */
+static bool
+match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok)
+{
+	char	   *pattern = pstrdup(r->pattern);
+	char	   *save = NULL;
+	char	   *p;
+	ListCell   *lc = list_second_cell(req->segments);
+	const char *catalog = NULL;
+	const char *ns = NULL;
+	const char *name = NULL;
+
+	for (p = strtok_r(pattern, "/", &save); p; p = strtok_r(NULL, "/", &save))
+	{
+		const char *seg;
+
+		if (lc == NULL)
+			return false;
+		seg = lfirst(lc);
+		if (strcmp(p, "{p}") == 0)
+			catalog = seg;
+		else if (strcmp(p, "{ns}") == 0)
+			ns = seg;
+		else if (strcmp(p, "{t}") == 0)
+			name = seg;
+		else if (strcmp(p, seg) != 0)
+			return false;
+		lc = lnext(req->segments, lc);
+	}
+	if (lc != NULL)
+		return false;
+	*path_ok = true;
+	if (strcmp(r->method, req->method) != 0)
+		return false;
+	x->catalog = catalog && catalog[0] ? catalog : NULL;
+	x->ns = ns ? dotted(ns) : NULL;
+	x->name = name ? pstrdup(name) : NULL;
+	return true;
+}
+
+/* A namespace segment (levels separated by 0x1F) as its dotted name. */
+static char *
+dotted(const char *segment)
+{
+	char	   *s = pstrdup(segment);
+	char	   *p;
+
+	for (p = s; *p; p++)
+		if (*p == '\x1f')
+			*p = '.';
+	return s;
+}
+
+/* ----------------------------------------------------------- the frame */
+
+/*
+ * Run route h in a transaction of its own, as the request's role; an
+ * error becomes the answer.
+ */
+static void
+run(Ctx *x, Handler h)
+{
+	ErrorData  *volatile edata = NULL;
+	Oid			save_user;
+	int			save_sec;
+
+	pgstat_report_activity(STATE_RUNNING, psprintf("%s %s", x->req->method, x->req->raw_path));
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PG_TRY();
+	{
+		Oid			role;
+
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		role = authenticate(x);
+		if (OidIsValid(role))
+		{
+			GetUserIdAndSecContext(&save_user, &save_sec);
+			SetUserIdAndSecContext(role, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+			if (x->catalog == NULL)
+				x->catalog = SkadeResolveCatalog(NULL);
+			h(x);
+			SetUserIdAndSecContext(save_user, save_sec);
+		}
+		SPI_finish();
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(x->cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(x->cxt);
+	if (edata)
+		error_answer(x, edata);
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/*
+ * The role of the request's credentials (InvalidOid, with a 401 answer,
+ * if there is none).  Runs as the worker's superuser, before the switch.
+ */
+static Oid
+authenticate(Ctx *x)
+{
+	const char *h = x->req->authorization;
+	const char *token = NULL;
+	char	   *user = NULL;
+	char		hex[65];
+	const char *args[2];
+	char	   *role;
+	Oid			oid;
+
+	if (h == NULL)
+	{
+		if (skade_rest_anonymous_role && skade_rest_anonymous_role[0])
+			return get_role_oid(skade_rest_anonymous_role, false);
+		answer_error(x, 401, "NotAuthorizedException", "credentials are required");
+		return InvalidOid;
+	}
+	if (pg_strncasecmp(h, "Bearer ", 7) == 0)
+		token = h + 7;
+	else if (pg_strncasecmp(h, "Basic ", 6) == 0)
+	{
+		int			len = pg_b64_dec_len(strlen(h + 6));
+		char	   *dec = palloc(len + 1);
+		int			n = pg_b64_decode(h + 6, strlen(h + 6), dec, len);
+		char	   *colon;
+
+		if (n >= 0)
+		{
+			dec[n] = '\0';
+			if ((colon = strchr(dec, ':')) != NULL)
+			{
+				*colon = '\0';
+				user = dec;
+				token = colon + 1;
+			}
+		}
+	}
+	if (token == NULL || token[0] == '\0')
+	{
+		answer_error(x, 401, "NotAuthorizedException", "unsupported or malformed credentials");
+		return InvalidOid;
+	}
+	SkadeSha256Hex(token, strlen(token), hex);
+	args[0] = hex;
+	role = q1(x, "SELECT t.role_name::text FROM skade.rest_tokens t"
+			  " WHERE t.token_hash OPERATOR(pg_catalog.=) pg_catalog.decode($1, 'hex')"
+			  " AND (t.expires_at IS NULL OR t.expires_at OPERATOR(pg_catalog.>) pg_catalog.now())",
+			  1, args);
+	oid = role ? get_role_oid(role, true) : InvalidOid;
+	if (!OidIsValid(oid) || (user && strcmp(user, role) != 0))
+	{
+		answer_error(x, 401, "NotAuthorizedException", "invalid or expired credentials");
+		return InvalidOid;
+	}
+	return oid;
+}
+
+/* ------------------------------------------------------------ answers */
+
+/* An error in Iceberg's model. */
+static void
+answer_error(Ctx *x, int status, const char *type, const char *message)
+{
+	RestResponse *r = x->resp;
+
+	r->status = status;
+	r->etag = NULL;
+	resetStringInfo(&r->body);
+	appendStringInfoString(&r->body, "{\"error\":{\"message\":");
+	escape_json(&r->body, message);
+	appendStringInfoString(&r->body, ",\"type\":");
+	escape_json(&r->body, type);
+	appendStringInfo(&r->body, ",\"code\":%d}}", status);
+}
+
+/* The answer an ERROR stands for, by its SQLSTATE. */
+static void
+error_answer(Ctx *x, ErrorData *e)
+{
+	int			status = 500;
+	const char *type = "InternalServerError";
+	const char *msg = e->message ? e->message : "error";
+
+	switch (e->sqlerrcode)
+	{
+		case ERRCODE_UNDEFINED_SCHEMA:	/* (= invalid_schema_name) */
+			status = 404;
+			type = "NoSuchNamespaceException";
+			break;
+		case ERRCODE_UNDEFINED_TABLE:
+			status = 404;
+			type = "NoSuchTableException";
+			break;
+		case ERRCODE_UNIQUE_VIOLATION:
+		case ERRCODE_DUPLICATE_TABLE:
+		case ERRCODE_DUPLICATE_SCHEMA:
+			status = 409;
+			type = "AlreadyExistsException";
+			break;
+		case ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST:
+			status = 409;
+			type = "NamespaceNotEmptyException";
+			break;
+		case ERRCODE_T_R_SERIALIZATION_FAILURE:
+		case ERRCODE_T_R_DEADLOCK_DETECTED:
+		case ERRCODE_LOCK_NOT_AVAILABLE:
+			status = 409;
+			type = "CommitFailedException";
+			break;
+		case ERRCODE_INSUFFICIENT_PRIVILEGE:
+			status = 403;
+			type = "ForbiddenException";
+			break;
+		case ERRCODE_FEATURE_NOT_SUPPORTED:
+			status = 406;
+			type = "UnsupportedOperationException";
+			break;
+		case ERRCODE_READ_ONLY_SQL_TRANSACTION:
+		case ERRCODE_QUERY_CANCELED:
+			status = 503;
+			type = "ServiceUnavailableException";
+			break;
+		default:
+			if (ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_DATA_EXCEPTION ||
+				e->sqlerrcode == ERRCODE_NULL_VALUE_NOT_ALLOWED ||
+				e->sqlerrcode == ERRCODE_INVALID_PARAMETER_VALUE ||
+				ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION)
+			{
+				status = 400;
+				type = "BadRequestException";
+			}
+			else if (ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_INSUFFICIENT_RESOURCES)
+			{
+				status = 503;
+				type = "ServiceUnavailableException";
+			}
+			break;
+	}
+	if (status == 500)
+		ereport(LOG,
+				(errmsg("skade REST %s %s: %s", x->req->method, x->req->raw_path, msg)));
+	answer_error(x, status, type, msg);
+}
+
+/* -------------------------------------------------------------- SQL */
+
+/*
+ * Run sql with text arguments (NULL: SQL NULL); the first column of its
+ * first row as text in the request's context, or NULL.
+ */
+static char *
+q1(Ctx *x, const char *sql, int nargs, const char **args)
+{
+	Oid			types[MAX_ARGS];
+	Datum		values[MAX_ARGS];
+	char		nulls[MAX_ARGS];
+	int			i;
+	char	   *v;
+
+	Assert(nargs <= MAX_ARGS);
+	for (i = 0; i < nargs; i++)
+	{
+		types[i] = TEXTOID;
+		values[i] = args[i] ? CStringGetTextDatum(args[i]) : (Datum) 0;
+		nulls[i] = args[i] ? ' ' : 'n';
+	}
+	if (SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0) < 0)
+		elog(ERROR, "could not run a REST statement");
+	if (SPI_processed == 0 || SPI_tuptable == NULL)
+		return NULL;
+	v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	return v ? MemoryContextStrdup(x->cxt, v) : NULL;
+}
+
+/* Answer status with the JSON text sql returns. */
+static void
+json_body(Ctx *x, int status, const char *sql, int nargs, const char **args)
+{
+	char	   *json = q1(x, sql, nargs, args);
+
+	x->resp->status = status;
+	resetStringInfo(&x->resp->body);
+	if (json)
+		appendStringInfoString(&x->resp->body, json);
+}
+
+/* ------------------------------------------------------------ routes */
+
+/* GET /v1/config[?warehouse=catalog] */
+static void
+config(Ctx *x)
+{
+	const char *warehouse = RestQueryArg(x->req, "warehouse");
+	const char *catalog = warehouse && warehouse[0] ? warehouse : x->catalog;
+	StringInfo	b = &x->resp->body;
+	StringInfoData prefix;
+	int			i;
+
+	initStringInfo(&prefix);
+	SkadeUriEncode(&prefix, catalog, strlen(catalog), false);
+	x->resp->status = 200;
+	appendStringInfoString(b, "{\"defaults\":{},\"overrides\":{\"prefix\":");
+	escape_json(b, prefix.data);
+	appendStringInfoString(b, "},\"endpoints\":[");
+	for (i = 1; i < lengthof(routes); i++)
+	{
+		StringInfoData e;
+		const char *p;
+
+		/* the spec's names for the path parameters */
+		initStringInfo(&e);
+		appendStringInfo(&e, "%s /v1/", routes[i].method);
+		for (p = routes[i].pattern; *p; p++)
+		{
+			if (strncmp(p, "{p}", 3) == 0)
+				appendStringInfoString(&e, "{prefix}"), p += 2;
+			else if (strncmp(p, "{ns}", 4) == 0)
+				appendStringInfoString(&e, "{namespace}"), p += 3;
+			else if (strncmp(p, "{t}", 3) == 0)
+				appendStringInfoString(&e, "{table}"), p += 2;
+			else
+				appendStringInfoChar(&e, *p);
+		}
+		if (i > 1)
+			appendStringInfoChar(b, ',');
+		escape_json(b, e.data);
+	}
+	appendStringInfoString(b, "]}");
+}
+
+/* GET /v1/{prefix}/namespaces[?parent=&pageToken=&pageSize=] */
+static void
+list_namespaces(Ctx *x)
+{
+	const char *parent = RestQueryArg(x->req, "parent");
+	const char *args[4] = {parent ? dotted(parent) : NULL, x->catalog,
+	RestQueryArg(x->req, "pageToken"), RestQueryArg(x->req, "pageSize")};
+
+	json_body(x, 200,
+			  "WITH all_ns AS (SELECT n FROM skade.list_namespaces($1, $2) n"
+			  "                 WHERE $3 IS NULL OR n OPERATOR(pg_catalog.>) $3),"
+			  " page AS (SELECT n FROM all_ns ORDER BY n"
+			  "          LIMIT coalesce(nullif($4, '')::pg_catalog.int4, 2147483647))"
+			  " SELECT pg_catalog.jsonb_build_object('namespaces',"
+			  "   coalesce((SELECT pg_catalog.jsonb_agg(pg_catalog.to_jsonb(pg_catalog.string_to_array(n, '.')) ORDER BY n)"
+			  "             FROM page), '[]'::pg_catalog.jsonb),"
+			  "   'next-page-token', CASE WHEN (SELECT count(*) FROM all_ns) OPERATOR(pg_catalog.>)"
+			  "                               (SELECT count(*) FROM page)"
+			  "                          THEN (SELECT max(n) FROM page) END)::text",
+			  4, args);
+}
+
+/* POST /v1/{prefix}/namespaces {namespace, properties} */
+static void
+create_namespace(Ctx *x)
+{
+	const char *args[2] = {x->req->body.data, x->catalog};
+
+	(void) q1(x, "SELECT skade.create_namespace(skade.rest_namespace($1::pg_catalog.jsonb -> 'namespace'),"
+			  " coalesce($1::pg_catalog.jsonb -> 'properties', '{}'), $2)", 2, args);
+	json_body(x, 200,
+			  "SELECT pg_catalog.jsonb_build_object('namespace', $1::pg_catalog.jsonb -> 'namespace',"
+			  " 'properties', skade.namespace_properties(skade.rest_namespace($1::pg_catalog.jsonb -> 'namespace'), $2))::text",
+			  2, args);
+}
+
+/* GET /v1/{prefix}/namespaces/{namespace} */
+static void
+load_namespace(Ctx *x)
+{
+	const char *args[2] = {x->ns, x->catalog};
+
+	json_body(x, 200,
+			  "SELECT pg_catalog.jsonb_build_object('namespace', pg_catalog.to_jsonb(pg_catalog.string_to_array($1, '.')),"
+			  " 'properties', skade.namespace_properties($1, $2))::text", 2, args);
+}
+
+/* HEAD /v1/{prefix}/namespaces/{namespace} */
+static void
+namespace_exists(Ctx *x)
+{
+	const char *args[2] = {x->ns, x->catalog};
+	char	   *v = q1(x, "SELECT skade.namespace_exists($1, $2)", 2, args);
+
+	x->resp->status = v && strcmp(v, "t") == 0 ? 204 : 404;
+}
+
+/* DELETE /v1/{prefix}/namespaces/{namespace} */
+static void
+drop_namespace(Ctx *x)
+{
+	const char *args[2] = {x->ns, x->catalog};
+
+	(void) q1(x, "SELECT skade.drop_namespace($1, $2)", 2, args);
+	x->resp->status = 204;
+}
+
+/* POST /v1/{prefix}/namespaces/{namespace}/properties {removals, updates} */
+static void
+update_properties(Ctx *x)
+{
+	const char *args[3] = {x->ns, x->catalog, x->req->body.data};
+
+	json_body(x, 200,
+			  "SELECT pg_catalog.jsonb_build_object('updated', pg_catalog.to_jsonb(coalesce(u.updated, '{}')),"
+			  " 'removed', pg_catalog.to_jsonb(coalesce(u.removed, '{}')),"
+			  " 'missing', pg_catalog.to_jsonb(coalesce(u.missing, '{}')))::text"
+			  " FROM skade.update_namespace_properties($1,"
+			  "   coalesce($3::pg_catalog.jsonb -> 'updates', '{}'),"
+			  "   ARRAY(SELECT pg_catalog.jsonb_array_elements_text(coalesce($3::pg_catalog.jsonb -> 'removals', '[]'))),"
+			  "   $2) u", 3, args);
+}
+
+/* GET /v1/{prefix}/namespaces/{namespace}/tables[?pageToken=&pageSize=] */
+static void
+list_tables(Ctx *x)
+{
+	const char *args[4] = {x->ns, x->catalog,
+	RestQueryArg(x->req, "pageToken"), RestQueryArg(x->req, "pageSize")};
+
+	json_body(x, 200,
+			  "WITH all_t AS (SELECT n FROM skade.list_tables($1, $2) n"
+			  "                WHERE $3 IS NULL OR n OPERATOR(pg_catalog.>) $3),"
+			  " page AS (SELECT n FROM all_t ORDER BY n"
+			  "          LIMIT coalesce(nullif($4, '')::pg_catalog.int4, 2147483647))"
+			  " SELECT pg_catalog.jsonb_build_object('identifiers',"
+			  "   coalesce((SELECT pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object("
+			  "               'namespace', pg_catalog.to_jsonb(pg_catalog.string_to_array($1, '.')), 'name', n) ORDER BY n)"
+			  "             FROM page), '[]'::pg_catalog.jsonb),"
+			  "   'next-page-token', CASE WHEN (SELECT count(*) FROM all_t) OPERATOR(pg_catalog.>)"
+			  "                               (SELECT count(*) FROM page)"
+			  "                          THEN (SELECT max(n) FROM page) END)::text",
+			  4, args);
+}
+
+/* POST /v1/{prefix}/namespaces/{namespace}/tables (CreateTableRequest) */
+static void
+create_table(Ctx *x)
+{
+	const char *args[3] = {x->ns, x->catalog, x->req->body.data};
+	char	   *staged = q1(x, "SELECT coalesce(($1::pg_catalog.jsonb ->> 'stage-create')::boolean, false)",
+							1, &args[2]);
+
+	if (staged && strcmp(staged, "t") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("staged table creation is not supported yet")));
+	x->name = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'name'", 1, &args[2]);
+	(void) q1(x, "SELECT skade.create_table($1, $3::pg_catalog.jsonb ->> 'name',"
+			  " $3::pg_catalog.jsonb -> 'schema', $3::pg_catalog.jsonb -> 'partition-spec',"
+			  " $3::pg_catalog.jsonb -> 'write-order', coalesce($3::pg_catalog.jsonb -> 'properties', '{}'),"
+			  " $3::pg_catalog.jsonb ->> 'location', 2, $2)", 3, args);
+	table_answer(x, "all");
+}
+
+/* GET /v1/{prefix}/namespaces/{namespace}/tables/{table}[?snapshots=all|refs] */
+static void
+load_table(Ctx *x)
+{
+	const char *mode = RestQueryArg(x->req, "snapshots");
+	StoreTable	t;
+
+	mode = mode && mode[0] ? mode : "all";
+	if (strcmp(mode, "all") != 0 && strcmp(mode, "refs") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("snapshots must be all or refs, not \"%s\"", mode)));
+	/* If-None-Match from the pointer alone (the role must be allowed to load) */
+	if (x->req->if_none_match && SkadeLookupTable(x->catalog, x->ns, x->name, &t) &&
+		!t.is_view && t.metadata_location &&
+		etag_matches(x->req->if_none_match, etag_of(t.metadata_location, mode)))
+	{
+		List	   *fname = list_make2(makeString("skade"), makeString("load_table"));
+		Oid			argtypes[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+		Oid			fn = LookupFuncName(fname, 4, argtypes, false);
+
+		if (pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for function load_table")));
+		x->resp->status = 304;
+		x->resp->etag = etag_of(t.metadata_location, mode);
+		return;
+	}
+	table_answer(x, mode);
+}
+
+/* HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table} */
+static void
+table_exists(Ctx *x)
+{
+	const char *args[3] = {x->ns, x->name, x->catalog};
+	char	   *v = q1(x, "SELECT skade.table_exists($1, $2, $3)", 3, args);
+
+	x->resp->status = v && strcmp(v, "t") == 0 ? 204 : 404;
+}
+
+/* POST /v1/{prefix}/namespaces/{namespace}/tables/{table} {requirements, updates} */
+static void
+commit_table(Ctx *x)
+{
+	const char *args[4] = {x->ns, x->name, x->catalog, x->req->body.data};
+
+	(void) q1(x, "SELECT skade.update_table($1, $2,"
+			  " coalesce($4::pg_catalog.jsonb -> 'requirements', '[]'),"
+			  " coalesce($4::pg_catalog.jsonb -> 'updates', '[]'), $3)", 4, args);
+	table_answer(x, "all");
+}
+
+/* DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table} */
+static void
+drop_table(Ctx *x)
+{
+	const char *args[3] = {x->ns, x->name, x->catalog};
+
+	(void) q1(x, "SELECT skade.drop_table($1, $2, $3)", 3, args);
+	x->resp->status = 204;
+}
+
+/* POST /v1/{prefix}/namespaces/{namespace}/register {name, metadata-location} */
+static void
+register_table(Ctx *x)
+{
+	const char *args[3] = {x->ns, x->catalog, x->req->body.data};
+
+	x->name = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'name'", 1, &args[2]);
+	(void) q1(x, "SELECT skade.register_table($1, $3::pg_catalog.jsonb ->> 'name',"
+			  " $3::pg_catalog.jsonb ->> 'metadata-location', $2)", 3, args);
+	table_answer(x, "all");
+}
+
+/* POST .../tables/{table}/metrics: checked, and dropped */
+static void
+report_metrics(Ctx *x)
+{
+	const char *args[3] = {x->ns, x->name, x->catalog};
+	char	   *v = q1(x, "SELECT skade.table_exists($1, $2, $3)", 3, args);
+
+	if (v == NULL || strcmp(v, "t") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("table \"%s.%s\" does not exist", x->ns, x->name)));
+	(void) q1(x, "SELECT $1::pg_catalog.jsonb IS NOT NULL", 1, (const char **) &x->req->body.data);
+	x->resp->status = 204;
+}
+
+/* POST /v1/{prefix}/tables/rename {source, destination} */
+static void
+rename_table(Ctx *x)
+{
+	const char *args[2] = {x->req->body.data, x->catalog};
+
+	(void) q1(x, "SELECT skade.rename_table("
+			  " skade.rest_namespace($1::pg_catalog.jsonb -> 'source' -> 'namespace'),"
+			  " $1::pg_catalog.jsonb -> 'source' ->> 'name',"
+			  " skade.rest_namespace($1::pg_catalog.jsonb -> 'destination' -> 'namespace'),"
+			  " $1::pg_catalog.jsonb -> 'destination' ->> 'name', $2)", 2, args);
+	x->resp->status = 204;
+}
+
+/* POST /v1/{prefix}/transactions/commit {table-changes}: all or none */
+static void
+commit_transaction(Ctx *x)
+{
+	const char *args[2] = {x->req->body.data, x->catalog};
+
+	/* in a fixed order, so that two such commits lock tables alike */
+	(void) q1(x, "SELECT count(skade.update_table(c.ns, c.name, c.requirements, c.updates, $2))"
+			  " FROM (SELECT skade.rest_namespace(e -> 'identifier' -> 'namespace') AS ns,"
+			  "              e -> 'identifier' ->> 'name' AS name,"
+			  "              coalesce(e -> 'requirements', '[]') AS requirements,"
+			  "              coalesce(e -> 'updates', '[]') AS updates"
+			  "       FROM pg_catalog.jsonb_array_elements($1::pg_catalog.jsonb -> 'table-changes') e"
+			  "       ORDER BY 1, 2) c", 2, args);
+	x->resp->status = 204;
+}
+
+/* ------------------------------------------------------- loadTable body */
+
+/*
+ * Answer {"metadata-location", "metadata", "config"} for x's table, the
+ * metadata text spliced in as loaded.
+ */
+static void
+table_answer(Ctx *x, const char *mode)
+{
+	Oid			types[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[4];
+	StringInfo	b = &x->resp->body;
+	bool		isnull;
+	char	   *location;
+	text	   *meta;
+
+	values[0] = CStringGetTextDatum(x->ns);
+	values[1] = CStringGetTextDatum(x->name);
+	values[2] = CStringGetTextDatum(mode);
+	values[3] = CStringGetTextDatum(x->catalog);
+	if (SPI_execute_with_args("SELECT l.metadata_location, l.metadata::text"
+							  " FROM skade.load_table($1, $2, $3, $4) l",
+							  4, types, values, NULL, false, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not load the table");
+	location = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	meta = DatumGetTextPP(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	resetStringInfo(b);
+	appendStringInfoString(b, "{\"metadata-location\":");
+	escape_json(b, location);
+	appendStringInfoString(b, ",\"metadata\":");
+	appendBinaryStringInfo(b, VARDATA_ANY(meta), VARSIZE_ANY_EXHDR(meta));
+	appendStringInfoString(b, ",\"config\":{}}");
+	x->resp->status = 200;
+	x->resp->etag = MemoryContextStrdup(x->cxt, etag_of(location, mode));
+}
+
+/* The quoted ETag of a table's metadata location in a snapshots mode. */
+static char *
+etag_of(const char *location, const char *mode)
+{
+	char		hex[65];
+	char	   *s = psprintf("%s\n%s", mode, location);
+
+	SkadeSha256Hex(s, strlen(s), hex);
+	return psprintf("\"%.32s\"", hex);
+}
+
+/*
+ * Does an If-None-Match header name etag?  Loosely: W/ prefixes, quotes and
+ * a "-gzip" (or other "-suffix" a proxy adds) are ignored.
+ */
+static bool
+etag_matches(const char *header, const char *etag)
+{
+	char	   *copy = pstrdup(header);
+	char	   *save = NULL;
+	char	   *tok;
+	size_t		want = strlen(etag) - 2;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	{
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		if (strncmp(tok, "W/", 2) == 0)
+			tok += 2;
+		if (*tok == '"')
+			tok++;
+		if (strncmp(tok, etag + 1, want) == 0 &&
+			(tok[want] == '"' || tok[want] == '-' || tok[want] == '\0'))
+			return true;
+	}
+	return false;
+}

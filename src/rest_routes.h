@@ -1,0 +1,18 @@
+/*-------------------------------------------------------------------------
+ *
+ * rest_routes.h
+ *	  The Iceberg REST routes skade serves (see rest_routes.c).
+ *
+ * IDENTIFICATION
+ *	  src/rest_routes.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_REST_ROUTES_H
+#define SKADE_REST_ROUTES_H
+
+#include "rest_http.h"
+
+extern void SkadeRestRoute(RestRequest *req, RestResponse *resp);
+
+#endif							/* SKADE_REST_ROUTES_H */
