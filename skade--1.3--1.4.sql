@@ -270,5 +270,10 @@ GRANT EXECUTE ON FUNCTION
 	skade.rest_namespace(jsonb)
 TO skade_reader;
 GRANT EXECUTE ON FUNCTION
-	skade.write_table_metadata(text, jsonb, text, text)
+	skade.write_table_metadata(text, jsonb, text, text),
+	-- (update_table's engine runs them as the caller: 1.3 left writers
+	-- without them, so a writer's schema, spec or order change failed)
+	skade.json_int(jsonb, text),
+	skade.source_type(jsonb, integer),
+	skade.bind_error(jsonb, jsonb, boolean)
 TO skade_writer;

@@ -2100,6 +2100,9 @@ GRANT EXECUTE ON FUNCTION
 	skade.rewrite_manifest_files(text, bigint, text),
 	skade.rewrite_manifests(text, text, bigint, text),
 	skade.delete_at_commit(text[]),
-	skade.expire_files(text, text, bigint[], text)
+	skade.expire_files(text, text, bigint[], text),
+	skade.json_int(jsonb, text),
+	skade.source_type(jsonb, integer),
+	skade.bind_error(jsonb, jsonb, boolean)
 	TO skade_writer;
 

@@ -40,6 +40,25 @@ RESET ROLE;
 SELECT op, committed_by, metadata_location FROM skade.commit_log
 WHERE table_namespace = 'priv' ORDER BY seq;
 
+-- writer: the metadata writer's whole engine (schema, spec and order
+-- binding run helper functions the writer must be able to execute)
+SET skade.allowed_roots = '/tmp/skade_regress';
+SET skade.write_roots = '/tmp/skade_regress';
+SET ROLE skade_test_writer;
+SELECT skade.create_table('priv', 'w', '{"type":"struct","fields":[{"id":1,"name":"id","type":"long","required":true}]}',
+                          location => 'file:///tmp/skade_regress/priv/w') IS NOT NULL AS created;
+SELECT skade.update_table('priv', 'w', '[]', '[
+  {"action":"add-schema","schema":{"type":"struct","schema-id":1,"fields":[{"id":1,"name":"id","type":"long","required":true},{"id":2,"name":"v","type":"string","required":false}]}},
+  {"action":"set-current-schema","schema-id":-1},
+  {"action":"add-spec","spec":{"spec-id":1,"fields":[{"source-id":1,"field-id":1000,"name":"id_b","transform":"bucket[4]"}]}},
+  {"action":"set-default-spec","spec-id":-1},
+  {"action":"add-sort-order","sort-order":{"order-id":1,"fields":[{"source-id":2,"transform":"identity","direction":"asc","null-order":"nulls-first"}]}},
+  {"action":"set-default-sort-order","sort-order-id":-1}]') IS NOT NULL AS evolved;
+RESET ROLE;
+SELECT m->'current-schema-id' AS schema, m->'default-spec-id' AS spec, m->'default-sort-order-id' AS sort_order
+FROM (SELECT skade.table_metadata('priv', 'w')::jsonb m) x;
+SELECT skade.drop_table('priv', 'w') IS NOT NULL AS dropped;
+
 -- PUBLIC: nothing at all
 SET ROLE skade_test_nobody;
 SELECT * FROM skade.list_namespaces();
