@@ -6,6 +6,9 @@
 /*
  * 1.4: tables on object storage (s3://): write_table_metadata takes the
  * table's namespace (whose s3.* properties apply), create_table passes it;
+ * create_table's metadata comes from new_table_metadata (a REST staged
+ * create answers with it) and update_table commits a create transaction
+ * (assert-create) from empty_table_metadata;
  * sigv4_sign exposes the request signer for tests and debugging; the REST
  * catalog's tokens (rest_tokens, rest_create_token, rest_revoke_token) and
  * rest_namespace.  Every
@@ -13,6 +16,8 @@
  * (t/013_upgrade.pl compares a fresh 1.4 with 1.0 updated through every
  * script).
  */
+
+
 /* ------------------------------------------------------- writing metadata */
 
 -- One new metadata file, create-only under skade.write_roots; content checked
@@ -24,24 +29,22 @@ CREATE FUNCTION skade.write_table_metadata(location text, metadata jsonb,
 	RETURNS text AS 'MODULE_PATHNAME', 'skade_write_table_metadata' LANGUAGE C;
 
 /*
- * create_table: a new Iceberg table, as a REST catalog's CreateTableRequest
- * makes it (Java's TableMetadata.newTableMetadata): fresh column ids from 1,
- * partition field ids from 1000, sort order 1 (0 when unsorted), schema,
- * spec and order ids 0; "format-version" among the properties sets the
- * format; reserved properties are not kept and Parquet defaults to zstd, as
- * Java persists them.  The location is the argument, else the
- * namespace's location (its property, else skade.warehouse/<levels>)
- * followed by /<name>.  Writes <location>/metadata/00000-<uuid>.metadata.json
- * (.gz.metadata.json with write.metadata.compression-codec = gzip; the
- * directory from write.metadata.path) under skade.write_roots, then adds the
- * pointer through the same INSERT the JDBC clients run (logged "create").
- * Returns the metadata location.
+ * new_table_metadata: the metadata of a new Iceberg table, as a REST
+ * catalog's CreateTableRequest makes it (Java's
+ * TableMetadata.newTableMetadata): fresh column ids from 1, partition field
+ * ids from 1000, sort order 1 (0 when unsorted), schema, spec and order ids
+ * 0; "format-version" among the properties sets the format; reserved
+ * properties are not kept and Parquet defaults to zstd, as Java persists
+ * them.  The location is the argument, else the namespace's location (its
+ * property, else skade.warehouse/<levels>) followed by /<name>.  The
+ * namespace must exist and the table must not.  Nothing is written (a
+ * staged create answers with it).
  */
-CREATE OR REPLACE FUNCTION skade.create_table(namespace text, name text, schema jsonb,
+CREATE FUNCTION skade.new_table_metadata(namespace text, name text, schema jsonb,
 								   partition_spec jsonb DEFAULT NULL, sort_order jsonb DEFAULT NULL,
 								   properties jsonb DEFAULT '{}', location text DEFAULT NULL,
 								   format_version integer DEFAULT 2, catalog text DEFAULT NULL)
-	RETURNS text
+	RETURNS jsonb
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $create$
 DECLARE
 	fv integer := format_version;
@@ -54,8 +57,6 @@ DECLARE
 	i integer := 0;
 	src text;
 	loc text := location;
-	dir text;
-	file text;
 	now_ms bigint := (extract(epoch FROM clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::bigint;
 	spec jsonb;
 	sort jsonb;
@@ -139,11 +140,6 @@ BEGIN
 		loc := rtrim(loc, '/') OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) name;
 	END IF;
 	loc := rtrim(loc, '/');
-	dir := coalesce(rtrim(props->>'write.metadata.path', '/'), loc OPERATOR(pg_catalog.||) '/metadata');
-	file := dir OPERATOR(pg_catalog.||) '/00000-' OPERATOR(pg_catalog.||) gen_random_uuid()::text
-		OPERATOR(pg_catalog.||) CASE WHEN lower(props->>'write.metadata.compression-codec') OPERATOR(pg_catalog.=) 'gzip'
-								THEN '.gz.metadata.json' ELSE '.metadata.json' END;
-
 	meta := jsonb_build_object(
 		'format-version', fv,
 		'table-uuid', gen_random_uuid()::text,
@@ -174,24 +170,576 @@ BEGIN
 		meta := meta OPERATOR(pg_catalog.||) jsonb_build_object('next-row-id', 0, 'current-snapshot-id', NULL);
 	END IF;
 
+	RETURN meta;
+END
+$create$;
+
+/*
+ * create_table: new_table_metadata written to
+ * <location>/metadata/00000-<uuid>.metadata.json (.gz.metadata.json with
+ * write.metadata.compression-codec = gzip; the directory from
+ * write.metadata.path) under skade.write_roots, then the pointer added
+ * through the same INSERT the JDBC clients run (logged "create").
+ * Returns the metadata location.
+ */
+CREATE OR REPLACE FUNCTION skade.create_table(namespace text, name text, schema jsonb,
+								   partition_spec jsonb DEFAULT NULL, sort_order jsonb DEFAULT NULL,
+								   properties jsonb DEFAULT '{}', location text DEFAULT NULL,
+								   format_version integer DEFAULT 2, catalog text DEFAULT NULL)
+	RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $create$
+DECLARE
+	meta jsonb := skade.new_table_metadata(namespace, name, schema, partition_spec, sort_order,
+										   properties, location, format_version, catalog);
+	props jsonb := meta->'properties';
+	dir text := coalesce(rtrim(props->>'write.metadata.path', '/'),
+						 (meta->>'location') OPERATOR(pg_catalog.||) '/metadata');
+	file text := dir OPERATOR(pg_catalog.||) '/00000-' OPERATOR(pg_catalog.||) gen_random_uuid()::text
+		OPERATOR(pg_catalog.||) CASE WHEN lower(props->>'write.metadata.compression-codec') OPERATOR(pg_catalog.=) 'gzip'
+								THEN '.gz.metadata.json' ELSE '.metadata.json' END;
+BEGIN
 	PERFORM skade.write_table_metadata(file, meta, namespace, catalog);
 	PERFORM skade.create_table_commit(namespace, name, file, catalog);
 	RETURN file;
 END
 $create$;
 
-/* ------------------------------------------------------------ AWS SigV4 */
+/*
+ * empty_table_metadata: the table a create transaction starts from (Java's
+ * TableMetadata.buildFromEmpty): no schema, spec, order, property or
+ * snapshot yet; its uuid from the updates' assign-uuid, its format from
+ * their upgrade-format-version, its location from their set-location (else
+ * the namespace's location and the name, as create_table).  The namespace
+ * must exist and the table must not.
+ */
+CREATE FUNCTION skade.empty_table_metadata(namespace text, name text, updates jsonb,
+										   catalog text DEFAULT NULL)
+	RETURNS jsonb
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $empty$
+DECLARE
+	fv integer := 2;
+	uuid text := gen_random_uuid()::text;
+	loc text;
+	u jsonb;
+	m jsonb;
+BEGIN
+	FOR u IN SELECT q FROM jsonb_array_elements(updates) q LOOP
+		CASE lower(u->>'action')
+		WHEN 'upgrade-format-version' THEN
+			fv := skade.json_int(u->'format-version', 'upgrade-format-version');
+		WHEN 'assign-uuid' THEN
+			uuid := u->>'uuid';
+		WHEN 'set-location' THEN
+			loc := u->>'location';
+		ELSE
+		END CASE;
+	END LOOP;
+	IF fv IS NULL OR fv NOT BETWEEN 1 AND 3 THEN
+		RAISE EXCEPTION 'format version % is not supported', coalesce(fv::text, 'NULL')
+			USING ERRCODE = 'feature_not_supported', HINT = 'Iceberg format versions 1, 2 and 3 are.';
+	END IF;
+	IF uuid IS NULL OR uuid !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN
+		RAISE EXCEPTION 'assign-uuid needs a uuid, not %', coalesce(uuid, 'null') USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF loc IS NULL THEN
+		-- as create_table places it (and checks the namespace and the name)
+		loc := skade.new_table_metadata(namespace, name, '{"type": "struct", "fields": []}',
+										catalog => catalog)->>'location';
+	ELSIF NOT skade.namespace_exists(namespace, catalog) THEN
+		RAISE EXCEPTION 'namespace "%" does not exist', namespace USING ERRCODE = 'invalid_schema_name';
+	END IF;
+	m := jsonb_build_object(
+		'format-version', fv,
+		'table-uuid', lower(uuid),
+		'location', rtrim(loc, '/'),
+		'last-sequence-number', 0,
+		'last-updated-ms', (extract(epoch FROM clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::bigint,
+		'last-column-id', 0,
+		'current-schema-id', -1,
+		'schemas', '[]'::jsonb,
+		'default-spec-id', 0,
+		'partition-specs', '[]'::jsonb,
+		'last-partition-id', 999,
+		'default-sort-order-id', 0,
+		'sort-orders', '[]'::jsonb,
+		'properties', '{}'::jsonb,
+		'current-snapshot-id', -1,
+		'refs', '{}'::jsonb,
+		'snapshots', '[]'::jsonb,
+		'statistics', '[]'::jsonb,
+		'partition-statistics', '[]'::jsonb,
+		'snapshot-log', '[]'::jsonb,
+		'metadata-log', '[]'::jsonb);
+	IF fv OPERATOR(pg_catalog.=) 1 THEN
+		m := m OPERATOR(pg_catalog.-) 'last-sequence-number';
+	ELSIF fv OPERATOR(pg_catalog.=) 3 THEN
+		m := m OPERATOR(pg_catalog.||) jsonb_build_object('next-row-id', 0, 'current-snapshot-id', NULL);
+	END IF;
+	RETURN m;
+END
+$empty$;
 
--- The AWS Signature Version 4 signer of skade's S3 client, for tests and
--- debugging: signs exactly the request given (headers as 'name:value'
--- elements; query NULL = none) and reads no server secret
-CREATE FUNCTION skade.sigv4_sign(method text, canonical_uri text, query text, headers text[],
-								 payload_hash text, region text, service text, amz_date text,
-								 access_key text, secret_key text,
-								 OUT canonical_request text, OUT string_to_sign text,
-								 OUT authorization text)
-	RETURNS record AS 'MODULE_PATHNAME', 'skade_sigv4_sign' LANGUAGE C IMMUTABLE
-	PARALLEL SAFE;
+/*
+ * update_table: one commit of the Iceberg REST CommitTableRequest kind.
+ * requirements (all 8 kinds) are checked against the current metadata
+ * (40001 naming the one that failed); updates are applied in order with
+ * Java's TableMetadata.Builder rules; no change writes no file.  Otherwise
+ * the next %05d-<uuid>.metadata.json is written (metadata-log appended and
+ * trimmed to write.metadata.previous-versions-max) and the pointer moves by
+ * skade.commit_table(): the same compare-and-swap UPDATE JDBC clients run,
+ * under the row lock taken first.  Returns the (new or unchanged) location.
+ * The encryption-key actions are refused with 0A000.
+ */
+CREATE OR REPLACE FUNCTION skade.update_table(namespace text, name text, requirements jsonb DEFAULT '[]',
+								   updates jsonb DEFAULT '[]', catalog text DEFAULT NULL)
+	RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $update$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+	base_location text;
+	base jsonb;
+	m jsonb;
+	r jsonb;
+	u jsonb;
+	i integer := 0;
+	changes integer := 0;
+	now_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+	added_snapshots jsonb := '{}';
+	main_added jsonb := '[]';
+	last_added_schema integer;
+	last_added_spec integer;
+	last_added_order integer;
+	reused integer;
+	added jsonb := '{"schemas": [], "specs": [], "orders": []}';	-- ids this commit added
+	list text;
+	v integer;
+	s jsonb;
+	ref jsonb;
+	props jsonb;
+	maxlog integer;
+	version bigint;
+	dir text;
+	file text;
+	creating boolean := false;
+BEGIN
+	IF namespace IS NULL OR name IS NULL OR requirements IS NULL OR updates IS NULL THEN
+		RAISE EXCEPTION 'namespace, name, requirements and updates must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF jsonb_typeof(requirements) <> 'array' OR jsonb_typeof(updates) <> 'array' THEN
+		RAISE EXCEPTION 'requirements and updates must be JSON arrays' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	-- the row lock first: commits to this table (API or JDBC) queue here
+	SELECT t.metadata_location INTO base_location FROM public.iceberg_tables t
+	 WHERE t.catalog_name = cat AND t.table_namespace = namespace AND t.table_name = name
+	   AND coalesce(t.iceberg_type, 'TABLE') = 'TABLE'
+	   FOR UPDATE;
+	IF NOT FOUND THEN
+		IF requirements = '[{"type": "assert-create"}]'::jsonb
+		   OR (jsonb_array_length(requirements) = 1 AND lower(requirements->0->>'type') = 'assert-create') THEN
+			-- a staged create committed (a REST create transaction): the
+			-- updates build the table from an empty one, as Java's
+			-- TableMetadata.buildFromEmpty
+			creating := true;
+			base := skade.empty_table_metadata(namespace, name, updates, cat);
+			requirements := '[]';
+		ELSE
+			RAISE EXCEPTION 'table "%.%" does not exist in catalog "%"', namespace, name, cat USING ERRCODE = 'undefined_table';
+		END IF;
+	ELSE
+		-- the common shapes in C (commit_fast.c); NULL: this engine commits
+		file := skade.update_table_fast(namespace, name, base_location, requirements, updates, cat);
+		IF file IS NOT NULL THEN
+			RETURN file;
+		END IF;
+		base := skade.table_metadata(namespace, name, catalog => cat)::jsonb;
+		IF (SELECT l.metadata_location FROM skade.load_table(namespace, name, 'none', cat) l) IS DISTINCT FROM base_location THEN
+			RAISE EXCEPTION 'table "%.%" changed while it was read', namespace, name USING ERRCODE = 'serialization_failure';
+		END IF;
+	END IF;
+	m := base;
+
+	-- every requirement is read before any is checked (Java parses the request
+	-- first): a malformed one, or assert-create among others, is 22023
+	SELECT x.n - 1, x.q INTO v, r FROM jsonb_array_elements(requirements) WITH ORDINALITY x(q, n)
+	 WHERE NOT coalesce(CASE lower(x.q->>'type')
+		WHEN 'assert-create' THEN NOT EXISTS (SELECT 1 FROM jsonb_array_elements(requirements) y
+											  WHERE lower(y->>'type') IS DISTINCT FROM 'assert-create')
+		WHEN 'assert-table-uuid' THEN jsonb_typeof(x.q->'uuid') = 'string'
+		WHEN 'assert-ref-snapshot-id' THEN jsonb_typeof(x.q->'ref') = 'string'
+			AND (coalesce(jsonb_typeof(x.q->'snapshot-id'), 'null') = 'null' OR x.q->>'snapshot-id' ~ '^-?[0-9]+$')
+		ELSE x.q->>CASE lower(x.q->>'type') WHEN 'assert-last-assigned-field-id' THEN 'last-assigned-field-id'
+			WHEN 'assert-current-schema-id' THEN 'current-schema-id'
+			WHEN 'assert-last-assigned-partition-id' THEN 'last-assigned-partition-id'
+			WHEN 'assert-default-spec-id' THEN 'default-spec-id'
+			WHEN 'assert-default-sort-order-id' THEN 'default-sort-order-id' END ~ '^-?[0-9]{1,10}$' END, false)
+	 ORDER BY x.n LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'requirements[%] is malformed: %', v, r
+			USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'assert-create takes no other requirement; the others need their value field.';
+	END IF;
+
+	-- requirements, all against the same base
+	FOR r IN SELECT q FROM jsonb_array_elements(requirements) q LOOP
+		i := i + 1;
+		CASE lower(r->>'type')
+		WHEN 'assert-create' THEN
+			RAISE EXCEPTION 'requirement assert-create failed: table "%.%" already exists', namespace, name
+				USING ERRCODE = 'serialization_failure';
+		WHEN 'assert-table-uuid' THEN
+			IF lower(r->>'uuid') IS DISTINCT FROM lower(base->>'table-uuid') THEN
+				RAISE EXCEPTION 'requirement assert-table-uuid failed: uuid is %, not %', base->>'table-uuid', r->>'uuid'
+					USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-ref-snapshot-id' THEN
+			ref := base->'refs'->(r->>'ref');
+			IF ref IS NOT NULL AND r->'snapshot-id' IS NULL OR ref IS NOT NULL AND jsonb_typeof(r->'snapshot-id') = 'null' THEN
+				RAISE EXCEPTION 'requirement assert-ref-snapshot-id failed: % % was created concurrently', ref->>'type', r->>'ref'
+					USING ERRCODE = 'serialization_failure';
+			ELSIF ref IS NOT NULL AND (ref->>'snapshot-id')::bigint IS DISTINCT FROM (r->>'snapshot-id')::bigint THEN
+				RAISE EXCEPTION 'requirement assert-ref-snapshot-id failed: % % has changed: expected id % != %',
+					ref->>'type', r->>'ref', r->>'snapshot-id', ref->>'snapshot-id' USING ERRCODE = 'serialization_failure';
+			ELSIF ref IS NULL AND r->>'snapshot-id' IS NOT NULL THEN
+				RAISE EXCEPTION 'requirement assert-ref-snapshot-id failed: branch or tag % is missing, expected %',
+					r->>'ref', r->>'snapshot-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-last-assigned-field-id' THEN
+			IF (base->>'last-column-id')::integer IS DISTINCT FROM (r->>'last-assigned-field-id')::integer THEN
+				RAISE EXCEPTION 'requirement assert-last-assigned-field-id failed: expected id %, not %',
+					r->>'last-assigned-field-id', base->>'last-column-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-current-schema-id' THEN
+			IF (base->>'current-schema-id')::integer IS DISTINCT FROM (r->>'current-schema-id')::integer THEN
+				RAISE EXCEPTION 'requirement assert-current-schema-id failed: expected id %, not %',
+					r->>'current-schema-id', base->>'current-schema-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-last-assigned-partition-id' THEN
+			IF (base->>'last-partition-id')::integer IS DISTINCT FROM (r->>'last-assigned-partition-id')::integer THEN
+				RAISE EXCEPTION 'requirement assert-last-assigned-partition-id failed: expected id %, not %',
+					r->>'last-assigned-partition-id', base->>'last-partition-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-default-spec-id' THEN
+			IF (base->>'default-spec-id')::integer IS DISTINCT FROM (r->>'default-spec-id')::integer THEN
+				RAISE EXCEPTION 'requirement assert-default-spec-id failed: expected id %, not %',
+					r->>'default-spec-id', base->>'default-spec-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		WHEN 'assert-default-sort-order-id' THEN
+			IF (base->>'default-sort-order-id')::integer IS DISTINCT FROM (r->>'default-sort-order-id')::integer THEN
+				RAISE EXCEPTION 'requirement assert-default-sort-order-id failed: expected id %, not %',
+					r->>'default-sort-order-id', base->>'default-sort-order-id' USING ERRCODE = 'serialization_failure';
+			END IF;
+		ELSE
+			RAISE EXCEPTION 'requirements[%]: unknown requirement %', i - 1, coalesce(r->'type', 'null'::jsonb)
+				USING ERRCODE = 'invalid_parameter_value';
+		END CASE;
+	END LOOP;
+
+	-- updates, in order
+	i := 0;
+	FOR u IN SELECT q FROM jsonb_array_elements(updates) q LOOP
+		i := i + 1;
+		CASE lower(u->>'action')
+		WHEN 'assign-uuid' THEN
+			IF jsonb_typeof(u->'uuid') IS DISTINCT FROM 'string' THEN
+				RAISE EXCEPTION 'updates[%].uuid must be a string', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			ELSIF lower(u->>'uuid') <> lower(m->>'table-uuid') THEN
+				RAISE EXCEPTION 'updates[%]: cannot change the uuid of an existing table', i - 1
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+		WHEN 'upgrade-format-version' THEN
+			v := skade.json_int(u->'format-version', format('updates[%s].format-version', i - 1));
+			IF v IS NULL OR v > 3 THEN
+				RAISE EXCEPTION 'updates[%]: cannot upgrade to format version %', i - 1, coalesce(u->>'format-version', 'null')
+					USING ERRCODE = 'invalid_parameter_value';
+			ELSIF v < (m->>'format-version')::integer THEN
+				RAISE EXCEPTION 'updates[%]: cannot downgrade v% table to v%', i - 1, m->>'format-version', v
+					USING ERRCODE = 'invalid_parameter_value';
+			ELSIF v > (m->>'format-version')::integer THEN
+				m := skade.upgraded(m, v);
+				changes := changes + 1;
+			END IF;
+		WHEN 'set-properties' THEN
+			props := coalesce(u->'updates', u->'updated');
+			IF jsonb_typeof(props) IS DISTINCT FROM 'object' OR EXISTS (
+				SELECT 1 FROM jsonb_each(props) p WHERE jsonb_typeof(p.value) <> 'string') THEN
+				RAISE EXCEPTION 'updates[%].updates must be an object of strings', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF props <> '{}' THEN
+				-- as Java's client does: format-version is an upgrade, reserved keys are not kept
+				IF props ? 'format-version' THEN
+					v := CASE WHEN props->>'format-version' ~ '^[0-9]{1,2}$' THEN (props->>'format-version')::integer END;
+					IF v IS NULL OR v > 3 OR v < (m->>'format-version')::integer THEN
+						RAISE EXCEPTION 'updates[%]: format-version % cannot be set', i - 1, props->>'format-version'
+							USING ERRCODE = 'invalid_parameter_value';
+					ELSIF v > (m->>'format-version')::integer THEN
+						m := skade.upgraded(m, v);
+					END IF;
+				END IF;
+				m := jsonb_set(m, '{properties}', coalesce(m->'properties', '{}') || (props - ARRAY['format-version', 'uuid',
+					'snapshot-count', 'current-snapshot-id', 'current-snapshot-summary', 'current-snapshot-timestamp-ms',
+					'current-schema', 'default-partition-spec', 'default-sort-order']));
+				changes := changes + 1;
+			END IF;
+		WHEN 'remove-properties' THEN
+			IF jsonb_typeof(coalesce(u->'removals', u->'removed')) IS DISTINCT FROM 'array' THEN
+				RAISE EXCEPTION 'updates[%].removals must be an array of strings', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF jsonb_array_length(coalesce(u->'removals', u->'removed')) > 0 THEN
+				m := jsonb_set(m, '{properties}', coalesce(m->'properties', '{}') -
+					ARRAY(SELECT jsonb_array_elements_text(coalesce(u->'removals', u->'removed'))));
+				changes := changes + 1;
+			END IF;
+		WHEN 'set-location' THEN
+			IF jsonb_typeof(u->'location') IS DISTINCT FROM 'string' THEN
+				RAISE EXCEPTION 'updates[%].location must be a string', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF u->>'location' <> m->>'location' THEN
+				m := m || jsonb_build_object('location', rtrim(u->>'location', '/'));
+				changes := changes + 1;
+			END IF;
+		WHEN 'add-schema' THEN
+			-- reusing a schema with no change, the last added one is that schema only if
+			-- this commit added it (Java's Builder.addSchemaInternal)
+			v := changes;
+			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, reused
+			  FROM skade.add_schema(m, u->'schema', i - 1, changes) a;
+			last_added_schema := CASE WHEN changes > v THEN reused
+				WHEN last_added_schema IS NOT NULL AND added->'schemas' @> to_jsonb(reused) THEN reused END;
+			IF changes > v THEN
+				added := jsonb_set(added, '{schemas}', (added->'schemas') || to_jsonb(reused));
+			END IF;
+		WHEN 'set-current-schema' THEN
+			v := skade.json_int(u->'schema-id', format('updates[%s].schema-id', i - 1));
+			IF v = -1 THEN
+				IF last_added_schema IS NULL THEN
+					RAISE EXCEPTION 'updates[%]: cannot set last added schema: no schema has been added', i - 1
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				v := last_added_schema;
+			END IF;
+			IF v IS DISTINCT FROM (m->>'current-schema-id')::integer THEN
+				IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m->'schemas') x WHERE (x->>'schema-id')::integer = v) THEN
+					RAISE EXCEPTION 'updates[%]: cannot set current schema to unknown schema %', i - 1, v
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				m := m || jsonb_build_object('current-schema-id', v);
+				IF (m->>'format-version')::integer = 1 THEN
+					m := m || jsonb_build_object('schema', (SELECT x FROM jsonb_array_elements(m->'schemas') x
+														   WHERE (x->>'schema-id')::integer = v));
+				END IF;
+				changes := changes + 1;
+			END IF;
+		WHEN 'add-snapshot' THEN
+			m := skade.add_snapshot(m, u->'snapshot', i - 1);
+			added_snapshots := added_snapshots || jsonb_build_object(u->'snapshot'->>'snapshot-id', u->'snapshot'->'timestamp-ms');
+			changes := changes + 1;
+		WHEN 'set-snapshot-ref' THEN
+			SELECT a.meta, a.nchanges INTO m, changes
+			  FROM skade.set_snapshot_ref(m, u, i - 1, added_snapshots, now_ms, changes) a;
+			IF u->>'ref-name' = 'main' AND added_snapshots ? (u->>'snapshot-id') THEN
+				main_added := main_added || jsonb_build_array(u->'snapshot-id');
+			END IF;
+		WHEN 'remove-snapshot-ref' THEN
+			IF jsonb_typeof(u->'ref-name') IS DISTINCT FROM 'string' THEN
+				RAISE EXCEPTION 'updates[%].ref-name must be a string', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF m->'refs' ? (u->>'ref-name') THEN
+				m := jsonb_set(m, '{refs}', (m->'refs') - (u->>'ref-name'));
+				changes := changes + 1;
+			END IF;
+			IF u->>'ref-name' = 'main' THEN
+				m := m || jsonb_build_object('current-snapshot-id',
+					CASE WHEN (m->>'format-version')::integer >= 3 THEN NULL ELSE -1 END);
+			END IF;
+		WHEN 'remove-snapshots' THEN
+			SELECT a.meta, a.nchanges INTO m, changes
+			  FROM skade.remove_snapshots(m, u->'snapshot-ids', i - 1, changes) a;
+		WHEN 'add-spec' THEN
+			-- reusing a spec, the last added one becomes it if the previous last added
+			-- one was added by this commit (Java's Builder.addPartitionSpecInternal)
+			v := changes;
+			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, reused
+			  FROM skade.add_spec(m, u->'spec', i - 1, changes) a;
+			last_added_spec := CASE WHEN changes > v THEN reused
+				WHEN last_added_spec IS NOT NULL AND added->'specs' @> to_jsonb(last_added_spec) THEN reused END;
+			IF changes > v THEN
+				added := jsonb_set(added, '{specs}', (added->'specs') || to_jsonb(reused));
+			END IF;
+		WHEN 'set-default-spec' THEN
+			v := skade.json_int(u->'spec-id', format('updates[%s].spec-id', i - 1));
+			IF v = -1 THEN
+				IF last_added_spec IS NULL THEN
+					RAISE EXCEPTION 'updates[%]: cannot set last added spec: no spec has been added', i - 1
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				v := last_added_spec;
+			END IF;
+			-- (an unknown id is refused at the end, as Java's build() does)
+			IF v IS DISTINCT FROM (m->>'default-spec-id')::integer THEN
+				m := m || jsonb_build_object('default-spec-id', v);
+				changes := changes + 1;
+			END IF;
+		WHEN 'add-sort-order' THEN
+			-- (the same rule as add-spec: Java's Builder.addSortOrderInternal)
+			v := changes;
+			SELECT a.meta, a.nchanges, a.last_added INTO m, changes, reused
+			  FROM skade.add_sort_order(m, u->'sort-order', i - 1, changes) a;
+			last_added_order := CASE WHEN changes > v THEN reused
+				WHEN last_added_order IS NOT NULL AND added->'orders' @> to_jsonb(last_added_order) THEN reused END;
+			IF changes > v THEN
+				added := jsonb_set(added, '{orders}', (added->'orders') || to_jsonb(reused));
+			END IF;
+		WHEN 'set-default-sort-order' THEN
+			v := skade.json_int(u->'sort-order-id', format('updates[%s].sort-order-id', i - 1));
+			IF v = -1 THEN
+				IF last_added_order IS NULL THEN
+					RAISE EXCEPTION 'updates[%]: cannot set last added sort order: no sort order has been added', i - 1
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				v := last_added_order;
+			END IF;
+			-- (an unknown id is refused at the end, as Java's build() does)
+			IF v IS DISTINCT FROM (m->>'default-sort-order-id')::integer THEN
+				m := m || jsonb_build_object('default-sort-order-id', v);
+				changes := changes + 1;
+			END IF;
+		WHEN 'set-statistics', 'set-partition-statistics' THEN
+			s := CASE lower(u->>'action') WHEN 'set-statistics' THEN u->'statistics' ELSE u->'partition-statistics' END;
+			IF jsonb_typeof(s) IS DISTINCT FROM 'object' OR jsonb_typeof(s->'snapshot-id') IS DISTINCT FROM 'number'
+			   OR jsonb_typeof(s->'statistics-path') IS DISTINCT FROM 'string'
+			   OR jsonb_typeof(s->'file-size-in-bytes') IS DISTINCT FROM 'number' THEN
+				RAISE EXCEPTION 'updates[%] needs a statistics file with snapshot-id, statistics-path and file-size-in-bytes', i - 1
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			list := CASE lower(u->>'action') WHEN 'set-statistics' THEN 'statistics' ELSE 'partition-statistics' END;
+			m := jsonb_set(m, ARRAY[list],
+				(SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(coalesce(m->list, '[]')) x
+				  WHERE x->'snapshot-id' <> s->'snapshot-id') || jsonb_build_array(s));
+			changes := changes + 1;
+		WHEN 'remove-statistics', 'remove-partition-statistics' THEN
+			list := CASE lower(u->>'action') WHEN 'remove-statistics' THEN 'statistics' ELSE 'partition-statistics' END;
+			IF NOT coalesce(u->>'snapshot-id' ~ '^-?[0-9]+$' AND jsonb_typeof(u->'snapshot-id') = 'number', false) THEN
+				RAISE EXCEPTION 'updates[%].snapshot-id must be a number', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(m->list, '[]')) x
+					   WHERE x->'snapshot-id' = u->'snapshot-id') THEN
+				m := jsonb_set(m, ARRAY[list],
+					(SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(m->list) x
+					  WHERE x->'snapshot-id' <> u->'snapshot-id'));
+				changes := changes + 1;
+			END IF;
+		WHEN 'remove-partition-specs' THEN
+			IF jsonb_typeof(u->'spec-ids') IS DISTINCT FROM 'array' THEN
+				RAISE EXCEPTION 'updates[%].spec-ids must be an array', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			ELSIF m->'default-spec-id' IN (SELECT jsonb_array_elements(u->'spec-ids')) THEN
+				RAISE EXCEPTION 'updates[%]: cannot remove the default partition spec', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF jsonb_array_length(u->'spec-ids') > 0 THEN
+				m := jsonb_set(m, '{partition-specs}', (SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(m->'partition-specs') x
+					WHERE NOT x->'spec-id' IN (SELECT jsonb_array_elements(u->'spec-ids'))));
+				changes := changes + 1;
+			END IF;
+		WHEN 'remove-schemas' THEN
+			IF jsonb_typeof(u->'schema-ids') IS DISTINCT FROM 'array' THEN
+				RAISE EXCEPTION 'updates[%].schema-ids must be an array', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			ELSIF m->'current-schema-id' IN (SELECT jsonb_array_elements(u->'schema-ids')) THEN
+				RAISE EXCEPTION 'updates[%]: cannot remove the current schema', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF jsonb_array_length(u->'schema-ids') > 0 THEN
+				m := jsonb_set(m, '{schemas}', (SELECT coalesce(jsonb_agg(x), '[]') FROM jsonb_array_elements(m->'schemas') x
+					WHERE NOT x->'schema-id' IN (SELECT jsonb_array_elements(u->'schema-ids'))));
+				changes := changes + 1;
+			END IF;
+		ELSE
+			IF lower(u->>'action') IN ('add-encryption-key', 'remove-encryption-key') THEN
+				RAISE EXCEPTION 'updates[%]: action % is not supported', i - 1, u->>'action'
+					USING ERRCODE = 'feature_not_supported', DETAIL = 'skade does not manage table encryption keys.';
+			END IF;
+			RAISE EXCEPTION 'updates[%]: unknown action %', i - 1, coalesce(u->'action', 'null'::jsonb)
+				USING ERRCODE = 'invalid_parameter_value';
+		END CASE;
+	END LOOP;
+
+	IF changes = 0 AND NOT creating THEN
+		RETURN base_location;
+	END IF;
+	-- snapshots this commit added and made main, then replaced as main in the
+	-- same commit, leave no snapshot-log entry (Java's intermediate snapshots)
+	IF EXISTS (SELECT 1 FROM jsonb_array_elements(main_added) x WHERE x <> m->'current-snapshot-id') THEN
+		m := jsonb_set(m, '{snapshot-log}', (SELECT coalesce(jsonb_agg(e ORDER BY n), '[]')
+			FROM jsonb_array_elements(m->'snapshot-log') WITH ORDINALITY l(e, n)
+			WHERE e->'snapshot-id' = m->'current-snapshot-id'
+			   OR NOT e->'snapshot-id' IN (SELECT jsonb_array_elements(main_added))));
+	END IF;
+
+	-- what Java's build() and TableMetadata constructor refuse (22023): a
+	-- default spec or sort order the current schema cannot bind, a snapshot
+	-- newer than last-sequence-number, a snapshot log out of order (by more
+	-- than Java's minute of clock skew) or ahead of this commit
+	IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m->'partition-specs') x WHERE x->'spec-id' = m->'default-spec-id') THEN
+		RAISE EXCEPTION 'cannot set default spec to unknown spec %', m->>'default-spec-id'
+			USING ERRCODE = 'invalid_parameter_value';
+	ELSIF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m->'sort-orders') x WHERE x->'order-id' = m->'default-sort-order-id') THEN
+		RAISE EXCEPTION 'cannot set default sort order to unknown order %', m->>'default-sort-order-id'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF (m->>'format-version')::integer = 1 THEN
+		m := m || jsonb_build_object('partition-spec', (SELECT x->'fields' FROM jsonb_array_elements(m->'partition-specs') x
+														 WHERE x->'spec-id' = m->'default-spec-id'));
+	END IF;
+	s := (SELECT x FROM jsonb_array_elements(m->'schemas') x WHERE x->'schema-id' = m->'current-schema-id');
+	SELECT e INTO list FROM (
+		SELECT skade.bind_error(s, f, true) e FROM jsonb_array_elements(m->'partition-specs') p,
+			   jsonb_array_elements(p->'fields') f WHERE p->'spec-id' = m->'default-spec-id'
+		UNION ALL
+		SELECT skade.bind_error(s, f, false) FROM jsonb_array_elements(m->'sort-orders') o,
+			   jsonb_array_elements(o->'fields') f WHERE o->'order-id' = m->'default-sort-order-id') b
+	 WHERE e IS NOT NULL LIMIT 1;
+	IF list IS NOT NULL THEN
+		RAISE EXCEPTION 'the default partition spec or sort order does not fit the current schema: %', list
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF (SELECT max((x->>'sequence-number')::bigint) FROM jsonb_array_elements(coalesce(m->'snapshots', '[]')) x)
+	   > coalesce((m->>'last-sequence-number')::bigint, 0) THEN
+		RAISE EXCEPTION 'a snapshot has a sequence number greater than last sequence number %', m->>'last-sequence-number'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF EXISTS (SELECT 1 FROM (SELECT (e->>'timestamp-ms')::bigint t,
+									 lag((e->>'timestamp-ms')::bigint) OVER (ORDER BY n) prev
+								FROM jsonb_array_elements(coalesce(m->'snapshot-log', '[]')) WITH ORDINALITY l(e, n)) x
+			   WHERE t < prev - 60000)
+	   OR (m->'snapshot-log'->-1->>'timestamp-ms')::bigint > now_ms + 60000 THEN
+		RAISE EXCEPTION 'the snapshot log would go back in time or run ahead of this commit (by more than a minute)'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+
+	-- the new file: next version, metadata-log, timestamps
+	props := coalesce(m->'properties', '{}');
+	maxlog := greatest(1, coalesce(nullif(props->>'write.metadata.previous-versions-max', '')::integer, 100));
+	m := m || jsonb_build_object('last-updated-ms', now_ms,
+		'metadata-log', CASE WHEN creating THEN '[]'::jsonb ELSE (SELECT coalesce(jsonb_agg(e ORDER BY n), '[]')
+						 FROM (SELECT e, n FROM jsonb_array_elements(
+								   coalesce(base->'metadata-log', '[]') || jsonb_build_array(jsonb_build_object(
+									   'timestamp-ms', base->'last-updated-ms', 'metadata-file', base_location)))
+								   WITH ORDINALITY x(e, n)
+							   ORDER BY n DESC LIMIT maxlog) l) END);
+	version := CASE WHEN creating THEN 0
+			   ELSE coalesce(substring(base_location FROM '/([0-9]+)-[^/]*$')::bigint, 0) + 1 END;
+	dir := coalesce(rtrim(props->>'write.metadata.path', '/'), rtrim(m->>'location', '/') || '/metadata');
+	file := dir || '/' || lpad(version::text, greatest(5, length(version::text)), '0') || '-'
+		|| gen_random_uuid()::text
+		|| CASE WHEN lower(props->>'write.metadata.compression-codec') = 'gzip'
+				THEN '.gz.metadata.json' ELSE '.metadata.json' END;
+	PERFORM skade.write_table_metadata(file, m, namespace, cat);
+	IF creating THEN
+		PERFORM skade.create_table_commit(namespace, name, file, cat);
+	ELSE
+		PERFORM skade.commit_table(namespace, name, base_location, file, cat);
+	END IF;
+	RETURN file;
+END
+$update$;
 
 /* ------------------------------------------------------------ REST catalog */
 
@@ -255,6 +803,19 @@ BEGIN
 END
 $ns$;
 
+/* ------------------------------------------------------------ AWS SigV4 */
+
+-- The AWS Signature Version 4 signer of skade's S3 client, for tests and
+-- debugging: signs exactly the request given (headers as 'name:value'
+-- elements; query NULL = none) and reads no server secret
+CREATE FUNCTION skade.sigv4_sign(method text, canonical_uri text, query text, headers text[],
+								 payload_hash text, region text, service text, amz_date text,
+								 access_key text, secret_key text,
+								 OUT canonical_request text, OUT string_to_sign text,
+								 OUT authorization text)
+	RETURNS record AS 'MODULE_PATHNAME', 'skade_sigv4_sign' LANGUAGE C IMMUTABLE
+	PARALLEL SAFE;
+
 /* ------------------------------------------------------------------ privileges */
 
 -- PUBLIC gets nothing (as skade--1.4.sql's loop over every function)
@@ -263,7 +824,9 @@ REVOKE ALL ON FUNCTION
 	skade.sigv4_sign(text, text, text, text[], text, text, text, text, text, text),
 	skade.rest_create_token(name, interval, text),
 	skade.rest_revoke_token(text),
-	skade.rest_namespace(jsonb)
+	skade.rest_namespace(jsonb),
+	skade.new_table_metadata(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
+	skade.empty_table_metadata(text, text, jsonb, text)
 FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION
 	skade.sigv4_sign(text, text, text, text[], text, text, text, text, text, text),
@@ -271,6 +834,8 @@ GRANT EXECUTE ON FUNCTION
 TO skade_reader;
 GRANT EXECUTE ON FUNCTION
 	skade.write_table_metadata(text, jsonb, text, text),
+	skade.new_table_metadata(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
+	skade.empty_table_metadata(text, text, jsonb, text),
 	-- (update_table's engine runs them as the caller: 1.3 left writers
 	-- without them, so a writer's schema, spec or order change failed)
 	skade.json_int(jsonb, text),

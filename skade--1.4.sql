@@ -531,24 +531,22 @@ END
 $fresh$;
 
 /*
- * create_table: a new Iceberg table, as a REST catalog's CreateTableRequest
- * makes it (Java's TableMetadata.newTableMetadata): fresh column ids from 1,
- * partition field ids from 1000, sort order 1 (0 when unsorted), schema,
- * spec and order ids 0; "format-version" among the properties sets the
- * format; reserved properties are not kept and Parquet defaults to zstd, as
- * Java persists them.  The location is the argument, else the
- * namespace's location (its property, else skade.warehouse/<levels>)
- * followed by /<name>.  Writes <location>/metadata/00000-<uuid>.metadata.json
- * (.gz.metadata.json with write.metadata.compression-codec = gzip; the
- * directory from write.metadata.path) under skade.write_roots, then adds the
- * pointer through the same INSERT the JDBC clients run (logged "create").
- * Returns the metadata location.
+ * new_table_metadata: the metadata of a new Iceberg table, as a REST
+ * catalog's CreateTableRequest makes it (Java's
+ * TableMetadata.newTableMetadata): fresh column ids from 1, partition field
+ * ids from 1000, sort order 1 (0 when unsorted), schema, spec and order ids
+ * 0; "format-version" among the properties sets the format; reserved
+ * properties are not kept and Parquet defaults to zstd, as Java persists
+ * them.  The location is the argument, else the namespace's location (its
+ * property, else skade.warehouse/<levels>) followed by /<name>.  The
+ * namespace must exist and the table must not.  Nothing is written (a
+ * staged create answers with it).
  */
-CREATE FUNCTION skade.create_table(namespace text, name text, schema jsonb,
+CREATE FUNCTION skade.new_table_metadata(namespace text, name text, schema jsonb,
 								   partition_spec jsonb DEFAULT NULL, sort_order jsonb DEFAULT NULL,
 								   properties jsonb DEFAULT '{}', location text DEFAULT NULL,
 								   format_version integer DEFAULT 2, catalog text DEFAULT NULL)
-	RETURNS text
+	RETURNS jsonb
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $create$
 DECLARE
 	fv integer := format_version;
@@ -561,8 +559,6 @@ DECLARE
 	i integer := 0;
 	src text;
 	loc text := location;
-	dir text;
-	file text;
 	now_ms bigint := (extract(epoch FROM clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::bigint;
 	spec jsonb;
 	sort jsonb;
@@ -646,11 +642,6 @@ BEGIN
 		loc := rtrim(loc, '/') OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) name;
 	END IF;
 	loc := rtrim(loc, '/');
-	dir := coalesce(rtrim(props->>'write.metadata.path', '/'), loc OPERATOR(pg_catalog.||) '/metadata');
-	file := dir OPERATOR(pg_catalog.||) '/00000-' OPERATOR(pg_catalog.||) gen_random_uuid()::text
-		OPERATOR(pg_catalog.||) CASE WHEN lower(props->>'write.metadata.compression-codec') OPERATOR(pg_catalog.=) 'gzip'
-								THEN '.gz.metadata.json' ELSE '.metadata.json' END;
-
 	meta := jsonb_build_object(
 		'format-version', fv,
 		'table-uuid', gen_random_uuid()::text,
@@ -681,6 +672,34 @@ BEGIN
 		meta := meta OPERATOR(pg_catalog.||) jsonb_build_object('next-row-id', 0, 'current-snapshot-id', NULL);
 	END IF;
 
+	RETURN meta;
+END
+$create$;
+
+/*
+ * create_table: new_table_metadata written to
+ * <location>/metadata/00000-<uuid>.metadata.json (.gz.metadata.json with
+ * write.metadata.compression-codec = gzip; the directory from
+ * write.metadata.path) under skade.write_roots, then the pointer added
+ * through the same INSERT the JDBC clients run (logged "create").
+ * Returns the metadata location.
+ */
+CREATE FUNCTION skade.create_table(namespace text, name text, schema jsonb,
+								   partition_spec jsonb DEFAULT NULL, sort_order jsonb DEFAULT NULL,
+								   properties jsonb DEFAULT '{}', location text DEFAULT NULL,
+								   format_version integer DEFAULT 2, catalog text DEFAULT NULL)
+	RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $create$
+DECLARE
+	meta jsonb := skade.new_table_metadata(namespace, name, schema, partition_spec, sort_order,
+										   properties, location, format_version, catalog);
+	props jsonb := meta->'properties';
+	dir text := coalesce(rtrim(props->>'write.metadata.path', '/'),
+						 (meta->>'location') OPERATOR(pg_catalog.||) '/metadata');
+	file text := dir OPERATOR(pg_catalog.||) '/00000-' OPERATOR(pg_catalog.||) gen_random_uuid()::text
+		OPERATOR(pg_catalog.||) CASE WHEN lower(props->>'write.metadata.compression-codec') OPERATOR(pg_catalog.=) 'gzip'
+								THEN '.gz.metadata.json' ELSE '.metadata.json' END;
+BEGIN
 	PERFORM skade.write_table_metadata(file, meta, namespace, catalog);
 	PERFORM skade.create_table_commit(namespace, name, file, catalog);
 	RETURN file;
@@ -1089,6 +1108,81 @@ CREATE FUNCTION skade.update_table_fast(namespace text, name text, base_location
 	RETURNS text AS 'MODULE_PATHNAME', 'skade_update_table_fast' LANGUAGE C STRICT;
 
 /*
+ * empty_table_metadata: the table a create transaction starts from (Java's
+ * TableMetadata.buildFromEmpty): no schema, spec, order, property or
+ * snapshot yet; its uuid from the updates' assign-uuid, its format from
+ * their upgrade-format-version, its location from their set-location (else
+ * the namespace's location and the name, as create_table).  The namespace
+ * must exist and the table must not.
+ */
+CREATE FUNCTION skade.empty_table_metadata(namespace text, name text, updates jsonb,
+										   catalog text DEFAULT NULL)
+	RETURNS jsonb
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $empty$
+DECLARE
+	fv integer := 2;
+	uuid text := gen_random_uuid()::text;
+	loc text;
+	u jsonb;
+	m jsonb;
+BEGIN
+	FOR u IN SELECT q FROM jsonb_array_elements(updates) q LOOP
+		CASE lower(u->>'action')
+		WHEN 'upgrade-format-version' THEN
+			fv := skade.json_int(u->'format-version', 'upgrade-format-version');
+		WHEN 'assign-uuid' THEN
+			uuid := u->>'uuid';
+		WHEN 'set-location' THEN
+			loc := u->>'location';
+		ELSE
+		END CASE;
+	END LOOP;
+	IF fv IS NULL OR fv NOT BETWEEN 1 AND 3 THEN
+		RAISE EXCEPTION 'format version % is not supported', coalesce(fv::text, 'NULL')
+			USING ERRCODE = 'feature_not_supported', HINT = 'Iceberg format versions 1, 2 and 3 are.';
+	END IF;
+	IF uuid IS NULL OR uuid !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN
+		RAISE EXCEPTION 'assign-uuid needs a uuid, not %', coalesce(uuid, 'null') USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF loc IS NULL THEN
+		-- as create_table places it (and checks the namespace and the name)
+		loc := skade.new_table_metadata(namespace, name, '{"type": "struct", "fields": []}',
+										catalog => catalog)->>'location';
+	ELSIF NOT skade.namespace_exists(namespace, catalog) THEN
+		RAISE EXCEPTION 'namespace "%" does not exist', namespace USING ERRCODE = 'invalid_schema_name';
+	END IF;
+	m := jsonb_build_object(
+		'format-version', fv,
+		'table-uuid', lower(uuid),
+		'location', rtrim(loc, '/'),
+		'last-sequence-number', 0,
+		'last-updated-ms', (extract(epoch FROM clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::bigint,
+		'last-column-id', 0,
+		'current-schema-id', -1,
+		'schemas', '[]'::jsonb,
+		'default-spec-id', 0,
+		'partition-specs', '[]'::jsonb,
+		'last-partition-id', 999,
+		'default-sort-order-id', 0,
+		'sort-orders', '[]'::jsonb,
+		'properties', '{}'::jsonb,
+		'current-snapshot-id', -1,
+		'refs', '{}'::jsonb,
+		'snapshots', '[]'::jsonb,
+		'statistics', '[]'::jsonb,
+		'partition-statistics', '[]'::jsonb,
+		'snapshot-log', '[]'::jsonb,
+		'metadata-log', '[]'::jsonb);
+	IF fv OPERATOR(pg_catalog.=) 1 THEN
+		m := m OPERATOR(pg_catalog.-) 'last-sequence-number';
+	ELSIF fv OPERATOR(pg_catalog.=) 3 THEN
+		m := m OPERATOR(pg_catalog.||) jsonb_build_object('next-row-id', 0, 'current-snapshot-id', NULL);
+	END IF;
+	RETURN m;
+END
+$empty$;
+
+/*
  * update_table: one commit of the Iceberg REST CommitTableRequest kind.
  * requirements (all 8 kinds) are checked against the current metadata
  * (40001 naming the one that failed); updates are applied in order with
@@ -1129,6 +1223,7 @@ DECLARE
 	version bigint;
 	dir text;
 	file text;
+	creating boolean := false;
 BEGIN
 	IF namespace IS NULL OR name IS NULL OR requirements IS NULL OR updates IS NULL THEN
 		RAISE EXCEPTION 'namespace, name, requirements and updates must not be NULL'
@@ -1143,20 +1238,27 @@ BEGIN
 	   AND coalesce(t.iceberg_type, 'TABLE') = 'TABLE'
 	   FOR UPDATE;
 	IF NOT FOUND THEN
-		IF EXISTS (SELECT 1 FROM jsonb_array_elements(requirements) q WHERE lower(q->>'type') = 'assert-create') THEN
-			RAISE EXCEPTION 'requirement assert-create: use skade.create_table() to create "%.%"', namespace, name
-				USING ERRCODE = 'feature_not_supported';
+		IF requirements = '[{"type": "assert-create"}]'::jsonb
+		   OR (jsonb_array_length(requirements) = 1 AND lower(requirements->0->>'type') = 'assert-create') THEN
+			-- a staged create committed (a REST create transaction): the
+			-- updates build the table from an empty one, as Java's
+			-- TableMetadata.buildFromEmpty
+			creating := true;
+			base := skade.empty_table_metadata(namespace, name, updates, cat);
+			requirements := '[]';
+		ELSE
+			RAISE EXCEPTION 'table "%.%" does not exist in catalog "%"', namespace, name, cat USING ERRCODE = 'undefined_table';
 		END IF;
-		RAISE EXCEPTION 'table "%.%" does not exist in catalog "%"', namespace, name, cat USING ERRCODE = 'undefined_table';
-	END IF;
-	-- the common shapes in C (commit_fast.c); NULL: this engine commits
-	file := skade.update_table_fast(namespace, name, base_location, requirements, updates, cat);
-	IF file IS NOT NULL THEN
-		RETURN file;
-	END IF;
-	base := skade.table_metadata(namespace, name, catalog => cat)::jsonb;
-	IF (SELECT l.metadata_location FROM skade.load_table(namespace, name, 'none', cat) l) IS DISTINCT FROM base_location THEN
-		RAISE EXCEPTION 'table "%.%" changed while it was read', namespace, name USING ERRCODE = 'serialization_failure';
+	ELSE
+		-- the common shapes in C (commit_fast.c); NULL: this engine commits
+		file := skade.update_table_fast(namespace, name, base_location, requirements, updates, cat);
+		IF file IS NOT NULL THEN
+			RETURN file;
+		END IF;
+		base := skade.table_metadata(namespace, name, catalog => cat)::jsonb;
+		IF (SELECT l.metadata_location FROM skade.load_table(namespace, name, 'none', cat) l) IS DISTINCT FROM base_location THEN
+			RAISE EXCEPTION 'table "%.%" changed while it was read', namespace, name USING ERRCODE = 'serialization_failure';
+		END IF;
 	END IF;
 	m := base;
 
@@ -1462,7 +1564,7 @@ BEGIN
 		END CASE;
 	END LOOP;
 
-	IF changes = 0 THEN
+	IF changes = 0 AND NOT creating THEN
 		RETURN base_location;
 	END IF;
 	-- snapshots this commit added and made main, then replaced as main in the
@@ -1519,20 +1621,25 @@ BEGIN
 	props := coalesce(m->'properties', '{}');
 	maxlog := greatest(1, coalesce(nullif(props->>'write.metadata.previous-versions-max', '')::integer, 100));
 	m := m || jsonb_build_object('last-updated-ms', now_ms,
-		'metadata-log', (SELECT coalesce(jsonb_agg(e ORDER BY n), '[]')
+		'metadata-log', CASE WHEN creating THEN '[]'::jsonb ELSE (SELECT coalesce(jsonb_agg(e ORDER BY n), '[]')
 						 FROM (SELECT e, n FROM jsonb_array_elements(
 								   coalesce(base->'metadata-log', '[]') || jsonb_build_array(jsonb_build_object(
 									   'timestamp-ms', base->'last-updated-ms', 'metadata-file', base_location)))
 								   WITH ORDINALITY x(e, n)
-							   ORDER BY n DESC LIMIT maxlog) l));
-	version := coalesce(substring(base_location FROM '/([0-9]+)-[^/]*$')::bigint, 0) + 1;
+							   ORDER BY n DESC LIMIT maxlog) l) END);
+	version := CASE WHEN creating THEN 0
+			   ELSE coalesce(substring(base_location FROM '/([0-9]+)-[^/]*$')::bigint, 0) + 1 END;
 	dir := coalesce(rtrim(props->>'write.metadata.path', '/'), rtrim(m->>'location', '/') || '/metadata');
 	file := dir || '/' || lpad(version::text, greatest(5, length(version::text)), '0') || '-'
 		|| gen_random_uuid()::text
 		|| CASE WHEN lower(props->>'write.metadata.compression-codec') = 'gzip'
 				THEN '.gz.metadata.json' ELSE '.metadata.json' END;
-	PERFORM skade.write_table_metadata(file, m);
-	PERFORM skade.commit_table(namespace, name, base_location, file, cat);
+	PERFORM skade.write_table_metadata(file, m, namespace, cat);
+	IF creating THEN
+		PERFORM skade.create_table_commit(namespace, name, file, cat);
+	ELSE
+		PERFORM skade.commit_table(namespace, name, base_location, file, cat);
+	END IF;
 	RETURN file;
 END
 $update$;
@@ -2084,6 +2191,8 @@ GRANT EXECUTE ON FUNCTION
 	skade.create_table_commit(text, text, text, text),
 	skade.fresh_type(jsonb, text, integer, jsonb),
 	skade.create_table(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
+	skade.new_table_metadata(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
+	skade.empty_table_metadata(text, text, jsonb, text),
 	skade.update_table(text, text, jsonb, jsonb, text),
 	skade.update_table_fast(text, text, text, jsonb, jsonb, text),
 	skade.add_schema(jsonb, jsonb, integer, integer),

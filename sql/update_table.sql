@@ -285,3 +285,30 @@ SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "ad
 SELECT pg_temp.masked(skade.update_table('ut', 'h', '[]', '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 51, "type": "branch"}]')) AS main_now;
 SELECT pg_temp.err($$SELECT skade.update_table('ut', 'h', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 57, "parent-snapshot-id": 51, "sequence-number": 8, "timestamp-ms": 1600000000000, "manifest-list": "x", "summary": {"operation": "append"}}},
   {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 57, "type": "branch"}]')$$) AS log_back_in_time;
+-- a create transaction (a REST staged create, Java's createTransaction):
+-- assert-create on a missing table builds it from its updates, as Java's
+-- TableMetadata.buildFromEmpty, in one commit with its first snapshot
+SELECT pg_temp.masked(skade.update_table('ut', 'ctx', '[{"type": "assert-create"}]', '[
+  {"action": "assign-uuid", "uuid": "01234567-89ab-cdef-0123-456789abcdef"},
+  {"action": "upgrade-format-version", "format-version": 2},
+  {"action": "add-schema", "schema": {"type": "struct", "schema-id": 0, "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}, {"id": 2, "name": "v", "required": false, "type": "string"}]}, "last-column-id": 2},
+  {"action": "set-current-schema", "schema-id": -1},
+  {"action": "add-spec", "spec": {"spec-id": 0, "fields": [{"name": "id_b", "transform": "bucket[8]", "source-id": 1, "field-id": 1000}]}},
+  {"action": "set-default-spec", "spec-id": -1},
+  {"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}},
+  {"action": "set-default-sort-order", "sort-order-id": -1},
+  {"action": "set-location", "location": "file:///tmp/skade_regress/wh/ut/ctx"},
+  {"action": "set-properties", "updates": {"owner": "ctas"}},
+  {"action": "add-snapshot", "snapshot": {"snapshot-id": 70, "sequence-number": 1, "timestamp-ms": 1700000070000, "manifest-list": "x", "summary": {"operation": "append"}}},
+  {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 70, "type": "branch"}]')) AS created_by_transaction;
+SELECT m->>'table-uuid' AS uuid, m->>'format-version' AS fv, m->'current-schema-id' AS schema,
+       m->'default-spec-id' AS spec, m->'last-partition-id' AS last_partition, m->'current-snapshot-id' AS current,
+       m->'properties' AS props, jsonb_array_length(m->'metadata-log') AS log
+FROM (SELECT skade.table_metadata('ut', 'ctx')::jsonb m) x;
+SELECT op, table_name, regexp_replace(metadata_location, '.*/', '') ~ '^00000-' AS first_version
+FROM skade.commit_log WHERE table_name = 'ctx';
+-- not twice, not into a missing namespace, not without its schema
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'ctx', '[{"type": "assert-create"}]', '[]')$$) AS exists_already;
+SELECT pg_temp.err($$SELECT skade.update_table('nons', 'ctx', '[{"type": "assert-create"}]', '[{"action": "set-location", "location": "file:///tmp/skade_regress/wh/x"}]')$$) AS no_namespace;
+SELECT pg_temp.err($$SELECT skade.update_table('ut', 'ctx2', '[{"type": "assert-create"}]', '[{"action": "set-location", "location": "file:///tmp/skade_regress/wh/ut/ctx2"}]')$$) AS no_schema;
+SELECT count(*) FROM skade.commit_log WHERE table_name = 'ctx2';

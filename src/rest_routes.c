@@ -620,9 +620,18 @@ create_table(Ctx *x)
 							1, &args[2]);
 
 	if (staged && strcmp(staged, "t") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("staged table creation is not supported yet")));
+	{
+		/* a create transaction: the metadata it starts from, nothing written */
+		char	   *meta = q1(x, "SELECT skade.new_table_metadata($1, $3::pg_catalog.jsonb ->> 'name',"
+							  " $3::pg_catalog.jsonb -> 'schema', $3::pg_catalog.jsonb -> 'partition-spec',"
+							  " $3::pg_catalog.jsonb -> 'write-order', coalesce($3::pg_catalog.jsonb -> 'properties', '{}'),"
+							  " $3::pg_catalog.jsonb ->> 'location', 2, $2)::text", 3, args);
+
+		x->resp->status = 200;
+		resetStringInfo(&x->resp->body);
+		appendStringInfo(&x->resp->body, "{\"metadata-location\":null,\"metadata\":%s,\"config\":{}}", meta);
+		return;
+	}
 	x->name = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'name'", 1, &args[2]);
 	(void) q1(x, "SELECT skade.create_table($1, $3::pg_catalog.jsonb ->> 'name',"
 			  " $3::pg_catalog.jsonb -> 'schema', $3::pg_catalog.jsonb -> 'partition-spec',"
