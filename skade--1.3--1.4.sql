@@ -10,8 +10,8 @@
  * create answers with it) and update_table commits a create transaction
  * (assert-create) from empty_table_metadata;
  * sigv4_sign exposes the request signer for tests and debugging; the REST
- * catalog's tokens (rest_tokens, rest_create_token, rest_revoke_token) and
- * rest_namespace.  Every
+ * catalog's tokens (rest_tokens, rest_create_token, rest_revoke_token),
+ * idempotency keys (rest_idempotency) and rest_namespace.  Every
  * object here is also in skade--1.4.sql, spelled identically
  * (t/013_upgrade.pl compares a fresh 1.4 with 1.0 updated through every
  * script).
@@ -758,6 +758,21 @@ CREATE TABLE skade.rest_tokens (
 );
 REVOKE ALL ON skade.rest_tokens FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('skade.rest_tokens', '');
+
+/*
+ * rest_idempotency: the answers of REST requests that carried an
+ * Idempotency-Key, stored in the transaction that made the change (a 5xx or
+ * an error is never stored); a replay within the lifetime the config
+ * announces (30 minutes) gets the stored answer.  Only the owner reads it.
+ */
+CREATE TABLE skade.rest_idempotency (
+	key text PRIMARY KEY,
+	route text NOT NULL,
+	status integer NOT NULL,
+	body text NOT NULL,
+	created_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+REVOKE ALL ON skade.rest_idempotency FROM PUBLIC;
 
 -- rest_create_token: a new token for role (shown once, stored hashed)
 CREATE FUNCTION skade.rest_create_token(role name, valid_for interval DEFAULT '90 days',

@@ -2083,6 +2083,21 @@ CREATE TABLE skade.rest_tokens (
 REVOKE ALL ON skade.rest_tokens FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('skade.rest_tokens', '');
 
+/*
+ * rest_idempotency: the answers of REST requests that carried an
+ * Idempotency-Key, stored in the transaction that made the change (a 5xx or
+ * an error is never stored); a replay within the lifetime the config
+ * announces (30 minutes) gets the stored answer.  Only the owner reads it.
+ */
+CREATE TABLE skade.rest_idempotency (
+	key text PRIMARY KEY,
+	route text NOT NULL,
+	status integer NOT NULL,
+	body text NOT NULL,
+	created_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+REVOKE ALL ON skade.rest_idempotency FROM PUBLIC;
+
 -- rest_create_token: a new token for role (shown once, stored hashed)
 CREATE FUNCTION skade.rest_create_token(role name, valid_for interval DEFAULT '90 days',
 										comment text DEFAULT NULL)

@@ -14,6 +14,8 @@
  *     thread, and everything runs in the worker's own (only) thread, from
  *     MHD_run, when the worker's WaitEventSet reports a daemon's epoll
  *     descriptor readable, its timeout passes or the latch is set.
+ *   - Answers over 8 kB are gzip-compressed for clients that accept gzip
+ *     (loadTable's metadata is most of them).
  *   - Requests are served one at a time per worker.  A body larger than
  *     skade.rest_max_body is not kept (the request is answered 413); idle
  *     connections close after skade.rest_idle_timeout; a worker holds at
@@ -50,6 +52,7 @@
 #include "utils/wait_event.h"
 
 #include "guc.h"
+#include "gzip.h"
 #include "rest_http.h"
 #include "rest_routes.h"
 
@@ -79,6 +82,7 @@ static RequestState *begin_request(struct MHD_Connection *conn, const char *url,
 								   const char *method);
 static enum MHD_Result answer(struct MHD_Connection *conn, RestResponse *resp);
 static List *split_path(const char *path);
+static void compress(const RestRequest *req, RestResponse *resp);
 static char *decode(char *s);
 
 /*
@@ -290,6 +294,7 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 			initStringInfo(&resp.body);
 			rs->req.connection = conn;
 			SkadeRestRoute(&rs->req, &resp);
+			compress(&rs->req, &resp);
 			MemoryContextSwitchTo(old);
 			result = answer(conn, &resp);
 		}
@@ -356,9 +361,34 @@ answer(struct MHD_Connection *conn, RestResponse *resp)
 		MHD_add_response_header(r, "ETag", resp->etag);
 	if (resp->gzip)
 		MHD_add_response_header(r, "Content-Encoding", "gzip");
+	MHD_add_response_header(r, "Vary", "Accept-Encoding");
 	result = MHD_queue_response(conn, resp->status, r);
 	MHD_destroy_response(r);
 	return result;
+}
+
+/*
+ * gzip a body worth it (over 8 kB) for a client that accepts it (a token
+ * "gzip" in Accept-Encoding not weighted q=0).
+ */
+static void
+compress(const RestRequest *req, RestResponse *resp)
+{
+	const char *ae = req->accept_encoding;
+	const char *g;
+	StringInfo	z;
+
+	if (ae == NULL || resp->body.len < 8192 || resp->gzip)
+		return;
+	g = strstr(ae, "gzip");
+	if (g == NULL || strncmp(g + 4, ";q=0", 4) == 0)
+		return;
+	if (g[4] == ';' && strncmp(g + 4, ";q=0.", 5) != 0 && strncmp(g + 4, ";q=1", 4) != 0)
+		return;
+	z = SkadeGzip(resp->body.data, resp->body.len);
+	pfree(resp->body.data);
+	resp->body = *z;
+	resp->gzip = true;
 }
 
 /* The request is over (answered, or the connection went): its memory goes. */

@@ -122,6 +122,8 @@ static bool match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok);
 static char *dotted(const char *segment);
 static void run(Ctx *x, Handler h);
 static Oid	authenticate(Ctx *x);
+static bool replayed(Ctx *x);
+static void remember(Ctx *x);
 static void answer_error(Ctx *x, int status, const char *type, const char *message);
 static void error_answer(Ctx *x, ErrorData *e);
 static char *q1(Ctx *x, const char *sql, int nargs, const char **args);
@@ -244,7 +246,7 @@ run(Ctx *x, Handler h)
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		role = authenticate(x);
-		if (OidIsValid(role))
+		if (OidIsValid(role) && !replayed(x))
 		{
 			GetUserIdAndSecContext(&save_user, &save_sec);
 			SetUserIdAndSecContext(role, save_sec | SECURITY_LOCAL_USERID_CHANGE);
@@ -252,6 +254,7 @@ run(Ctx *x, Handler h)
 				x->catalog = SkadeResolveCatalog(NULL);
 			h(x);
 			SetUserIdAndSecContext(save_user, save_sec);
+			remember(x);
 		}
 		SPI_finish();
 		PopActiveSnapshot();
@@ -331,6 +334,59 @@ authenticate(Ctx *x)
 		return InvalidOid;
 	}
 	return oid;
+}
+
+/* ------------------------------------------------------- idempotency */
+
+#define IDEMPOTENCY_LIFETIME "30 minutes"
+
+/*
+ * A change request with an Idempotency-Key seen before (and not expired):
+ * answer as then.  The key is locked for the transaction first, so a
+ * concurrent replay waits for the original.  Runs as the worker.
+ */
+static bool
+replayed(Ctx *x)
+{
+	const char *args[2] = {x->req->idempotency_key, NULL};
+	char	   *status;
+	char	   *body;
+
+	if (args[0] == NULL || strcmp(x->req->method, "GET") == 0 || strcmp(x->req->method, "HEAD") == 0)
+		return false;
+	(void) q1(x, "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('skade rest ' || $1))", 1, args);
+	status = q1(x, "SELECT i.status::text FROM skade.rest_idempotency i"
+				" WHERE i.key OPERATOR(pg_catalog.=) $1"
+				" AND i.created_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '" IDEMPOTENCY_LIFETIME "'::interval)",
+				1, args);
+	if (status == NULL)
+		return false;
+	body = q1(x, "SELECT i.body FROM skade.rest_idempotency i WHERE i.key OPERATOR(pg_catalog.=) $1", 1, args);
+	x->resp->status = atoi(status);
+	resetStringInfo(&x->resp->body);
+	appendStringInfoString(&x->resp->body, body ? body : "");
+	return true;
+}
+
+/* Store a change request's answer under its Idempotency-Key (not a 5xx). */
+static void
+remember(Ctx *x)
+{
+	const char *args[4];
+
+	if (x->req->idempotency_key == NULL || strcmp(x->req->method, "GET") == 0 ||
+		strcmp(x->req->method, "HEAD") == 0 || x->resp->status >= 500)
+		return;
+	args[0] = x->req->idempotency_key;
+	args[1] = psprintf("%s %s", x->req->method, x->req->raw_path);
+	args[2] = psprintf("%d", x->resp->status);
+	args[3] = x->resp->body.data;
+	(void) q1(x, "DELETE FROM skade.rest_idempotency i WHERE i.created_at OPERATOR(pg_catalog.<)"
+			  " (pg_catalog.now() OPERATOR(pg_catalog.-) '" IDEMPOTENCY_LIFETIME "'::interval)", 0, NULL);
+	(void) q1(x, "INSERT INTO skade.rest_idempotency (key, route, status, body)"
+			  " VALUES ($1, $2, $3::pg_catalog.int4, $4)"
+			  " ON CONFLICT (key) DO UPDATE SET route = excluded.route, status = excluded.status,"
+			  " body = excluded.body, created_at = excluded.created_at", 4, args);
 }
 
 /* ------------------------------------------------------------ answers */
@@ -442,7 +498,7 @@ q1(Ctx *x, const char *sql, int nargs, const char **args)
 		values[i] = args[i] ? CStringGetTextDatum(args[i]) : (Datum) 0;
 		nulls[i] = args[i] ? ' ' : 'n';
 	}
-	if (SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0) < 0)
+	if (SPI_execute_with_args(sql, nargs, types, values, nargs > 0 ? nulls : NULL, false, 0) < 0)
 		elog(ERROR, "could not run a REST statement");
 	if (SPI_processed == 0 || SPI_tuptable == NULL)
 		return NULL;
@@ -503,7 +559,7 @@ config(Ctx *x)
 			appendStringInfoChar(b, ',');
 		escape_json(b, e.data);
 	}
-	appendStringInfoString(b, "]}");
+	appendStringInfoString(b, "],\"idempotency-key-lifetime\":\"PT30M\"}");
 }
 
 /* GET /v1/{prefix}/namespaces[?parent=&pageToken=&pageSize=] */
