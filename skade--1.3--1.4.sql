@@ -741,6 +741,39 @@ BEGIN
 END
 $update$;
 
+/*
+ * purge_table: drop the table and, once the drop commits, delete every file
+ * it can reach -- its metadata files (current and logged), statistics,
+ * manifest lists, manifests and the data and delete files of every
+ * snapshot (a REST drop with purgeRequested).  Every one must lie under
+ * skade.write_roots (42501 otherwise: nothing is dropped).  Returns how
+ * many files will go.
+ */
+CREATE FUNCTION skade.purge_table(namespace text, name text, catalog text DEFAULT NULL)
+	RETURNS integer
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $purge$
+DECLARE
+	loc text := (SELECT l.metadata_location FROM skade.load_table(namespace, name, 'none', catalog) l);
+	meta jsonb := skade.table_metadata(namespace, name, catalog => catalog)::jsonb;
+	files text[];
+BEGIN
+	SELECT coalesce(array_agg(DISTINCT f), '{}') INTO files FROM (
+		SELECT loc AS f
+		UNION ALL SELECT e->>'metadata-file' FROM jsonb_array_elements(coalesce(meta->'metadata-log', '[]')) e
+		UNION ALL SELECT e->>'statistics-path' FROM jsonb_array_elements(coalesce(meta->'statistics', '[]')) e
+		UNION ALL SELECT e->>'statistics-path' FROM jsonb_array_elements(coalesce(meta->'partition-statistics', '[]')) e
+		UNION ALL SELECT s->>'manifest-list' FROM jsonb_array_elements(coalesce(meta->'snapshots', '[]')) s
+		UNION ALL SELECT m.path FROM jsonb_array_elements(coalesce(meta->'snapshots', '[]')) s,
+			LATERAL skade.manifests(namespace, name, (s->>'snapshot-id')::bigint, catalog) m
+		UNION ALL SELECT c.file_path FROM jsonb_array_elements(coalesce(meta->'snapshots', '[]')) s,
+			LATERAL skade.files(namespace, name, (s->>'snapshot-id')::bigint, catalog) c) x
+	 WHERE f IS NOT NULL;
+	PERFORM skade.delete_at_commit(files);
+	PERFORM skade.drop_table(namespace, name, catalog);
+	RETURN cardinality(files);
+END
+$purge$;
+
 /* ------------------------------------------------------------ REST catalog */
 
 /*
@@ -841,7 +874,8 @@ REVOKE ALL ON FUNCTION
 	skade.rest_revoke_token(text),
 	skade.rest_namespace(jsonb),
 	skade.new_table_metadata(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
-	skade.empty_table_metadata(text, text, jsonb, text)
+	skade.empty_table_metadata(text, text, jsonb, text),
+	skade.purge_table(text, text, text)
 FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION
 	skade.sigv4_sign(text, text, text, text[], text, text, text, text, text, text),
@@ -851,6 +885,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.write_table_metadata(text, jsonb, text, text),
 	skade.new_table_metadata(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
 	skade.empty_table_metadata(text, text, jsonb, text),
+	skade.purge_table(text, text, text),
 	-- (update_table's engine runs them as the caller: 1.3 left writers
 	-- without them, so a writer's schema, spec or order change failed)
 	skade.json_int(jsonb, text),

@@ -750,13 +750,17 @@ commit_table(Ctx *x)
 	table_answer(x, "all");
 }
 
-/* DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table} */
+/* DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}[?purgeRequested=true] */
 static void
 drop_table(Ctx *x)
 {
 	const char *args[3] = {x->ns, x->name, x->catalog};
+	const char *purge = RestQueryArg(x->req, "purgeRequested");
 
-	(void) q1(x, "SELECT skade.drop_table($1, $2, $3)", 3, args);
+	if (purge && pg_strcasecmp(purge, "true") == 0)
+		(void) q1(x, "SELECT skade.purge_table($1, $2, $3)", 3, args);
+	else
+		(void) q1(x, "SELECT skade.drop_table($1, $2, $3)", 3, args);
 	x->resp->status = 204;
 }
 
