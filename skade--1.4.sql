@@ -1126,6 +1126,11 @@ DECLARE
 	u jsonb;
 	m jsonb;
 BEGIN
+	IF namespace IS NULL OR name IS NULL OR updates IS NULL THEN
+		RAISE EXCEPTION 'namespace, name and updates must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	ELSIF jsonb_typeof(updates) <> 'array' THEN
+		RAISE EXCEPTION 'updates must be a JSON array' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
 	FOR u IN SELECT q FROM jsonb_array_elements(updates) q LOOP
 		CASE lower(u->>'action')
 		WHEN 'upgrade-format-version' THEN
@@ -2098,6 +2103,367 @@ BEGIN
 END
 $purge$;
 
+/* ------------------------------------------------------------------ views */
+
+/*
+ * Iceberg views, kept as the JDBC catalog keeps them (rows of
+ * public.iceberg_tables with iceberg_type 'VIEW'), their metadata written
+ * by skade as Java's ViewMetadata.Builder builds it.  (The functions pin
+ * search_path, so their operators are pg_catalog's.)  view_metadata reads
+ * the current file (confined like any read), write_view_metadata writes a
+ * new one create-only (view_api.c).
+ */
+CREATE FUNCTION skade.view_metadata(namespace text, name text, catalog text DEFAULT NULL)
+	RETURNS text AS 'MODULE_PATHNAME', 'skade_view_metadata' LANGUAGE C STABLE
+	PARALLEL RESTRICTED;
+CREATE FUNCTION skade.write_view_metadata(location text, metadata jsonb,
+										  namespace text DEFAULT NULL, catalog text DEFAULT NULL)
+	RETURNS text AS 'MODULE_PATHNAME', 'skade_write_view_metadata' LANGUAGE C;
+
+-- list_views: the views of a namespace
+CREATE FUNCTION skade.list_views(namespace text, catalog text DEFAULT NULL) RETURNS SETOF text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $lv$
+BEGIN
+	IF NOT skade.namespace_exists(namespace, catalog) THEN
+		RAISE EXCEPTION 'namespace "%" does not exist', namespace USING ERRCODE = 'invalid_schema_name';
+	END IF;
+	RETURN QUERY SELECT t.table_name::text FROM public.iceberg_tables t
+	 WHERE t.catalog_name = coalesce(catalog, current_setting('skade.catalog'))
+	   AND t.table_namespace = namespace
+	   AND t.iceberg_type = 'VIEW'
+	 ORDER BY t.table_name COLLATE "C";
+END
+$lv$;
+
+-- view_exists
+CREATE FUNCTION skade.view_exists(namespace text, name text, catalog text DEFAULT NULL) RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $ve$
+	SELECT EXISTS (SELECT 1 FROM public.iceberg_tables t
+				   WHERE t.catalog_name = coalesce(catalog, current_setting('skade.catalog'))
+					 AND t.table_namespace = namespace
+					 AND t.table_name = name
+					 AND t.iceberg_type = 'VIEW')
+$ve$;
+
+/*
+ * apply_view_updates: Java's ViewMetadata.Builder over base: assign-uuid
+ * (never another), upgrade-format-version (1), set-location,
+ * set-properties, remove-properties, add-schema (an equal schema is
+ * reused, else the next id), add-view-version (schema-id -1: the last added
+ * schema; an equal version is reused, else the next id; one SQL query per
+ * dialect), set-current-view-version (-1: the last added version; a change
+ * logs the version in version-log); then at most
+ * version.history.num-entries (10) versions are kept, the current always.
+ * Bad updates are 22023.
+ */
+CREATE FUNCTION skade.apply_view_updates(base jsonb, updates jsonb) RETURNS jsonb
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $avu$
+DECLARE
+	m jsonb := base;
+	u jsonb;
+	s jsonb;
+	ver jsonb;
+	i integer := 0;
+	v integer;
+	sid integer;
+	last_schema integer;
+	last_version integer;
+	keep integer;
+	now_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+BEGIN
+	IF updates IS NULL OR jsonb_typeof(updates) <> 'array' THEN
+		RAISE EXCEPTION 'updates must be a JSON array' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR u IN SELECT q FROM jsonb_array_elements(updates) q LOOP
+		i := i + 1;
+		CASE lower(u->>'action')
+		WHEN 'assign-uuid' THEN
+			IF jsonb_typeof(u->'uuid') IS DISTINCT FROM 'string' THEN
+				RAISE EXCEPTION 'updates[%].uuid must be a string', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			ELSIF m ? 'view-uuid' AND lower(m->>'view-uuid') <> lower(u->>'uuid') THEN
+				RAISE EXCEPTION 'updates[%]: cannot reassign the uuid of a view', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			m := m || jsonb_build_object('view-uuid', lower(u->>'uuid'));
+		WHEN 'upgrade-format-version' THEN
+			v := skade.json_int(u->'format-version', format('updates[%s].format-version', i - 1));
+			IF v IS DISTINCT FROM 1 THEN
+				RAISE EXCEPTION 'updates[%]: view format version % is not supported', i - 1, coalesce(v::text, 'null')
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+		WHEN 'set-location' THEN
+			IF jsonb_typeof(u->'location') IS DISTINCT FROM 'string' THEN
+				RAISE EXCEPTION 'updates[%].location must be a string', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			m := m || jsonb_build_object('location', rtrim(u->>'location', '/'));
+		WHEN 'set-properties' THEN
+			s := coalesce(u->'updates', u->'updated');
+			IF jsonb_typeof(s) IS DISTINCT FROM 'object' OR EXISTS (
+				SELECT 1 FROM jsonb_each(s) p WHERE jsonb_typeof(p.value) <> 'string') THEN
+				RAISE EXCEPTION 'updates[%].updates must be an object of strings', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			m := jsonb_set(m, '{properties}', coalesce(m->'properties', '{}') || s);
+		WHEN 'remove-properties' THEN
+			IF jsonb_typeof(u->'removals') IS DISTINCT FROM 'array' THEN
+				RAISE EXCEPTION 'updates[%].removals must be an array', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			m := jsonb_set(m, '{properties}', coalesce(m->'properties', '{}') -
+						   ARRAY(SELECT jsonb_array_elements_text(u->'removals')));
+		WHEN 'add-schema' THEN
+			s := u->'schema';
+			IF jsonb_typeof(s) IS DISTINCT FROM 'object' OR jsonb_typeof(s->'fields') IS DISTINCT FROM 'array' THEN
+				RAISE EXCEPTION 'updates[%].schema must be a struct with fields', i - 1 USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			SELECT (x->>'schema-id')::integer INTO last_schema FROM jsonb_array_elements(coalesce(m->'schemas', '[]')) x
+			 WHERE x->'fields' = s->'fields'
+			   AND coalesce(x->'identifier-field-ids', '[]') = coalesce(s->'identifier-field-ids', '[]')
+			 LIMIT 1;
+			IF last_schema IS NULL THEN
+				last_schema := coalesce((SELECT max((x->>'schema-id')::integer) FROM jsonb_array_elements(coalesce(m->'schemas', '[]')) x), -1) + 1;
+				m := jsonb_set(m, '{schemas}', coalesce(m->'schemas', '[]') ||
+							   jsonb_build_array(s || jsonb_build_object('schema-id', last_schema)));
+			END IF;
+		WHEN 'add-view-version' THEN
+			ver := u->'view-version';
+			IF jsonb_typeof(ver) IS DISTINCT FROM 'object' OR jsonb_typeof(ver->'representations') IS DISTINCT FROM 'array' THEN
+				RAISE EXCEPTION 'updates[%].view-version must be an object with representations', i - 1
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			sid := skade.json_int(ver->'schema-id', format('updates[%s].view-version.schema-id', i - 1));
+			IF sid = -1 THEN
+				IF last_schema IS NULL THEN
+					RAISE EXCEPTION 'updates[%]: cannot set the last added schema: no schema has been added', i - 1
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				sid := last_schema;
+			END IF;
+			IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(m->'schemas', '[]')) x WHERE (x->>'schema-id')::integer = sid) THEN
+				RAISE EXCEPTION 'updates[%]: cannot add a version with unknown schema %', i - 1, sid
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF EXISTS (SELECT 1 FROM jsonb_array_elements(ver->'representations') r
+					   WHERE lower(r->>'type') = 'sql'
+					   GROUP BY lower(r->>'dialect') HAVING count(*) > 1) THEN
+				RAISE EXCEPTION 'updates[%]: a view version has one query per dialect', i - 1
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			ver := ver || jsonb_build_object('schema-id', sid,
+				'timestamp-ms', coalesce(ver->'timestamp-ms', to_jsonb(now_ms)));
+			SELECT (x->>'version-id')::integer INTO last_version FROM jsonb_array_elements(coalesce(m->'versions', '[]')) x
+			 WHERE (x - ARRAY['version-id', 'timestamp-ms'])
+				   = (ver - ARRAY['version-id', 'timestamp-ms'])
+			 LIMIT 1;
+			IF last_version IS NULL THEN
+				last_version := coalesce((SELECT max((x->>'version-id')::integer) FROM jsonb_array_elements(coalesce(m->'versions', '[]')) x), 0) + 1;
+				m := jsonb_set(m, '{versions}', coalesce(m->'versions', '[]') ||
+							   jsonb_build_array(ver || jsonb_build_object('version-id', last_version)));
+			END IF;
+		WHEN 'set-current-view-version' THEN
+			v := skade.json_int(u->'view-version-id', format('updates[%s].view-version-id', i - 1));
+			IF v = -1 THEN
+				IF last_version IS NULL THEN
+					RAISE EXCEPTION 'updates[%]: cannot set the last added view version: no view version has been added', i - 1
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				v := last_version;
+			END IF;
+			ver := (SELECT x FROM jsonb_array_elements(coalesce(m->'versions', '[]')) x WHERE (x->>'version-id')::integer = v);
+			IF ver IS NULL THEN
+				RAISE EXCEPTION 'updates[%]: cannot set current version to unknown version %', i - 1, v
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF (m->>'current-version-id')::integer IS DISTINCT FROM v THEN
+				m := m || jsonb_build_object('current-version-id', v,
+					'version-log', coalesce(m->'version-log', '[]') ||
+						jsonb_build_array(jsonb_build_object('timestamp-ms', ver->'timestamp-ms', 'version-id', v)));
+			END IF;
+		ELSE
+			RAISE EXCEPTION 'updates[%]: unknown view update action %', i - 1, coalesce(u->>'action', 'null')
+				USING ERRCODE = 'invalid_parameter_value';
+		END CASE;
+	END LOOP;
+	IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(m->'versions', '[]')) x
+				   WHERE x->'version-id' = m->'current-version-id') THEN
+		RAISE EXCEPTION 'a view needs a current version' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	-- the history kept (the newest versions, the current always)
+	keep := greatest(1, coalesce(nullif(m->'properties'->>'version.history.num-entries', '')::integer, 10));
+	IF jsonb_array_length(m->'versions') > keep THEN
+		m := jsonb_set(m, '{versions}', (SELECT jsonb_agg(x ORDER BY (x->>'version-id')::integer)
+			FROM (SELECT x FROM jsonb_array_elements(m->'versions') x
+				  ORDER BY (x->'version-id' = m->'current-version-id') DESC,
+						   (x->>'version-id')::integer DESC LIMIT keep) k));
+		m := jsonb_set(m, '{version-log}', (SELECT coalesce(jsonb_agg(e ORDER BY n), '[]')
+			FROM jsonb_array_elements(coalesce(m->'version-log', '[]')) WITH ORDINALITY l(e, n)
+			WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(m->'versions') x
+						  WHERE x->'version-id' = e->'version-id')));
+	END IF;
+	RETURN m;
+END
+$avu$;
+
+/*
+ * create_view: a new view from a REST CreateViewRequest {name, location,
+ * schema, view-version, properties}: written to
+ * <location>/metadata/00000-<uuid>.metadata.json (location: the request's,
+ * else the namespace's location and the name) and added as a 'VIEW' row
+ * (logged "create").  Returns the metadata location.
+ */
+CREATE FUNCTION skade.create_view(namespace text, name text, request jsonb, catalog text DEFAULT NULL)
+	RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $cv$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+	loc text := request->>'location';
+	m jsonb;
+	file text;
+BEGIN
+	IF namespace IS NULL OR name IS NULL OR request IS NULL THEN
+		RAISE EXCEPTION 'namespace, name and request must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT skade.namespace_exists(namespace, cat) THEN
+		RAISE EXCEPTION 'namespace "%" does not exist', namespace USING ERRCODE = 'invalid_schema_name';
+	END IF;
+	IF EXISTS (SELECT 1 FROM public.iceberg_tables t
+			   WHERE t.catalog_name = cat AND t.table_namespace = namespace
+				 AND t.table_name = name) THEN
+		RAISE EXCEPTION 'table or view "%.%" already exists', namespace, name USING ERRCODE = 'unique_violation';
+	END IF;
+	IF loc IS NULL THEN
+		loc := skade.namespace_properties(namespace, cat)->>'location';
+		IF loc IS NULL THEN
+			RAISE EXCEPTION 'view "%.%" has no location', namespace, name USING ERRCODE = 'invalid_parameter_value',
+				HINT = 'Pass location, set the namespace''s "location" property, or set skade.warehouse.';
+		END IF;
+		loc := rtrim(loc, '/') || '/' || name;
+	END IF;
+	m := skade.apply_view_updates(
+		jsonb_build_object('format-version', 1, 'current-version-id', -1, 'versions', '[]'::jsonb,
+						   'version-log', '[]'::jsonb, 'schemas', '[]'::jsonb, 'properties', '{}'::jsonb),
+		jsonb_build_array(
+			jsonb_build_object('action', 'assign-uuid', 'uuid', gen_random_uuid()::text),
+			jsonb_build_object('action', 'set-location', 'location', loc),
+			jsonb_build_object('action', 'set-properties', 'updates', coalesce(request->'properties', '{}')),
+			jsonb_build_object('action', 'add-schema', 'schema', request->'schema'),
+			jsonb_build_object('action', 'add-view-version', 'view-version',
+							   coalesce(request->'view-version', 'null') || '{"schema-id": -1}'),
+			jsonb_build_object('action', 'set-current-view-version', 'view-version-id', -1)));
+	file := (m->>'location') || '/metadata/00000-' ||
+		gen_random_uuid()::text || '.metadata.json';
+	PERFORM skade.write_view_metadata(file, m, namespace, cat);
+	INSERT INTO public.iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,
+									   previous_metadata_location, iceberg_type)
+	VALUES (cat, namespace, name, file, NULL, 'VIEW');
+	RETURN file;
+END
+$cv$;
+
+/*
+ * update_view: a REST CommitViewRequest {requirements, updates} applied to
+ * the view under its row lock (assert-view-uuid the only requirement: 40001
+ * when it fails), written as the next metadata file and swapped in by the
+ * JDBC clients' compare-and-swap UPDATE (logged "commit").  Returns the
+ * metadata location (unchanged when nothing changed).
+ */
+CREATE FUNCTION skade.update_view(namespace text, name text, requirements jsonb DEFAULT '[]',
+								  updates jsonb DEFAULT '[]', catalog text DEFAULT NULL)
+	RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $uv$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+	base_location text;
+	base jsonb;
+	m jsonb;
+	r jsonb;
+	version bigint;
+	file text;
+BEGIN
+	IF namespace IS NULL OR name IS NULL OR requirements IS NULL OR updates IS NULL THEN
+		RAISE EXCEPTION 'namespace, name, requirements and updates must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF jsonb_typeof(requirements) <> 'array' THEN
+		RAISE EXCEPTION 'requirements must be a JSON array' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT t.metadata_location INTO base_location FROM public.iceberg_tables t
+	 WHERE t.catalog_name = cat AND t.table_namespace = namespace
+	   AND t.table_name = name AND t.iceberg_type = 'VIEW'
+	   FOR UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'view "%.%" does not exist in catalog "%"', namespace, name, cat USING ERRCODE = 'undefined_table';
+	END IF;
+	base := skade.view_metadata(namespace, name, cat)::jsonb;
+	FOR r IN SELECT q FROM jsonb_array_elements(requirements) q LOOP
+		CASE lower(r->>'type')
+		WHEN 'assert-view-uuid' THEN
+			IF lower(r->>'uuid') IS DISTINCT FROM lower(base->>'view-uuid') THEN
+				RAISE EXCEPTION 'requirement assert-view-uuid failed: uuid is %, not %', base->>'view-uuid', r->>'uuid'
+					USING ERRCODE = 'serialization_failure';
+			END IF;
+		ELSE
+			RAISE EXCEPTION 'unknown view requirement %', coalesce(r->>'type', 'null') USING ERRCODE = 'invalid_parameter_value';
+		END CASE;
+	END LOOP;
+	m := skade.apply_view_updates(base, updates);
+	IF m = base THEN
+		RETURN base_location;
+	END IF;
+	version := coalesce(substring(base_location FROM '/([0-9]+)-[^/]*$')::bigint, 0) + 1;
+	file := (m->>'location') || '/metadata/'
+		|| lpad(version::text, greatest(5, length(version::text)), '0')
+		|| '-' || gen_random_uuid()::text || '.metadata.json';
+	PERFORM skade.write_view_metadata(file, m, namespace, cat);
+	UPDATE public.iceberg_tables t SET metadata_location = file, previous_metadata_location = base_location
+	 WHERE t.catalog_name = cat AND t.table_namespace = namespace
+	   AND t.table_name = name AND t.metadata_location = base_location;
+	RETURN file;
+END
+$uv$;
+
+-- drop_view
+CREATE FUNCTION skade.drop_view(namespace text, name text, catalog text DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $dv$
+BEGIN
+	IF namespace IS NULL OR name IS NULL THEN
+		RAISE EXCEPTION 'namespace and name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	DELETE FROM public.iceberg_tables t
+	 WHERE t.catalog_name = coalesce(catalog, current_setting('skade.catalog'))
+	   AND t.table_namespace = namespace AND t.table_name = name
+	   AND t.iceberg_type = 'VIEW';
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'view "%.%" does not exist', namespace, name USING ERRCODE = 'undefined_table';
+	END IF;
+END
+$dv$;
+
+-- rename_view: to another name (and namespace) not taken by a table or view
+CREATE FUNCTION skade.rename_view(namespace text, name text, new_namespace text, new_name text,
+								  catalog text DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $rv$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+BEGIN
+	IF namespace IS NULL OR name IS NULL OR new_namespace IS NULL OR new_name IS NULL THEN
+		RAISE EXCEPTION 'namespace, name, new_namespace and new_name must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT skade.view_exists(namespace, name, cat) THEN
+		RAISE EXCEPTION 'view "%.%" does not exist', namespace, name USING ERRCODE = 'undefined_table';
+	END IF;
+	IF NOT skade.namespace_exists(new_namespace, cat) THEN
+		RAISE EXCEPTION 'namespace "%" does not exist', new_namespace USING ERRCODE = 'invalid_schema_name';
+	END IF;
+	IF EXISTS (SELECT 1 FROM public.iceberg_tables t
+			   WHERE t.catalog_name = cat AND t.table_namespace = new_namespace
+				 AND t.table_name = new_name) THEN
+		RAISE EXCEPTION 'table or view "%.%" already exists', new_namespace, new_name USING ERRCODE = 'unique_violation';
+	END IF;
+	UPDATE public.iceberg_tables t SET table_namespace = new_namespace, table_name = new_name
+	 WHERE t.catalog_name = cat AND t.table_namespace = namespace
+	   AND t.table_name = name AND t.iceberg_type = 'VIEW';
+END
+$rv$;
+
 /* ------------------------------------------------------------ REST catalog */
 
 /*
@@ -2222,7 +2588,10 @@ GRANT EXECUTE ON FUNCTION
 	skade.table_exists(text, text, text),
 	skade.list_tables(text, text),
 	skade.sigv4_sign(text, text, text, text[], text, text, text, text, text, text),
-	skade.rest_namespace(jsonb)
+	skade.rest_namespace(jsonb),
+	skade.view_metadata(text, text, text),
+	skade.list_views(text, text),
+	skade.view_exists(text, text, text)
 	TO skade_reader;
 GRANT EXECUTE ON FUNCTION
 	skade.create_namespace(text, jsonb, text),
@@ -2259,6 +2628,12 @@ GRANT EXECUTE ON FUNCTION
 	skade.delete_at_commit(text[]),
 	skade.expire_files(text, text, bigint[], text),
 	skade.purge_table(text, text, text),
+	skade.write_view_metadata(text, jsonb, text, text),
+	skade.apply_view_updates(jsonb, jsonb),
+	skade.create_view(text, text, jsonb, text),
+	skade.update_view(text, text, jsonb, jsonb, text),
+	skade.drop_view(text, text, text),
+	skade.rename_view(text, text, text, text, text),
 	skade.json_int(jsonb, text),
 	skade.source_type(jsonb, integer),
 	skade.bind_error(jsonb, jsonb, boolean)

@@ -574,11 +574,12 @@ append_row(LogRow *row)
 	SkadeMeta  *meta = NULL;
 	SkadeMeta  *old = NULL;
 
-	/* read the new metadata into L0 and note its current snapshot */
+	/* read the new metadata into L0 and note its current snapshot (a view has none) */
 	if (row->n[L_CATALOG] != 'n' && row->n[L_NS] != 'n')
 		SkadeObjectScope(TextDatumGetCString(row->v[L_CATALOG]),
 						 TextDatumGetCString(row->v[L_NS]));
 	if (row->n[L_LOCATION] != 'n' &&
+		(row->n[L_TYPE] == 'n' || strcmp(TextDatumGetCString(row->v[L_TYPE]), "VIEW") != 0) &&
 		SkadeWarmMetadata(TextDatumGetCString(row->v[L_LOCATION]),
 						  row->n[L_PREVIOUS] != 'n' ?
 						  TextDatumGetCString(row->v[L_PREVIOUS]) : NULL,

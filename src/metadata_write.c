@@ -40,12 +40,12 @@
 #include "gzip.h"
 #include "l0_cache.h"
 #include "metadata_json.h"
+#include "metadata_write.h"
 #include "object_store.h"
 #include "names.h"
 
 PG_FUNCTION_INFO_V1(skade_write_table_metadata);
 
-static bool metadata_file_name(const char *location, bool *gzip);
 
 /*
  * skade.write_table_metadata(location text, metadata jsonb, namespace text,
@@ -79,7 +79,7 @@ skade_write_table_metadata(PG_FUNCTION_ARGS)
 				 errmsg("cannot write \"%s\" in a read-only transaction", location),
 				 RecoveryInProgress() ?
 				 errdetail("This server is a hot standby: write through the primary.") : 0));
-	if (!metadata_file_name(location, &gzip))
+	if (!SkadeMetadataFileName(location, &gzip))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("\"%s\" is not the name of an Iceberg metadata file", location),
@@ -100,9 +100,12 @@ skade_write_table_metadata(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(location));
 }
 
-/* Is the last component of location "<digits>-<uuid>[.gz].metadata.json"? */
-static bool
-metadata_file_name(const char *location, bool *gzip)
+/*
+ * SkadeMetadataFileName
+ *		Is the last component of location "<digits>-<uuid>[.gz].metadata.json"?
+ */
+bool
+SkadeMetadataFileName(const char *location, bool *gzip)
 {
 	const char *name = strrchr(location, '/');
 	const char *p;

@@ -21,6 +21,9 @@
  *   - An error inside a route is caught here, its transaction aborted, and
  *     it is answered in Iceberg's error model ({"error": {message, type,
  *     code}}) with the status its SQLSTATE stands for (see error_answer).
+ *   - Views are served from skade's view functions (create_view,
+ *     update_view, view_metadata, ...: skade--1.4.sql), a missing one
+ *     answered NoSuchViewException.
  *   - loadTable's body is the metadata text as the cache holds it, spliced
  *     in, never rebuilt; its ETag names the metadata location and the
  *     snapshots mode, and If-None-Match is answered 304 from the table's
@@ -68,7 +71,8 @@ typedef struct Ctx
 	MemoryContext cxt;			/* the request's */
 	const char *catalog;		/* the prefix */
 	char	   *ns;				/* dotted, or NULL */
-	char	   *name;			/* table, or NULL */
+	char	   *name;			/* table or view, or NULL */
+	bool		view;			/* a view route (for the error type) */
 } Ctx;
 
 typedef void (*Handler) (Ctx *x);
@@ -97,6 +101,14 @@ static void register_table(Ctx *x);
 static void report_metrics(Ctx *x);
 static void rename_table(Ctx *x);
 static void commit_transaction(Ctx *x);
+static void list_views(Ctx *x);
+static void create_view(Ctx *x);
+static void load_view(Ctx *x);
+static void view_exists(Ctx *x);
+static void replace_view(Ctx *x);
+static void drop_view(Ctx *x);
+static void rename_view(Ctx *x);
+static void view_answer(Ctx *x);
 
 static const Route routes[] = {
 	{"GET", "config", config},
@@ -116,6 +128,13 @@ static const Route routes[] = {
 	{"POST", "{p}/namespaces/{ns}/tables/{t}/metrics", report_metrics},
 	{"POST", "{p}/tables/rename", rename_table},
 	{"POST", "{p}/transactions/commit", commit_transaction},
+	{"GET", "{p}/namespaces/{ns}/views", list_views},
+	{"POST", "{p}/namespaces/{ns}/views", create_view},
+	{"GET", "{p}/namespaces/{ns}/views/{v}", load_view},
+	{"HEAD", "{p}/namespaces/{ns}/views/{v}", view_exists},
+	{"POST", "{p}/namespaces/{ns}/views/{v}", replace_view},
+	{"DELETE", "{p}/namespaces/{ns}/views/{v}", drop_view},
+	{"POST", "{p}/views/rename", rename_view},
 };
 
 static bool match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok);
@@ -192,7 +211,7 @@ match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok)
 			catalog = seg;
 		else if (strcmp(p, "{ns}") == 0)
 			ns = seg;
-		else if (strcmp(p, "{t}") == 0)
+		else if (strcmp(p, "{t}") == 0 || strcmp(p, "{v}") == 0)
 			name = seg;
 		else if (strcmp(p, seg) != 0)
 			return false;
@@ -206,6 +225,7 @@ match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok)
 	x->catalog = catalog && catalog[0] ? catalog : NULL;
 	x->ns = ns ? dotted(ns) : NULL;
 	x->name = name ? pstrdup(name) : NULL;
+	x->view = strstr(r->pattern, "views") != NULL;
 	return true;
 }
 
@@ -422,8 +442,9 @@ error_answer(Ctx *x, ErrorData *e)
 			type = "NoSuchNamespaceException";
 			break;
 		case ERRCODE_UNDEFINED_TABLE:
+		case ERRCODE_WRONG_OBJECT_TYPE:	/* a view named on a table route */
 			status = 404;
-			type = "NoSuchTableException";
+			type = x->view ? "NoSuchViewException" : "NoSuchTableException";
 			break;
 		case ERRCODE_UNIQUE_VIOLATION:
 		case ERRCODE_DUPLICATE_TABLE:
@@ -552,6 +573,8 @@ config(Ctx *x)
 				appendStringInfoString(&e, "{namespace}"), p += 3;
 			else if (strncmp(p, "{t}", 3) == 0)
 				appendStringInfoString(&e, "{table}"), p += 2;
+			else if (strncmp(p, "{v}", 3) == 0)
+				appendStringInfoString(&e, "{view}"), p += 2;
 			else
 				appendStringInfoChar(&e, *p);
 		}
@@ -820,6 +843,115 @@ commit_transaction(Ctx *x)
 			  "       FROM pg_catalog.jsonb_array_elements($1::pg_catalog.jsonb -> 'table-changes') e"
 			  "       ORDER BY 1, 2) c", 2, args);
 	x->resp->status = 204;
+}
+
+/* -------------------------------------------------------------- views */
+
+/* GET /v1/{prefix}/namespaces/{namespace}/views[?pageToken=&pageSize=] */
+static void
+list_views(Ctx *x)
+{
+	const char *args[4] = {x->ns, x->catalog,
+	RestQueryArg(x->req, "pageToken"), RestQueryArg(x->req, "pageSize")};
+
+	json_body(x, 200,
+			  "WITH all_v AS (SELECT n FROM skade.list_views($1, $2) n"
+			  "                WHERE $3 IS NULL OR n OPERATOR(pg_catalog.>) $3),"
+			  " page AS (SELECT n FROM all_v ORDER BY n"
+			  "          LIMIT coalesce(nullif($4, '')::pg_catalog.int4, 2147483647))"
+			  " SELECT pg_catalog.jsonb_build_object('identifiers',"
+			  "   coalesce((SELECT pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object("
+			  "               'namespace', pg_catalog.to_jsonb(pg_catalog.string_to_array($1, '.')), 'name', n) ORDER BY n)"
+			  "             FROM page), '[]'::pg_catalog.jsonb),"
+			  "   'next-page-token', CASE WHEN (SELECT count(*) FROM all_v) OPERATOR(pg_catalog.>)"
+			  "                               (SELECT count(*) FROM page)"
+			  "                          THEN (SELECT max(n) FROM page) END)::text",
+			  4, args);
+}
+
+/* POST /v1/{prefix}/namespaces/{namespace}/views (CreateViewRequest) */
+static void
+create_view(Ctx *x)
+{
+	const char *args[3] = {x->ns, x->catalog, x->req->body.data};
+
+	x->name = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'name'", 1, &args[2]);
+	(void) q1(x, "SELECT skade.create_view($1, $3::pg_catalog.jsonb ->> 'name', $3::pg_catalog.jsonb, $2)",
+			  3, args);
+	view_answer(x);
+}
+
+/* GET /v1/{prefix}/namespaces/{namespace}/views/{view} */
+static void
+load_view(Ctx *x)
+{
+	view_answer(x);
+}
+
+/* HEAD /v1/{prefix}/namespaces/{namespace}/views/{view} */
+static void
+view_exists(Ctx *x)
+{
+	const char *args[3] = {x->ns, x->name, x->catalog};
+	char	   *v = q1(x, "SELECT skade.view_exists($1, $2, $3)", 3, args);
+
+	x->resp->status = v && strcmp(v, "t") == 0 ? 204 : 404;
+}
+
+/* POST /v1/{prefix}/namespaces/{namespace}/views/{view} {requirements, updates} */
+static void
+replace_view(Ctx *x)
+{
+	const char *args[4] = {x->ns, x->name, x->catalog, x->req->body.data};
+
+	(void) q1(x, "SELECT skade.update_view($1, $2,"
+			  " coalesce($4::pg_catalog.jsonb -> 'requirements', '[]'),"
+			  " coalesce($4::pg_catalog.jsonb -> 'updates', '[]'), $3)", 4, args);
+	view_answer(x);
+}
+
+/* DELETE /v1/{prefix}/namespaces/{namespace}/views/{view} */
+static void
+drop_view(Ctx *x)
+{
+	const char *args[3] = {x->ns, x->name, x->catalog};
+
+	(void) q1(x, "SELECT skade.drop_view($1, $2, $3)", 3, args);
+	x->resp->status = 204;
+}
+
+/* POST /v1/{prefix}/views/rename {source, destination} */
+static void
+rename_view(Ctx *x)
+{
+	const char *args[2] = {x->req->body.data, x->catalog};
+
+	(void) q1(x, "SELECT skade.rename_view("
+			  " skade.rest_namespace($1::pg_catalog.jsonb -> 'source' -> 'namespace'),"
+			  " $1::pg_catalog.jsonb -> 'source' ->> 'name',"
+			  " skade.rest_namespace($1::pg_catalog.jsonb -> 'destination' -> 'namespace'),"
+			  " $1::pg_catalog.jsonb -> 'destination' ->> 'name', $2)", 2, args);
+	x->resp->status = 204;
+}
+
+/* Answer {"metadata-location", "metadata", "config"} for x's view. */
+static void
+view_answer(Ctx *x)
+{
+	const char *args[3] = {x->ns, x->name, x->catalog};
+	char	   *location = q1(x, "SELECT t.metadata_location FROM public.iceberg_tables t"
+							  " WHERE t.catalog_name OPERATOR(pg_catalog.=) $3"
+							  " AND t.table_namespace OPERATOR(pg_catalog.=) $1"
+							  " AND t.table_name OPERATOR(pg_catalog.=) $2"
+							  " AND t.iceberg_type OPERATOR(pg_catalog.=) 'VIEW'", 3, args);
+	char	   *meta = q1(x, "SELECT skade.view_metadata($1, $2, $3)::pg_catalog.jsonb::text", 3, args);
+	StringInfo	b = &x->resp->body;
+
+	resetStringInfo(b);
+	appendStringInfoString(b, "{\"metadata-location\":");
+	escape_json(b, location ? location : "");
+	appendStringInfo(b, ",\"metadata\":%s,\"config\":{}}", meta);
+	x->resp->status = 200;
 }
 
 /* ------------------------------------------------------- loadTable body */

@@ -186,6 +186,7 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 					" AND t.table_namespace OPERATOR(pg_catalog.=) l.table_namespace"
 					" AND t.table_name OPERATOR(pg_catalog.=) l.table_name"
 					" WHERE l.snapshot_id IS NULL AND l.metadata_location IS NOT NULL"
+					" AND l.iceberg_type IS DISTINCT FROM 'VIEW'"
 					" ORDER BY l.seq", true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not scan skade.commit_log");
 	rows = SPI_tuptable;
