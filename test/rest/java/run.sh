@@ -18,6 +18,10 @@
 # The tests EMPTY THE CATALOG before each test (drop every view, table and namespace through
 # the REST API): never point them at a catalog whose contents matter.
 #
+# Explicit table and view locations the tests ask for go under SKADE_REST_LOCATION_ROOT
+# (tables/ and views/; the server must be able to write there), by default a fresh directory
+# /tmp/skade-rest-loc.* of mode 0777, removed afterwards.
+#
 # Reports: target/surefire-reports (one TEST-*.xml per class, per-test output in *-output.txt).
 # Maven: MAVEN_REPO_LOCAL overrides ~/.m2/repository; SKADE_MVN_OFFLINE=1 adds -o.
 set -euo pipefail
@@ -57,6 +61,19 @@ if [[ $have_uri -eq 0 ]]; then
     exit 2
 fi
 [[ $have_test -eq 0 ]] && mvn_args+=("-Dtest=$tests")
+
+locroot=${SKADE_REST_LOCATION_ROOT:-}
+own_locroot=0
+if [[ -z "$locroot" ]]; then
+    locroot=$(mktemp -d /tmp/skade-rest-loc.XXXXXX)
+    chmod 777 "$locroot"
+    own_locroot=1
+    trap 'rm -rf "$locroot"' EXIT
+fi
+mkdir -p "$locroot/tables" "$locroot/views"
+[[ $own_locroot -eq 1 ]] && chmod 777 "$locroot/tables" "$locroot/views"
+mvn_args+=("-Dskade.rest.table-location-root=file:$locroot/tables"
+    "-Dskade.rest.view-location-root=file:$locroot/views")
 
 reports="$here/target/surefire-reports"
 rm -rf "$reports"

@@ -8,6 +8,7 @@ package skade.rest;
 
 import java.util.Map;
 import org.apache.iceberg.catalog.CatalogTests;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,6 +41,15 @@ public class RestCatalogConformanceTests extends CatalogTests<RESTCatalog> {
   @Override
   protected RESTCatalog initCatalog(String catalogName, Map<String, String> additionalProperties) {
     return RestTarget.newCatalog(catalogName, additionalProperties);
+  }
+
+  @Override
+  protected String baseTableLocation(TableIdentifier identifier) {
+    String root = RestTarget.locationRoot("table-location-root");
+    if (root == null) {
+      return super.baseTableLocation(identifier);
+    }
+    return root + "/" + identifier.namespace() + "/" + identifier.name();
   }
 
   @Override

@@ -10,6 +10,11 @@
  *   skade.rest.catalog.K=V  any further RESTCatalog property K (e.g. header.X-Foo, prefix)
  *   skade.rest.<flag>=true|false  what the server supports, see Flags below
  *   skade.rest.clean      all (default) | none: what Cleaner does before each test
+ *   skade.rest.table-location-root  the root of the explicit table locations some CatalogTests
+ *                         ask for (default: CatalogTests' own, file:/tmp)
+ *   skade.rest.view-location-root   the root of the explicit view locations ViewCatalogTests
+ *                         ask for (default: a JUnit @TempDir of mode 0700, which only a
+ *                         server running as the same OS user can write to)
  *
  * Invariant: every catalog a test gets is a fresh RESTCatalog over the same properties, so a
  * test's additional properties (initCatalog) never leak into another test.
@@ -76,6 +81,15 @@ final class RestTarget {
     catalog.setConf(new Configuration());
     catalog.initialize(name, properties(additional));
     return catalog;
+  }
+
+  /** -Dskade.rest.NAME without its trailing slashes, or null when unset or empty */
+  static String locationRoot(String name) {
+    String v = System.getProperty(PREFIX + name);
+    if (v == null || v.isEmpty()) {
+      return null;
+    }
+    return v.replaceAll("/+$", "");
   }
 
   /** a capability flag of the server: -Dskade.rest.NAME=true|false, else the default */

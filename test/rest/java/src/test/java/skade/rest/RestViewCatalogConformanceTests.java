@@ -7,6 +7,7 @@
 package skade.rest;
 
 import java.util.Map;
+import java.util.UUID;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.view.ViewCatalogTests;
@@ -19,6 +20,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(SkipList.class)
 public class RestViewCatalogConformanceTests extends ViewCatalogTests<RESTCatalog> {
   private RESTCatalog catalog;
+  // one directory per test under skade.rest.view-location-root (JUnit: an instance per test)
+  private final String viewRoot = UUID.randomUUID().toString();
 
   @BeforeEach
   void openAndClean() {
@@ -41,6 +44,19 @@ public class RestViewCatalogConformanceTests extends ViewCatalogTests<RESTCatalo
   @Override
   protected Catalog tableCatalog() {
     return catalog;
+  }
+
+  @Override
+  protected String viewLocation(String... paths) {
+    String root = RestTarget.locationRoot("view-location-root");
+    if (root == null) {
+      return super.viewLocation(paths);
+    }
+    StringBuilder location = new StringBuilder(root).append('/').append(viewRoot);
+    for (String path : paths) {
+      location.append('/').append(path);
+    }
+    return location.toString();
   }
 
   @Override
