@@ -87,11 +87,16 @@ BEGIN
 	IF NOT skade.namespace_exists(namespace, catalog) THEN
 		RAISE EXCEPTION 'namespace "%" does not exist', namespace USING ERRCODE = 'invalid_schema_name';
 	END IF;
+	-- (what holds the name is said: "view" or "table")
 	IF EXISTS (SELECT 1 FROM public.iceberg_tables t
 			   WHERE t.catalog_name OPERATOR(pg_catalog.=) coalesce(catalog, current_setting('skade.catalog'))
 				 AND t.table_namespace OPERATOR(pg_catalog.=) namespace
 				 AND t.table_name OPERATOR(pg_catalog.=) name) THEN
-		RAISE EXCEPTION 'table or view "%.%" already exists', namespace, name USING ERRCODE = 'unique_violation';
+		RAISE EXCEPTION '% "%.%" already exists',
+			(SELECT lower(coalesce(t.iceberg_type, 'TABLE')) FROM public.iceberg_tables t
+			  WHERE t.catalog_name OPERATOR(pg_catalog.=) coalesce(catalog, current_setting('skade.catalog'))
+				AND t.table_namespace OPERATOR(pg_catalog.=) namespace AND t.table_name OPERATOR(pg_catalog.=) name),
+			namespace, name USING ERRCODE = 'unique_violation';
 	END IF;
 
 	-- the schema: fresh ids; identifier fields follow their columns
@@ -392,48 +397,48 @@ BEGIN
 		i := i + 1;
 		CASE lower(r->>'type')
 		WHEN 'assert-create' THEN
-			RAISE EXCEPTION 'requirement assert-create failed: table "%.%" already exists', namespace, name
+			RAISE EXCEPTION 'Requirement failed: table already exists'
 				USING ERRCODE = 'serialization_failure';
 		WHEN 'assert-table-uuid' THEN
 			IF lower(r->>'uuid') IS DISTINCT FROM lower(base->>'table-uuid') THEN
-				RAISE EXCEPTION 'requirement assert-table-uuid failed: uuid is %, not %', base->>'table-uuid', r->>'uuid'
+				RAISE EXCEPTION 'Requirement failed: UUID does not match: expected % != %', r->>'uuid', base->>'table-uuid'
 					USING ERRCODE = 'serialization_failure';
 			END IF;
 		WHEN 'assert-ref-snapshot-id' THEN
 			ref := base->'refs'->(r->>'ref');
 			IF ref IS NOT NULL AND r->'snapshot-id' IS NULL OR ref IS NOT NULL AND jsonb_typeof(r->'snapshot-id') = 'null' THEN
-				RAISE EXCEPTION 'requirement assert-ref-snapshot-id failed: % % was created concurrently', ref->>'type', r->>'ref'
+				RAISE EXCEPTION 'Requirement failed: % % was created concurrently', ref->>'type', r->>'ref'
 					USING ERRCODE = 'serialization_failure';
 			ELSIF ref IS NOT NULL AND (ref->>'snapshot-id')::bigint IS DISTINCT FROM (r->>'snapshot-id')::bigint THEN
-				RAISE EXCEPTION 'requirement assert-ref-snapshot-id failed: % % has changed: expected id % != %',
+				RAISE EXCEPTION 'Requirement failed: % % has changed: expected id % != %',
 					ref->>'type', r->>'ref', r->>'snapshot-id', ref->>'snapshot-id' USING ERRCODE = 'serialization_failure';
 			ELSIF ref IS NULL AND r->>'snapshot-id' IS NOT NULL THEN
-				RAISE EXCEPTION 'requirement assert-ref-snapshot-id failed: branch or tag % is missing, expected %',
+				RAISE EXCEPTION 'Requirement failed: branch or tag % is missing, expected %',
 					r->>'ref', r->>'snapshot-id' USING ERRCODE = 'serialization_failure';
 			END IF;
 		WHEN 'assert-last-assigned-field-id' THEN
 			IF (base->>'last-column-id')::integer IS DISTINCT FROM (r->>'last-assigned-field-id')::integer THEN
-				RAISE EXCEPTION 'requirement assert-last-assigned-field-id failed: expected id %, not %',
+				RAISE EXCEPTION 'Requirement failed: last assigned field id changed: expected id % != %',
 					r->>'last-assigned-field-id', base->>'last-column-id' USING ERRCODE = 'serialization_failure';
 			END IF;
 		WHEN 'assert-current-schema-id' THEN
 			IF (base->>'current-schema-id')::integer IS DISTINCT FROM (r->>'current-schema-id')::integer THEN
-				RAISE EXCEPTION 'requirement assert-current-schema-id failed: expected id %, not %',
+				RAISE EXCEPTION 'Requirement failed: current schema changed: expected id % != %',
 					r->>'current-schema-id', base->>'current-schema-id' USING ERRCODE = 'serialization_failure';
 			END IF;
 		WHEN 'assert-last-assigned-partition-id' THEN
 			IF (base->>'last-partition-id')::integer IS DISTINCT FROM (r->>'last-assigned-partition-id')::integer THEN
-				RAISE EXCEPTION 'requirement assert-last-assigned-partition-id failed: expected id %, not %',
+				RAISE EXCEPTION 'Requirement failed: last assigned partition id changed: expected id % != %',
 					r->>'last-assigned-partition-id', base->>'last-partition-id' USING ERRCODE = 'serialization_failure';
 			END IF;
 		WHEN 'assert-default-spec-id' THEN
 			IF (base->>'default-spec-id')::integer IS DISTINCT FROM (r->>'default-spec-id')::integer THEN
-				RAISE EXCEPTION 'requirement assert-default-spec-id failed: expected id %, not %',
+				RAISE EXCEPTION 'Requirement failed: default partition spec changed: expected id % != %',
 					r->>'default-spec-id', base->>'default-spec-id' USING ERRCODE = 'serialization_failure';
 			END IF;
 		WHEN 'assert-default-sort-order-id' THEN
 			IF (base->>'default-sort-order-id')::integer IS DISTINCT FROM (r->>'default-sort-order-id')::integer THEN
-				RAISE EXCEPTION 'requirement assert-default-sort-order-id failed: expected id %, not %',
+				RAISE EXCEPTION 'Requirement failed: default sort order changed: expected id % != %',
 					r->>'default-sort-order-id', base->>'default-sort-order-id' USING ERRCODE = 'serialization_failure';
 			END IF;
 		ELSE
@@ -918,10 +923,11 @@ BEGIN
 				RAISE EXCEPTION 'updates[%]: cannot add a version with unknown schema %', i - 1, sid
 					USING ERRCODE = 'invalid_parameter_value';
 			END IF;
-			IF EXISTS (SELECT 1 FROM jsonb_array_elements(ver->'representations') r
-					   WHERE lower(r->>'type') = 'sql'
-					   GROUP BY lower(r->>'dialect') HAVING count(*) > 1) THEN
-				RAISE EXCEPTION 'updates[%]: a view version has one query per dialect', i - 1
+			s := (SELECT to_jsonb(lower(r->>'dialect')) FROM jsonb_array_elements(ver->'representations') r
+				  WHERE lower(r->>'type') = 'sql'
+				  GROUP BY lower(r->>'dialect') HAVING count(*) > 1 LIMIT 1);
+			IF s IS NOT NULL THEN
+				RAISE EXCEPTION 'Invalid view version: Cannot add multiple queries for dialect %', s #>> '{}'
 					USING ERRCODE = 'invalid_parameter_value';
 			END IF;
 			ver := ver || jsonb_build_object('schema-id', sid,
@@ -1004,7 +1010,10 @@ BEGIN
 	IF EXISTS (SELECT 1 FROM public.iceberg_tables t
 			   WHERE t.catalog_name = cat AND t.table_namespace = namespace
 				 AND t.table_name = name) THEN
-		RAISE EXCEPTION 'table or view "%.%" already exists', namespace, name USING ERRCODE = 'unique_violation';
+		RAISE EXCEPTION '% "%.%" already exists',
+			(SELECT lower(coalesce(t.iceberg_type, 'TABLE')) FROM public.iceberg_tables t
+			  WHERE t.catalog_name = cat AND t.table_namespace = namespace AND t.table_name = name),
+			namespace, name USING ERRCODE = 'unique_violation';
 	END IF;
 	IF loc IS NULL THEN
 		loc := skade.namespace_properties(namespace, cat)->>'location';
@@ -1025,8 +1034,8 @@ BEGIN
 			jsonb_build_object('action', 'add-view-version', 'view-version',
 							   coalesce(request->'view-version', 'null') || '{"schema-id": -1}'),
 			jsonb_build_object('action', 'set-current-view-version', 'view-version-id', -1)));
-	file := (m->>'location') || '/metadata/00000-' ||
-		gen_random_uuid()::text || '.metadata.json';
+	file := coalesce(rtrim(m->'properties'->>'write.metadata.path', '/'), (m->>'location') || '/metadata')
+		|| '/00000-' || gen_random_uuid()::text || '.metadata.json';
 	PERFORM skade.write_view_metadata(file, m, namespace, cat);
 	INSERT INTO public.iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,
 									   previous_metadata_location, iceberg_type)
@@ -1074,7 +1083,7 @@ BEGIN
 		CASE lower(r->>'type')
 		WHEN 'assert-view-uuid' THEN
 			IF lower(r->>'uuid') IS DISTINCT FROM lower(base->>'view-uuid') THEN
-				RAISE EXCEPTION 'requirement assert-view-uuid failed: uuid is %, not %', base->>'view-uuid', r->>'uuid'
+				RAISE EXCEPTION 'Requirement failed: view UUID does not match: expected % != %', r->>'uuid', base->>'view-uuid'
 					USING ERRCODE = 'serialization_failure';
 			END IF;
 		ELSE
@@ -1086,8 +1095,8 @@ BEGIN
 		RETURN base_location;
 	END IF;
 	version := coalesce(substring(base_location FROM '/([0-9]+)-[^/]*$')::bigint, 0) + 1;
-	file := (m->>'location') || '/metadata/'
-		|| lpad(version::text, greatest(5, length(version::text)), '0')
+	file := coalesce(rtrim(m->'properties'->>'write.metadata.path', '/'), (m->>'location') || '/metadata')
+		|| '/' || lpad(version::text, greatest(5, length(version::text)), '0')
 		|| '-' || gen_random_uuid()::text || '.metadata.json';
 	PERFORM skade.write_view_metadata(file, m, namespace, cat);
 	UPDATE public.iceberg_tables t SET metadata_location = file, previous_metadata_location = base_location
@@ -1096,6 +1105,37 @@ BEGIN
 	RETURN file;
 END
 $uv$;
+
+-- register_view: an existing view metadata file as a new view (read first:
+-- it must be view metadata), logged "register"
+CREATE FUNCTION skade.register_view(namespace text, name text, metadata_location text,
+									catalog text DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $regv$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+BEGIN
+	IF namespace IS NULL OR name IS NULL OR metadata_location IS NULL THEN
+		RAISE EXCEPTION 'namespace, name and metadata_location must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT skade.namespace_exists(namespace, cat) THEN
+		RAISE EXCEPTION 'namespace "%" does not exist', namespace USING ERRCODE = 'invalid_schema_name';
+	END IF;
+	IF EXISTS (SELECT 1 FROM public.iceberg_tables t
+			   WHERE t.catalog_name = cat AND t.table_namespace = namespace AND t.table_name = name) THEN
+		RAISE EXCEPTION '% "%.%" already exists',
+			(SELECT lower(coalesce(t.iceberg_type, 'TABLE')) FROM public.iceberg_tables t
+			  WHERE t.catalog_name = cat AND t.table_namespace = namespace AND t.table_name = name),
+			namespace, name USING ERRCODE = 'unique_violation';
+	END IF;
+	INSERT INTO public.iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,
+									   previous_metadata_location, iceberg_type)
+	VALUES (cat, namespace, name, metadata_location, NULL, 'VIEW');
+	-- readable view metadata, or nothing registered
+	IF jsonb_typeof(skade.view_metadata(namespace, name, cat)::jsonb->'view-uuid') IS DISTINCT FROM 'string' THEN
+		RAISE EXCEPTION '"%" is not Iceberg view metadata', metadata_location USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+END
+$regv$;
 
 -- drop_view
 CREATE FUNCTION skade.drop_view(namespace text, name text, catalog text DEFAULT NULL) RETURNS void
@@ -1134,7 +1174,10 @@ BEGIN
 	IF EXISTS (SELECT 1 FROM public.iceberg_tables t
 			   WHERE t.catalog_name = cat AND t.table_namespace = new_namespace
 				 AND t.table_name = new_name) THEN
-		RAISE EXCEPTION 'table or view "%.%" already exists', new_namespace, new_name USING ERRCODE = 'unique_violation';
+		RAISE EXCEPTION '% "%.%" already exists',
+			(SELECT lower(coalesce(t.iceberg_type, 'TABLE')) FROM public.iceberg_tables t
+			  WHERE t.catalog_name = cat AND t.table_namespace = new_namespace AND t.table_name = new_name),
+			new_namespace, new_name USING ERRCODE = 'unique_violation';
 	END IF;
 	UPDATE public.iceberg_tables t SET table_namespace = new_namespace, table_name = new_name
 	 WHERE t.catalog_name = cat AND t.table_namespace = namespace
@@ -1252,7 +1295,8 @@ REVOKE ALL ON FUNCTION
 	skade.create_view(text, text, jsonb, text),
 	skade.update_view(text, text, jsonb, jsonb, text),
 	skade.drop_view(text, text, text),
-	skade.rename_view(text, text, text, text, text)
+	skade.rename_view(text, text, text, text, text),
+	skade.register_view(text, text, text, text)
 FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION
 	skade.sigv4_sign(text, text, text, text[], text, text, text, text, text, text),
@@ -1272,6 +1316,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.update_view(text, text, jsonb, jsonb, text),
 	skade.drop_view(text, text, text),
 	skade.rename_view(text, text, text, text, text),
+	skade.register_view(text, text, text, text),
 	-- (update_table's engine runs them as the caller: 1.3 left writers
 	-- without them, so a writer's schema, spec or order change failed)
 	skade.json_int(jsonb, text),

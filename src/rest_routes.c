@@ -73,6 +73,10 @@ typedef struct Ctx
 	char	   *ns;				/* dotted, or NULL */
 	char	   *name;			/* table or view, or NULL */
 	bool		view;			/* a view route (for the error type) */
+	bool		named;			/* the path names the table or view */
+	char	   *source;			/* rename: "ns.name" moved */
+	char	   *target;			/* create, register, rename: "ns.name" made */
+	char	   *target_kind;	/* what held target before: TABLE, VIEW or NULL */
 } Ctx;
 
 typedef void (*Handler) (Ctx *x);
@@ -109,6 +113,7 @@ static void replace_view(Ctx *x);
 static void drop_view(Ctx *x);
 static void rename_view(Ctx *x);
 static void view_answer(Ctx *x);
+static void register_view(Ctx *x);
 
 static const Route routes[] = {
 	{"GET", "config", config},
@@ -135,6 +140,7 @@ static const Route routes[] = {
 	{"POST", "{p}/namespaces/{ns}/views/{v}", replace_view},
 	{"DELETE", "{p}/namespaces/{ns}/views/{v}", drop_view},
 	{"POST", "{p}/views/rename", rename_view},
+	{"POST", "{p}/namespaces/{ns}/register-view", register_view},
 };
 
 static bool match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok);
@@ -145,6 +151,9 @@ static bool replayed(Ctx *x);
 static void remember(Ctx *x);
 static void answer_error(Ctx *x, int status, const char *type, const char *message);
 static void error_answer(Ctx *x, ErrorData *e);
+static char *quoted(const char *msg);
+static const char *iceberg_message(Ctx *x, ErrorData *e, const char *type, const char *msg);
+static void note_target(Ctx *x, const char *ns_json_sql, const char *name_sql, const char *source_sql);
 static char *q1(Ctx *x, const char *sql, int nargs, const char **args);
 static void json_body(Ctx *x, int status, const char *sql, int nargs, const char **args);
 static void table_answer(Ctx *x, const char *mode);
@@ -226,6 +235,7 @@ match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok)
 	x->ns = ns ? dotted(ns) : NULL;
 	x->name = name ? pstrdup(name) : NULL;
 	x->view = strstr(r->pattern, "views") != NULL;
+	x->named = name != NULL;
 	return true;
 }
 
@@ -438,6 +448,7 @@ error_answer(Ctx *x, ErrorData *e)
 	switch (e->sqlerrcode)
 	{
 		case ERRCODE_UNDEFINED_SCHEMA:	/* (= invalid_schema_name) */
+		case ERRCODE_INVALID_CATALOG_NAME:	/* a catalog with nothing in it yet */
 			status = 404;
 			type = "NoSuchNamespaceException";
 			break;
@@ -475,10 +486,14 @@ error_answer(Ctx *x, ErrorData *e)
 			status = 503;
 			type = "ServiceUnavailableException";
 			break;
+		case ERRCODE_INVALID_PARAMETER_VALUE:
+		case ERRCODE_NULL_VALUE_NOT_ALLOWED:
+			/* Java's clients raise IllegalArgumentException for this type */
+			status = 400;
+			type = "IllegalArgumentException";
+			break;
 		default:
 			if (ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_DATA_EXCEPTION ||
-				e->sqlerrcode == ERRCODE_NULL_VALUE_NOT_ALLOWED ||
-				e->sqlerrcode == ERRCODE_INVALID_PARAMETER_VALUE ||
 				ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION)
 			{
 				status = 400;
@@ -491,10 +506,86 @@ error_answer(Ctx *x, ErrorData *e)
 			}
 			break;
 	}
+	/* a table or view route whose namespace is missing: the table is */
+	if (strcmp(type, "NoSuchNamespaceException") == 0 && x->named)
+		type = x->view ? "NoSuchViewException" : "NoSuchTableException";
 	if (status == 500)
 		ereport(LOG,
 				(errmsg("skade REST %s %s: %s", x->req->method, x->req->raw_path, msg)));
-	answer_error(x, status, type, msg);
+	answer_error(x, status, type, iceberg_message(x, e, type, msg));
+}
+
+/* The first "quoted" part of a message, or NULL. */
+static char *
+quoted(const char *msg)
+{
+	const char *a = strchr(msg, '"');
+	const char *b = a ? strchr(a + 1, '"') : NULL;
+
+	return b ? pnstrdup(a + 1, b - a - 1) : NULL;
+}
+
+/*
+ * The message Iceberg's own catalogs give for the common errors (clients
+ * and Iceberg's conformance tests match on them); any other as it is.
+ */
+static const char *
+iceberg_message(Ctx *x, ErrorData *e, const char *type, const char *msg)
+{
+	char	   *q = quoted(msg);
+	char	   *here = x->ns && x->name ? psprintf("%s.%s", x->ns, x->name) : NULL;
+
+	if (strcmp(type, "NoSuchNamespaceException") == 0)
+		return psprintf("Namespace does not exist: %s",
+						strncmp(msg, "namespace", 9) == 0 && q ? q : (x->ns ? x->ns : ""));
+	if (strcmp(type, "NoSuchTableException") == 0)
+		return psprintf("Table does not exist: %s", x->source ? x->source : here ? here : q ? q : "");
+	if (strcmp(type, "NoSuchViewException") == 0)
+		return psprintf("View does not exist: %s", x->source ? x->source : here ? here : q ? q : "");
+	if (strcmp(type, "AlreadyExistsException") == 0)
+	{
+		/* what holds the name: noted before, else as the message says */
+		bool		is_view = x->target_kind ? strcmp(x->target_kind, "VIEW") == 0
+			: strncmp(msg, "view", 4) == 0;
+		const char *t = x->target ? x->target : q ? q : "";
+
+		if (strncmp(msg, "namespace", 9) == 0)
+			return psprintf("Namespace already exists: %s", q ? q : "");
+		if (x->source && (is_view || x->view))
+			return psprintf("Cannot rename %s to %s. %s already exists", x->source, t,
+							is_view ? "View" : "Table");
+		if (x->view)
+			return is_view ? psprintf("View already exists: %s", t)
+				: psprintf("Table with same name already exists: %s", t);
+		return is_view ? psprintf("View with same name already exists: %s", t)
+			: psprintf("Table already exists: %s", t);
+	}
+	return msg;
+}
+
+/*
+ * Note what a create, register or rename targets (and, for a rename, what
+ * it moves): the error for an existing name says what holds it.
+ */
+static void
+note_target(Ctx *x, const char *ns_json_sql, const char *name_sql, const char *source_sql)
+{
+	const char *args[2] = {x->req->body.data, x->catalog};
+	char	   *ns = x->ns;
+	char	   *sql;
+
+	if (ns_json_sql)
+		ns = q1(x, psprintf("SELECT skade.rest_namespace(%s)", ns_json_sql), 1, args);
+	x->target = psprintf("%s.%s", ns ? ns : "", q1(x, psprintf("SELECT %s", name_sql), 1, args));
+	if (source_sql)
+		x->source = q1(x, psprintf("SELECT skade.rest_namespace(%s) || '.' || (%s)",
+								   source_sql, "$1::pg_catalog.jsonb -> 'source' ->> 'name'"), 1, args);
+	sql = psprintf("SELECT t.iceberg_type FROM public.iceberg_tables t"
+				   " WHERE t.catalog_name OPERATOR(pg_catalog.=) $2"
+				   " AND t.table_namespace OPERATOR(pg_catalog.=) %s AND t.table_name OPERATOR(pg_catalog.=) (%s)",
+				   ns_json_sql ? psprintf("skade.rest_namespace(%s)", ns_json_sql) : quote_literal_cstr(ns ? ns : ""),
+				   name_sql);
+	x->target_kind = q1(x, sql, 2, args);
 }
 
 /* -------------------------------------------------------------- SQL */
@@ -592,6 +683,8 @@ list_namespaces(Ctx *x)
 	const char *parent = RestQueryArg(x->req, "parent");
 	const char *args[4] = {parent ? dotted(parent) : NULL, x->catalog,
 	RestQueryArg(x->req, "pageToken"), RestQueryArg(x->req, "pageSize")};
+
+	x->ns = (char *) args[0];	/* (for the error) */
 
 	json_body(x, 200,
 			  "WITH all_ns AS (SELECT n FROM skade.list_namespaces($1, $2) n"
@@ -698,6 +791,9 @@ create_table(Ctx *x)
 	char	   *staged = q1(x, "SELECT coalesce(($1::pg_catalog.jsonb ->> 'stage-create')::boolean, false)",
 							1, &args[2]);
 
+	x->name = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'name'", 1, &args[2]);
+	note_target(x, NULL, "$1::pg_catalog.jsonb ->> 'name'", NULL);
+
 	if (staged && strcmp(staged, "t") == 0)
 	{
 		/* a create transaction: the metadata it starts from, nothing written */
@@ -711,7 +807,6 @@ create_table(Ctx *x)
 		appendStringInfo(&x->resp->body, "{\"metadata-location\":null,\"metadata\":%s,\"config\":{}}", meta);
 		return;
 	}
-	x->name = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'name'", 1, &args[2]);
 	(void) q1(x, "SELECT skade.create_table($1, $3::pg_catalog.jsonb ->> 'name',"
 			  " $3::pg_catalog.jsonb -> 'schema', $3::pg_catalog.jsonb -> 'partition-spec',"
 			  " $3::pg_catalog.jsonb -> 'write-order', coalesce($3::pg_catalog.jsonb -> 'properties', '{}'),"
@@ -794,6 +889,7 @@ register_table(Ctx *x)
 	const char *args[3] = {x->ns, x->catalog, x->req->body.data};
 
 	x->name = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'name'", 1, &args[2]);
+	note_target(x, NULL, "$1::pg_catalog.jsonb ->> 'name'", NULL);
 	(void) q1(x, "SELECT skade.register_table($1, $3::pg_catalog.jsonb ->> 'name',"
 			  " $3::pg_catalog.jsonb ->> 'metadata-location', $2)", 3, args);
 	table_answer(x, "all");
@@ -820,6 +916,9 @@ rename_table(Ctx *x)
 {
 	const char *args[2] = {x->req->body.data, x->catalog};
 
+	note_target(x, "$1::pg_catalog.jsonb -> 'destination' -> 'namespace'",
+				"$1::pg_catalog.jsonb -> 'destination' ->> 'name'",
+				"$1::pg_catalog.jsonb -> 'source' -> 'namespace'");
 	(void) q1(x, "SELECT skade.rename_table("
 			  " skade.rest_namespace($1::pg_catalog.jsonb -> 'source' -> 'namespace'),"
 			  " $1::pg_catalog.jsonb -> 'source' ->> 'name',"
@@ -876,6 +975,7 @@ create_view(Ctx *x)
 	const char *args[3] = {x->ns, x->catalog, x->req->body.data};
 
 	x->name = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'name'", 1, &args[2]);
+	note_target(x, NULL, "$1::pg_catalog.jsonb ->> 'name'", NULL);
 	(void) q1(x, "SELECT skade.create_view($1, $3::pg_catalog.jsonb ->> 'name', $3::pg_catalog.jsonb, $2)",
 			  3, args);
 	view_answer(x);
@@ -926,12 +1026,29 @@ rename_view(Ctx *x)
 {
 	const char *args[2] = {x->req->body.data, x->catalog};
 
+	note_target(x, "$1::pg_catalog.jsonb -> 'destination' -> 'namespace'",
+				"$1::pg_catalog.jsonb -> 'destination' ->> 'name'",
+				"$1::pg_catalog.jsonb -> 'source' -> 'namespace'");
 	(void) q1(x, "SELECT skade.rename_view("
 			  " skade.rest_namespace($1::pg_catalog.jsonb -> 'source' -> 'namespace'),"
 			  " $1::pg_catalog.jsonb -> 'source' ->> 'name',"
 			  " skade.rest_namespace($1::pg_catalog.jsonb -> 'destination' -> 'namespace'),"
 			  " $1::pg_catalog.jsonb -> 'destination' ->> 'name', $2)", 2, args);
 	x->resp->status = 204;
+}
+
+/* POST /v1/{prefix}/namespaces/{namespace}/register-view {name, metadata-location} */
+static void
+register_view(Ctx *x)
+{
+	const char *args[3] = {x->ns, x->catalog, x->req->body.data};
+
+	x->view = true;
+	x->name = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'name'", 1, &args[2]);
+	note_target(x, NULL, "$1::pg_catalog.jsonb ->> 'name'", NULL);
+	(void) q1(x, "SELECT skade.register_view($1, $3::pg_catalog.jsonb ->> 'name',"
+			  " $3::pg_catalog.jsonb ->> 'metadata-location', $2)", 3, args);
+	view_answer(x);
 }
 
 /* Answer {"metadata-location", "metadata", "config"} for x's view. */
