@@ -1262,6 +1262,101 @@ BEGIN
 END
 $ns$;
 
+-- rest_value_map: one statistic of every column as {"keys": [ids], "values": [...]}, or NULL
+CREATE FUNCTION skade.rest_value_map(columns jsonb, stat text) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $rvm$
+	SELECT CASE WHEN count(*) > 0 THEN jsonb_build_object(
+		'keys', jsonb_agg((c.v->>'id')::integer ORDER BY (c.v->>'id')::integer),
+		'values', jsonb_agg(c.v->stat ORDER BY (c.v->>'id')::integer)) END
+	FROM jsonb_each(coalesce(columns, '{}')) c(k, v)
+	WHERE c.v ? stat AND jsonb_typeof(c.v->stat) <> 'null'
+$rvm$;
+
+/*
+ * rest_content_file: a file row of files()/plan_files() as the REST
+ * protocol's ContentFile (Java's ContentFileParser): partition values in
+ * the order of its spec's fields, column statistics as {keys, values} maps
+ * by field id, bounds as their JSON values.
+ */
+CREATE FUNCTION skade.rest_content_file(f skade.content_file, meta jsonb) RETURNS jsonb
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $rcf$
+	SELECT jsonb_strip_nulls(jsonb_build_object(
+		'spec-id', f.partition_spec_id,
+		'content', CASE f.content WHEN 'position_deletes' THEN 'position-deletes'
+								  WHEN 'equality_deletes' THEN 'equality-deletes' ELSE 'data' END,
+		'file-path', f.file_path,
+		'file-format', lower(f.file_format),
+		'partition', coalesce((SELECT jsonb_agg(coalesce(f.partition->(pf->>'name'), 'null'::jsonb) ORDER BY o)
+							   FROM jsonb_array_elements(meta->'partition-specs') s,
+									jsonb_array_elements(s->'fields') WITH ORDINALITY x(pf, o)
+							   WHERE (s->>'spec-id')::integer = f.partition_spec_id), '[]'::jsonb),
+		'file-size-in-bytes', f.file_size_in_bytes,
+		'record-count', f.record_count,
+		'column-sizes', skade.rest_value_map(f.columns, 'size'),
+		'value-counts', skade.rest_value_map(f.columns, 'value_count'),
+		'null-value-counts', skade.rest_value_map(f.columns, 'null_count'),
+		'nan-value-counts', skade.rest_value_map(f.columns, 'nan_count'),
+		'lower-bounds', skade.rest_value_map(f.columns, 'lower'),
+		'upper-bounds', skade.rest_value_map(f.columns, 'upper'),
+		'equality-ids', to_jsonb(f.equality_ids),
+		'referenced-data-file', f.referenced_data_file,
+		'content-offset', f.content_offset,
+		'content-size-in-bytes', f.content_size_in_bytes))
+$rcf$;
+
+/*
+ * plan_table_scan: a REST PlanTableScanRequest {snapshot-id, filter, ...}
+ * planned at once by plan_files() (answered "completed": pyiceberg 0.12
+ * cannot poll): the data files that may match as file-scan-tasks, each with
+ * the delete files that apply to it (indexes into delete-files).
+ * Incremental scans (start/end-snapshot-id) are not offered (0A000).
+ */
+CREATE FUNCTION skade.plan_table_scan(namespace text, name text, request jsonb, catalog text DEFAULT NULL)
+	RETURNS jsonb
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $pts$
+DECLARE
+	req jsonb := coalesce(request, '{}');
+	meta jsonb;
+	snap bigint;
+	result jsonb;
+BEGIN
+	IF namespace IS NULL OR name IS NULL THEN
+		RAISE EXCEPTION 'namespace and name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF jsonb_typeof(req) <> 'object' THEN
+		RAISE EXCEPTION 'a scan planning request is a JSON object' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF req ? 'start-snapshot-id' OR req ? 'end-snapshot-id' THEN
+		RAISE EXCEPTION 'incremental scan planning is not supported' USING ERRCODE = 'feature_not_supported';
+	END IF;
+	meta := skade.table_metadata(namespace, name, catalog => catalog)::jsonb;
+	IF jsonb_typeof(req->'snapshot-id') IS DISTINCT FROM 'null' AND req ? 'snapshot-id' THEN
+		IF jsonb_typeof(req->'snapshot-id') <> 'number' OR (req->>'snapshot-id') !~ '^-?[0-9]{1,19}$' THEN
+			RAISE EXCEPTION 'snapshot-id must be an integer, not %', req->'snapshot-id' USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		snap := (req->>'snapshot-id')::bigint;
+	ELSE
+		snap := nullif((meta->>'current-snapshot-id')::bigint, -1);
+	END IF;
+	IF snap IS NULL THEN
+		RETURN jsonb_build_object('status', 'completed', 'plan-id', gen_random_uuid()::text,
+								  'file-scan-tasks', '[]'::jsonb, 'delete-files', '[]'::jsonb);
+	END IF;
+	WITH f AS (SELECT row_number() OVER () AS n, p FROM skade.plan_files(namespace, name,
+				   coalesce(req->'filter', 'true'::jsonb), snap, catalog) p),
+		 d AS (SELECT row_number() OVER (ORDER BY n) - 1 AS idx, p FROM f WHERE (p).content <> 'data')
+	SELECT jsonb_build_object('status', 'completed', 'plan-id', gen_random_uuid()::text,
+		'file-scan-tasks', coalesce((SELECT jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+				'data-file', skade.rest_content_file(f.p, meta),
+				'delete-file-references', (SELECT jsonb_agg(d.idx ORDER BY d.idx) FROM d
+										   WHERE (d.p).file_path = ANY ((f.p).delete_files)))) ORDER BY f.n)
+			FROM f WHERE (f.p).content = 'data'), '[]'::jsonb),
+		'delete-files', coalesce((SELECT jsonb_agg(skade.rest_content_file(d.p, meta) ORDER BY d.idx) FROM d), '[]'::jsonb))
+	INTO result;
+	RETURN result;
+END
+$pts$;
+
 /* ------------------------------------------------------------ AWS SigV4 */
 
 -- The AWS Signature Version 4 signer of skade's S3 client, for tests and
@@ -1284,6 +1379,9 @@ REVOKE ALL ON FUNCTION
 	skade.rest_create_token(name, interval, text),
 	skade.rest_revoke_token(text),
 	skade.rest_namespace(jsonb),
+	skade.rest_content_file(skade.content_file, jsonb),
+	skade.rest_value_map(jsonb, text),
+	skade.plan_table_scan(text, text, jsonb, text),
 	skade.new_table_metadata(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
 	skade.empty_table_metadata(text, text, jsonb, text),
 	skade.purge_table(text, text, text),
@@ -1301,6 +1399,9 @@ FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION
 	skade.sigv4_sign(text, text, text, text[], text, text, text, text, text, text),
 	skade.rest_namespace(jsonb),
+	skade.rest_content_file(skade.content_file, jsonb),
+	skade.rest_value_map(jsonb, text),
+	skade.plan_table_scan(text, text, jsonb, text),
 	skade.view_metadata(text, text, text),
 	skade.list_views(text, text),
 	skade.view_exists(text, text, text)

@@ -114,6 +114,10 @@ static void drop_view(Ctx *x);
 static void rename_view(Ctx *x);
 static void view_answer(Ctx *x);
 static void register_view(Ctx *x);
+static void plan_scan(Ctx *x);
+static void fetch_plan(Ctx *x);
+static void cancel_plan(Ctx *x);
+static void fetch_tasks(Ctx *x);
 
 static const Route routes[] = {
 	{"GET", "config", config},
@@ -141,6 +145,10 @@ static const Route routes[] = {
 	{"DELETE", "{p}/namespaces/{ns}/views/{v}", drop_view},
 	{"POST", "{p}/views/rename", rename_view},
 	{"POST", "{p}/namespaces/{ns}/register-view", register_view},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}/plan", plan_scan},
+	{"GET", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", fetch_plan},
+	{"DELETE", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", cancel_plan},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}/tasks", fetch_tasks},
 };
 
 static bool match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok);
@@ -222,6 +230,8 @@ match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok)
 			ns = seg;
 		else if (strcmp(p, "{t}") == 0 || strcmp(p, "{v}") == 0)
 			name = seg;
+		else if (strcmp(p, "{id}") == 0)
+			;					/* a plan id: none is kept (plans complete at once) */
 		else if (strcmp(p, seg) != 0)
 			return false;
 		lc = lnext(req->segments, lc);
@@ -666,6 +676,8 @@ config(Ctx *x)
 				appendStringInfoString(&e, "{table}"), p += 2;
 			else if (strncmp(p, "{v}", 3) == 0)
 				appendStringInfoString(&e, "{view}"), p += 2;
+			else if (strncmp(p, "{id}", 4) == 0)
+				appendStringInfoString(&e, "{plan-id}"), p += 3;
 			else
 				appendStringInfoChar(&e, *p);
 		}
@@ -942,6 +954,42 @@ commit_transaction(Ctx *x)
 			  "       FROM pg_catalog.jsonb_array_elements($1::pg_catalog.jsonb -> 'table-changes') e"
 			  "       ORDER BY 1, 2) c", 2, args);
 	x->resp->status = 204;
+}
+
+/* ------------------------------------------------------ scan planning */
+
+/*
+ * POST .../tables/{table}/plan (PlanTableScanRequest): planned at once by
+ * plan_files(), answered "completed" with every task (pyiceberg 0.12 cannot
+ * poll); no plan is kept.
+ */
+static void
+plan_scan(Ctx *x)
+{
+	const char *args[4] = {x->ns, x->name, x->catalog, x->req->body.len ? x->req->body.data : "{}"};
+
+	json_body(x, 200, "SELECT skade.plan_table_scan($1, $2, $4::pg_catalog.jsonb, $3)::text", 4, args);
+}
+
+/* GET .../plan/{plan-id}: plans are not kept, so none is known */
+static void
+fetch_plan(Ctx *x)
+{
+	answer_error(x, 404, "NoSuchPlanIdException", "no such plan: plans complete when they are made");
+}
+
+/* DELETE .../plan/{plan-id}: nothing runs to be cancelled */
+static void
+cancel_plan(Ctx *x)
+{
+	x->resp->status = 204;
+}
+
+/* POST .../tables/{table}/tasks: no plan tasks are ever handed out */
+static void
+fetch_tasks(Ctx *x)
+{
+	answer_error(x, 404, "NoSuchPlanTaskException", "no such plan task: plans answer all their tasks at once");
 }
 
 /* -------------------------------------------------------------- views */
