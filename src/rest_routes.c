@@ -63,6 +63,10 @@
 
 #define MAX_ARGS 6
 
+/* a table or view identifier of namespace $1 and name n, as JSON */
+#define IDENTIFIER_SQL \
+	"pg_catalog.jsonb_build_object('namespace', pg_catalog.to_jsonb(pg_catalog.string_to_array($1, '.')), 'name', n)"
+
 /* what a route works on */
 typedef struct Ctx
 {
@@ -164,6 +168,7 @@ static const char *iceberg_message(Ctx *x, ErrorData *e, const char *type, const
 static void note_target(Ctx *x, const char *ns_json_sql, const char *name_sql, const char *source_sql);
 static char *q1(Ctx *x, const char *sql, int nargs, const char **args);
 static void json_body(Ctx *x, int status, const char *sql, int nargs, const char **args);
+static void paged(Ctx *x, const char *set_sql, const char *key, const char *item_sql, const char *ns);
 static void table_answer(Ctx *x, const char *mode);
 static char *etag_of(const char *location, const char *mode);
 static bool etag_matches(const char *header, const char *etag);
@@ -688,28 +693,40 @@ config(Ctx *x)
 	appendStringInfoString(b, "],\"idempotency-key-lifetime\":\"PT30M\"}");
 }
 
+/*
+ * Answer one page of names (from set_sql, whose $1 and $2 are the
+ * namespace or parent and the catalog) as {key: [item...],
+ * "next-page-token"}: pageToken is the last name of the page before,
+ * pageSize how many (all when absent).
+ */
+static void
+paged(Ctx *x, const char *set_sql, const char *key, const char *item_sql, const char *ns)
+{
+	const char *args[4] = {ns, x->catalog,
+	RestQueryArg(x->req, "pageToken"), RestQueryArg(x->req, "pageSize")};
+
+	json_body(x, 200,
+			  psprintf("WITH all_n AS (SELECT n FROM %s n WHERE $3 IS NULL OR n OPERATOR(pg_catalog.>) $3),"
+					   " page AS (SELECT n FROM all_n ORDER BY n"
+					   "          LIMIT coalesce(nullif($4, '')::pg_catalog.int4, 2147483647))"
+					   " SELECT pg_catalog.jsonb_build_object('%s',"
+					   "   coalesce((SELECT pg_catalog.jsonb_agg(%s ORDER BY n) FROM page), '[]'::pg_catalog.jsonb),"
+					   "   'next-page-token', CASE WHEN (SELECT count(*) FROM all_n) OPERATOR(pg_catalog.>)"
+					   "                               (SELECT count(*) FROM page)"
+					   "                          THEN (SELECT max(n) FROM page) END)::text",
+					   set_sql, key, item_sql),
+			  4, args);
+}
+
 /* GET /v1/{prefix}/namespaces[?parent=&pageToken=&pageSize=] */
 static void
 list_namespaces(Ctx *x)
 {
 	const char *parent = RestQueryArg(x->req, "parent");
-	const char *args[4] = {parent ? dotted(parent) : NULL, x->catalog,
-	RestQueryArg(x->req, "pageToken"), RestQueryArg(x->req, "pageSize")};
 
-	x->ns = (char *) args[0];	/* (for the error) */
-
-	json_body(x, 200,
-			  "WITH all_ns AS (SELECT n FROM skade.list_namespaces($1, $2) n"
-			  "                 WHERE $3 IS NULL OR n OPERATOR(pg_catalog.>) $3),"
-			  " page AS (SELECT n FROM all_ns ORDER BY n"
-			  "          LIMIT coalesce(nullif($4, '')::pg_catalog.int4, 2147483647))"
-			  " SELECT pg_catalog.jsonb_build_object('namespaces',"
-			  "   coalesce((SELECT pg_catalog.jsonb_agg(pg_catalog.to_jsonb(pg_catalog.string_to_array(n, '.')) ORDER BY n)"
-			  "             FROM page), '[]'::pg_catalog.jsonb),"
-			  "   'next-page-token', CASE WHEN (SELECT count(*) FROM all_ns) OPERATOR(pg_catalog.>)"
-			  "                               (SELECT count(*) FROM page)"
-			  "                          THEN (SELECT max(n) FROM page) END)::text",
-			  4, args);
+	x->ns = parent ? dotted(parent) : NULL;	/* (for the error) */
+	paged(x, "skade.list_namespaces($1, $2)", "namespaces",
+		  "pg_catalog.to_jsonb(pg_catalog.string_to_array(n, '.'))", x->ns);
 }
 
 /* POST /v1/{prefix}/namespaces {namespace, properties} */
@@ -777,22 +794,7 @@ update_properties(Ctx *x)
 static void
 list_tables(Ctx *x)
 {
-	const char *args[4] = {x->ns, x->catalog,
-	RestQueryArg(x->req, "pageToken"), RestQueryArg(x->req, "pageSize")};
-
-	json_body(x, 200,
-			  "WITH all_t AS (SELECT n FROM skade.list_tables($1, $2) n"
-			  "                WHERE $3 IS NULL OR n OPERATOR(pg_catalog.>) $3),"
-			  " page AS (SELECT n FROM all_t ORDER BY n"
-			  "          LIMIT coalesce(nullif($4, '')::pg_catalog.int4, 2147483647))"
-			  " SELECT pg_catalog.jsonb_build_object('identifiers',"
-			  "   coalesce((SELECT pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object("
-			  "               'namespace', pg_catalog.to_jsonb(pg_catalog.string_to_array($1, '.')), 'name', n) ORDER BY n)"
-			  "             FROM page), '[]'::pg_catalog.jsonb),"
-			  "   'next-page-token', CASE WHEN (SELECT count(*) FROM all_t) OPERATOR(pg_catalog.>)"
-			  "                               (SELECT count(*) FROM page)"
-			  "                          THEN (SELECT max(n) FROM page) END)::text",
-			  4, args);
+	paged(x, "skade.list_tables($1, $2)", "identifiers", IDENTIFIER_SQL, x->ns);
 }
 
 /* POST /v1/{prefix}/namespaces/{namespace}/tables (CreateTableRequest) */
@@ -998,22 +1000,7 @@ fetch_tasks(Ctx *x)
 static void
 list_views(Ctx *x)
 {
-	const char *args[4] = {x->ns, x->catalog,
-	RestQueryArg(x->req, "pageToken"), RestQueryArg(x->req, "pageSize")};
-
-	json_body(x, 200,
-			  "WITH all_v AS (SELECT n FROM skade.list_views($1, $2) n"
-			  "                WHERE $3 IS NULL OR n OPERATOR(pg_catalog.>) $3),"
-			  " page AS (SELECT n FROM all_v ORDER BY n"
-			  "          LIMIT coalesce(nullif($4, '')::pg_catalog.int4, 2147483647))"
-			  " SELECT pg_catalog.jsonb_build_object('identifiers',"
-			  "   coalesce((SELECT pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object("
-			  "               'namespace', pg_catalog.to_jsonb(pg_catalog.string_to_array($1, '.')), 'name', n) ORDER BY n)"
-			  "             FROM page), '[]'::pg_catalog.jsonb),"
-			  "   'next-page-token', CASE WHEN (SELECT count(*) FROM all_v) OPERATOR(pg_catalog.>)"
-			  "                               (SELECT count(*) FROM page)"
-			  "                          THEN (SELECT max(n) FROM page) END)::text",
-			  4, args);
+	paged(x, "skade.list_views($1, $2)", "identifiers", IDENTIFIER_SQL, x->ns);
 }
 
 /* POST /v1/{prefix}/namespaces/{namespace}/views (CreateViewRequest) */
