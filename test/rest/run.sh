@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# skade's Iceberg REST catalog against real and plain HTTP clients: a throwaway server with
+# skade.rest_port on a free port and 2 REST workers, a scratch warehouse (file://), a writer
+# and a reader role with Bearer tokens; then pyiceberg's RestCatalog (full lifecycle, each
+# commit cross-checked through skade's SQL functions), the protocol (error model, statuses,
+# ETag/304, names), robustness (slowloris, many connections, a killed worker) and mixed
+# writers (REST, JDBC-style UPDATEs, skade.commit_table) on one hot table; last a clean
+# shutdown with REST connections open.
+#
+#   test/rest/run.sh [all|python] [pytest args...]     (as root; the server runs as postgres)
+#
+# all (default): the pytest suite, then the shutdown check; python: the pytest suite only.
+# Hermetic: PostgreSQL on free ports of 127.0.0.1 (SQL and REST), fresh directories, stopped
+# and removed at the end; the exit status is the result. PG_CONFIG picks the installation (as
+# for make). SKADE_VENV: the pyiceberg virtualenv (default test/interop/python/.venv, shared
+# with the interop suite under its lock).
+#
+# The tests get: SKADE_REST_URI (http://127.0.0.1:PORT), SKADE_REST_CATALOG (the prefix, a
+# JDBC catalog name), SKADE_REST_WRITER_TOKEN / SKADE_REST_READER_TOKEN (roles
+# SKADE_REST_WRITER_ROLE / SKADE_REST_READER_ROLE), SKADE_REST_PG_DSN and PGHOST/PGPORT/
+# PGUSER/PGDATABASE (the superuser, for cross-checks), SKADE_WAREHOUSE, SKADE_REST_DATA (the
+# data directory, for pg_ctl) and SKADE_REST_PGBIN.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+what=${1:-all}
+[ $# -gt 0 ] && shift
+case "$what" in all|python) ;; *) echo "usage: $0 [all|python] [pytest args...]" >&2; exit 2 ;; esac
+HERE="$SKADE_ROOT/test/rest"
+
+python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
+
+DATA=$(mktemp -d /tmp/skade-rest-pg.XXXXXX)
+WAREHOUSE=$(mktemp -d /tmp/skade-rest-wh.XXXXXX)
+PORT=$(free_port)
+REST_PORT=$(free_port)
+while [ "$REST_PORT" = "$PORT" ]; do REST_PORT=$(free_port); done
+CATALOG=rest_cat
+
+cleanup() {
+    stop_server "$DATA"
+    rm -rf "$DATA" "$WAREHOUSE"
+}
+trap cleanup EXIT
+
+# the server writes metadata there, the clients (root) data files
+chmod 755 "$WAREHOUSE" && chown "$PG_USER" "$WAREHOUSE"
+
+(
+    start_server "$DATA" "$PORT"
+    cat >>"$DATA/postgresql.conf" <<CONF
+skade.allowed_roots = '$WAREHOUSE'
+skade.write_roots = '$WAREHOUSE'
+skade.warehouse = 'file://$WAREHOUSE'
+skade.rest_port = $REST_PORT
+skade.rest_listen_addresses = '127.0.0.1'
+skade.rest_workers = 2
+skade.rest_database = 'postgres'
+skade.rest_idle_timeout = 2s
+skade.rest_max_body = 1MB
+skade.rest_max_connections = 16
+CONF
+    as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null
+) || { echo "could not start PostgreSQL"; cat "$DATA/server.log" 2>/dev/null; exit 1; }
+
+pg "$PORT" -q postgres <<'SQL' || { echo "could not set up the roles"; exit 1; }
+CREATE EXTENSION skade;
+CREATE ROLE rest_writer LOGIN;
+CREATE ROLE rest_reader LOGIN;
+GRANT skade_writer TO rest_writer;
+GRANT skade_reader TO rest_reader;
+SQL
+token() { pg "$PORT" -qAt -c "SELECT skade.rest_create_token('$1', '1 day', 'test/rest')" postgres; }
+SKADE_REST_WRITER_TOKEN=$(token rest_writer) && SKADE_REST_READER_TOKEN=$(token rest_reader) ||
+    { echo "could not make the tokens"; exit 1; }
+
+export PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres
+export SKADE_REST_PG_DSN="host=127.0.0.1 port=$PORT user=postgres dbname=postgres"
+export SKADE_REST_URI="http://127.0.0.1:$REST_PORT" SKADE_REST_CATALOG=$CATALOG
+export SKADE_REST_WRITER_TOKEN SKADE_REST_READER_TOKEN
+export SKADE_REST_WRITER_ROLE=rest_writer SKADE_REST_READER_ROLE=rest_reader
+export SKADE_WAREHOUSE=$WAREHOUSE SKADE_REST_DATA=$DATA SKADE_REST_PGBIN=$PGBIN
+
+# the REST workers listen once the server is consistent
+for _ in $(seq 1 50); do
+    curl -s -o /dev/null "$SKADE_REST_URI/v1/config" && break
+    sleep 0.2
+done
+
+# the clients (root) make directories the server (postgres) writes metadata into: let it
+umask 000
+passed=0
+failed=0
+step() {
+    log "rest: $*"
+    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $*"; fi
+}
+
+VENV=${SKADE_VENV:-$SKADE_ROOT/test/interop/python/.venv}
+python_suite() {
+    local py=python3.11
+    command -v "$py" >/dev/null 2>&1 || py=python3
+    (
+        flock 9
+        [ -x "$VENV/bin/python" ] || "$py" -m venv "$VENV" || exit 1
+        "$VENV/bin/python" -m pip install --disable-pip-version-check -q \
+            -r "$SKADE_ROOT/test/interop/python/requirements.txt"
+    ) 9>"$VENV.lock" || return 1
+    (cd "$HERE/python" && "$VENV/bin/python" -m pytest "$@")
+}
+
+# pg_ctl stop -m fast with REST connections open (idle keep-alive ones and one mid-request):
+# the server stops, the workers with it, and the port is free again
+shutdown_check() {
+    "$VENV/bin/python" "$HERE/python/shutdown_check.py"
+}
+
+step python_suite "$@"
+[ "$what" = all ] && step shutdown_check
+
+if [ "$failed" -ne 0 ]; then
+    echo "---- server log (tail)"; tail -n 60 "$DATA/server.log"
+fi
+echo "rest phases: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
