@@ -10,7 +10,8 @@
 #      test/faults/s3.sh);
 #   4. the real-client suites (Java JdbcCatalog, pyiceberg SqlCatalog; then
 #      Spark 3.5; then both clients on a local S3 server) against throwaway
-#      servers, when present.
+#      servers, when present; then the REST catalog (test/rest) against a server
+#      with its REST port open.
 # Ends with one line "N passed, N failed" (suites) and exits non-zero on any
 # failure.
 set -uo pipefail
@@ -94,6 +95,12 @@ if [ -x "$WORK/test/s3/run.sh" ]; then
     suite "object storage (pyiceberg and Java JdbcCatalog on a local S3 server)" \
         env SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" SKADE_S3_VENV="$SKADE_ROOT/test/s3/.venv" \
         "$WORK/test/s3/run.sh"
+fi
+# the REST catalog (issue 14): pyiceberg RestCatalog, the protocol over plain HTTP,
+# robustness and mixed writers against a server with skade.rest_port set
+if [ -x "$WORK/test/rest/run.sh" ]; then
+    suite "REST catalog (pyiceberg RestCatalog, protocol, robustness, mixed writers)" \
+        env SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" "$WORK/test/rest/run.sh"
 fi
 
 rm -rf "$WORK"

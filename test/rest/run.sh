@@ -82,10 +82,16 @@ export SKADE_REST_WRITER_ROLE=rest_writer SKADE_REST_READER_ROLE=rest_reader
 export SKADE_WAREHOUSE=$WAREHOUSE SKADE_REST_DATA=$DATA SKADE_REST_PGBIN=$PGBIN
 
 # the REST workers listen once the server is consistent
-for _ in $(seq 1 50); do
-    curl -s -o /dev/null "$SKADE_REST_URI/v1/config" && break
-    sleep 0.2
-done
+python3 - "$REST_PORT" <<'PY' || { echo "the REST port does not answer"; tail -n 20 "$DATA/server.log"; exit 1; }
+import socket, sys, time
+for _ in range(100):
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+sys.exit(1)
+PY
 
 # the clients (root) make directories the server (postgres) writes metadata into: let it
 umask 000
