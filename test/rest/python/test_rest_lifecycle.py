@@ -149,7 +149,10 @@ def test_namespaces_nested_properties_and_paging(catalog, catalogs, skade):
     assert r.json()["namespaces"] == [["paging", "n2"], ["paging", "n3"], ["paging", "n4"]]
     assert r.json().get("next-page-token") is None
 
-    # drop: not while it holds a namespace? (JDBC semantics: tables only) -- at least not with tables
+    # drop: not while it holds a namespace or a table
+    with pytest.raises(NamespaceNotEmptyError):
+        catalog.drop_namespace(("life", "inner"))
+    assert catalog.namespace_exists(("life", "inner", "deepest"))
     with pytest.raises(NamespaceNotEmptyError):
         catalog.drop_namespace(("paging", "n0"))
     for i in range(5):
