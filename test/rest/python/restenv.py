@@ -75,8 +75,12 @@ def call(method: str, target: str, token: str | None = WRITER_TOKEN, body=None,
     return requests.request(method, target, headers=h, data=data, timeout=30)
 
 
-def assert_error(resp: requests.Response, status: int, type_: str | None = None) -> dict:
-    """The answer is Iceberg's error model with this status (and type)."""
+BAD_REQUEST = ("BadRequestException", "IllegalArgumentException")
+
+
+def assert_error(resp: requests.Response, status: int, type_: str | tuple | None = None) -> dict:
+    """The answer is Iceberg's error model with this status (and type, or one of the types;
+    400: BadRequestException or IllegalArgumentException, as Java's ErrorHandlers take both)."""
     assert resp.status_code == status, f"{resp.status_code} {resp.text[:500]}"
     body = resp.json()
     assert set(body) == {"error"}, body
@@ -85,8 +89,10 @@ def assert_error(resp: requests.Response, status: int, type_: str | None = None)
     assert err["code"] == status, body
     assert isinstance(err["message"], str) and err["message"], body
     assert isinstance(err["type"], str) and err["type"], body
+    if type_ == "BadRequestException":
+        type_ = BAD_REQUEST
     if type_ is not None:
-        assert err["type"] == type_, body
+        assert err["type"] in ((type_,) if isinstance(type_, str) else type_), body
     return err
 
 

@@ -4,11 +4,14 @@ snapshots=refs, names that need percent-encoding, multi-level namespaces (0x1F).
 
 from __future__ import annotations
 
+import gzip
 import json
+import time
 from urllib.parse import quote
 
 import pyarrow as pa
 import pytest
+import requests
 
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField
@@ -344,7 +347,6 @@ def test_dot_in_a_path_segment_is_not_a_separator(pg):
     assert call("GET", url("namespaces/proto.l2")).status_code in (400, 404)
 
 
-@pytest.mark.xfail(strict=True, reason="skade bug: SQLSTATE 3D000 (catalog does not exist) is answered 500")
 def test_unknown_catalog_is_404_not_500():
     """A prefix no namespace or table uses yet (a fresh catalog, or a misspelled warehouse):
     a missing namespace or table is 404, the listing empty -- not 500 (skade raises 3D000
@@ -388,3 +390,78 @@ def pg_rows(pg):
             pg_query(pg, "SELECT * FROM public.iceberg_namespace_properties WHERE catalog_name = %s ORDER BY 1, 2, 3",
                      (restenv.CATALOG,)),
             pg_query(pg, "SELECT max(seq) FROM skade.commit_log"))
+
+
+# ------------------------------------------------------------ Idempotency-Key, gzip
+
+def test_idempotency_key_replays(proto_table, pg):
+    target = table_url("proto", "t")
+    key = f"0190a0b0-0000-7000-8000-{time.time_ns() % 10**12:012d}"
+    body = {"requirements": [], "updates": [{"action": "set-properties", "updates": {"idem": key}}]}
+    seq = pg_query(pg, "SELECT max(seq) FROM skade.commit_log")[0][0]
+    first = call("POST", target, body=body, headers={"Idempotency-Key": key})
+    assert first.status_code == 200, first.text
+    assert pg_query(pg, "SELECT count(*) FROM skade.commit_log WHERE seq > %s", (seq,))[0][0] == 1
+    again = call("POST", target, body=body, headers={"Idempotency-Key": key})
+    assert again.status_code == 200 and again.json() == first.json()
+    assert pg_query(pg, "SELECT count(*) FROM skade.commit_log WHERE seq > %s", (seq,))[0][0] == 1
+    # without the key the same change is a new commit
+    assert call("POST", target, body=body).status_code == 200
+    assert pg_query(pg, "SELECT count(*) FROM skade.commit_log WHERE seq > %s", (seq,))[0][0] == 2
+    # an error is not stored: the retry runs again (and succeeds once the conflict is gone)
+    stale_key = key[:-1] + "x"
+    current = call("GET", target).json()["metadata"]["current-snapshot-id"]
+    stale = {"requirements": [{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 1}],
+             "updates": [{"action": "set-properties", "updates": {"idem2": "1"}}]}
+    assert_error(call("POST", target, body=stale, headers={"Idempotency-Key": stale_key}), 409)
+    fixed = {**stale, "requirements": [{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": current}]}
+    r = call("POST", target, body=fixed, headers={"Idempotency-Key": stale_key})
+    assert r.status_code == 200 and r.json()["metadata"]["properties"]["idem2"] == "1"
+    # a create namespace replayed: the first answer, not 409
+    nkey = key[:-1] + "n"
+    first = call("POST", url("namespaces"), body={"namespace": ["proto_idem"]}, headers={"Idempotency-Key": nkey})
+    assert first.status_code == 200, first.text
+    again = call("POST", url("namespaces"), body={"namespace": ["proto_idem"]}, headers={"Idempotency-Key": nkey})
+    assert again.status_code == 200 and again.json() == first.json()
+    assert call("DELETE", url("namespaces/proto_idem")).status_code == 204
+
+
+def test_gzip_when_accepted(proto_table):
+    target = table_url("proto", "t")
+    # metadata over 8 kB: many properties
+    r = call("POST", target, body={"requirements": [], "updates": [
+        {"action": "set-properties", "updates": {f"pad.{i}": "p" * 100 for i in range(100)}}]})
+    assert r.status_code == 200, r.text
+    plain = call("GET", target, headers={"Accept-Encoding": "identity"})
+    assert plain.status_code == 200 and "Content-Encoding" not in plain.headers
+    assert len(plain.content) > 8192
+    zipped = requests.get(target, headers={**restenv.auth(), "Accept-Encoding": "gzip"}, stream=True, timeout=30)
+    raw = zipped.raw.read(decode_content=False)
+    assert zipped.status_code == 200 and zipped.headers.get("Content-Encoding") == "gzip"
+    assert gzip.decompress(raw) == plain.content and len(raw) < len(plain.content)
+    # the ETag matches whichever form the client kept (a proxy may add -gzip)
+    etag = zipped.headers["ETag"]
+    for header in (etag, etag[:-1] + '-gzip"', plain.headers["ETag"]):
+        r = call("GET", target, headers={"If-None-Match": header, "Accept-Encoding": "gzip"})
+        assert r.status_code == 304 and r.content == b""
+    r = call("GET", target, headers={"Accept-Encoding": "gzip;q=0"})
+    assert r.status_code == 200 and "Content-Encoding" not in r.headers
+
+
+@pytest.mark.xfail(strict=True, reason="skade bug: a stored Idempotency-Key answer is replayed whatever the"
+                   " route and role of the request (the stored route is not compared)")
+def test_idempotency_key_scoped_to_route_and_role(pg):
+    key = f"0190a0b0-0000-7000-8000-{time.time_ns() % 10**12:012d}"
+    assert call("POST", url("namespaces"), body={"namespace": ["proto_scope"]},
+                headers={"Idempotency-Key": key}).status_code == 200
+    try:
+        # the reader, same key: its own request is judged (403), not the writer's answer replayed
+        r = call("POST", url("namespaces"), token=restenv.READER_TOKEN, body={"namespace": ["proto_scope2"]},
+                 headers={"Idempotency-Key": key})
+        assert r.status_code == 403, r.text
+        # another route, same key: the drop happens
+        r = call("DELETE", url("namespaces/proto_scope"), headers={"Idempotency-Key": key})
+        assert r.status_code in (204, 422), r.text
+        assert call("HEAD", url("namespaces/proto_scope")).status_code == (404 if r.status_code == 204 else 204)
+    finally:
+        call("DELETE", url("namespaces/proto_scope"))
