@@ -18,7 +18,9 @@
  *     (loadTable's metadata is most of them).
  *   - Requests are served one at a time per worker.  A body larger than
  *     skade.rest_max_body is not kept (the request is answered 413); idle
- *     connections close after skade.rest_idle_timeout; a worker holds at
+ *     connections close after skade.rest_idle_timeout, and so does one whose
+ *     request headers have not all arrived that long after it opened or
+ *     after its last answer (a client trickling bytes); a worker holds at
  *     most skade.rest_max_connections connections.
  *   - Nothing raised in a handler unwinds through libmicrohttpd: each
  *     callback's work runs under PG_TRY, and an error becomes a 500 answer
@@ -48,6 +50,7 @@
 #include "storage/latch.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/varlena.h"
 #include "utils/wait_event.h"
 
@@ -65,10 +68,21 @@ typedef struct RequestState
 	RestRequest req;
 } RequestState;
 
+/* a connection whose request headers must arrive by a deadline */
+typedef struct Pending
+{
+	struct MHD_Connection *conn;
+	TimestampTz deadline;		/* 0: a request is being served */
+} Pending;
+
+#define MAX_PENDING 4096
+
 /* ---- Local variables ---- */
 
 static struct MHD_Daemon *daemons[MAX_DAEMONS];
 static int	ndaemons = 0;
+static Pending pending[MAX_PENDING];
+static int	npending = 0;
 
 static void open_daemons(void);
 static int	listen_socket(const struct addrinfo *ai);
@@ -83,6 +97,10 @@ static RequestState *begin_request(struct MHD_Connection *conn, const char *url,
 static enum MHD_Result answer(struct MHD_Connection *conn, RestResponse *resp);
 static List *split_path(const char *path);
 static void compress(const RestRequest *req, RestResponse *resp);
+static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+							  enum MHD_ConnectionNotificationCode code);
+static void set_deadline(struct MHD_Connection *conn, bool serving);
+static void cut_slow(void);
 static char *decode(char *s);
 
 /*
@@ -131,6 +149,7 @@ SkadeRestServe(int worker)
 		}
 		for (i = 0; i < ndaemons; i++)
 			MHD_run(daemons[i]);
+		cut_slow();
 	}
 	for (i = 0; i < ndaemons; i++)
 		MHD_stop_daemon(daemons[i]);
@@ -196,6 +215,7 @@ open_daemons(void)
 								 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) skade_rest_idle_timeout,
 								 MHD_OPTION_CONNECTION_LIMIT, (unsigned int) skade_rest_max_connections,
 								 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+								 MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL,
 								 MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL,
 								 MHD_OPTION_END);
 			if (d == NULL)
@@ -270,6 +290,7 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 		if (rs == NULL)
 		{
 			*state = begin_request(conn, url, method);
+			set_deadline(conn, true);	/* the headers are in */
 			result = MHD_YES;
 		}
 		else if (*upload_size > 0)
@@ -401,6 +422,76 @@ completed(void *cls, struct MHD_Connection *conn, void **state,
 	if (rs)
 		MemoryContextDelete(rs->cxt);
 	*state = NULL;
+	set_deadline(conn, false);	/* the next request's headers are awaited */
+}
+
+/* --------------------------------------------------- slow connections */
+
+/*
+ * libmicrohttpd reports connections opened and closed: an open one must
+ * send its request headers within skade.rest_idle_timeout (its inactivity
+ * timeout alone lets a client trickle a byte at a time forever).
+ */
+static void
+notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+				  enum MHD_ConnectionNotificationCode code)
+{
+	int			i;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+	{
+		if (npending < MAX_PENDING)
+		{
+			pending[npending].conn = conn;
+			pending[npending].deadline = 0;
+			npending++;
+			set_deadline(conn, false);
+		}
+		return;
+	}
+	for (i = 0; i < npending; i++)
+		if (pending[i].conn == conn)
+		{
+			pending[i] = pending[--npending];
+			break;
+		}
+}
+
+/* A request is being served (no deadline), or headers are awaited from now. */
+static void
+set_deadline(struct MHD_Connection *conn, bool serving)
+{
+	int			i;
+
+	for (i = 0; i < npending; i++)
+		if (pending[i].conn == conn)
+		{
+			pending[i].deadline = serving ? 0 :
+				TimestampTzPlusMilliseconds(GetCurrentTimestamp(), skade_rest_idle_timeout * 1000);
+			return;
+		}
+}
+
+/*
+ * Shut down the socket of every connection past its deadline: libmicrohttpd
+ * sees the end of the stream and closes it the next time it looks.
+ */
+static void
+cut_slow(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	int			i;
+
+	for (i = 0; i < npending; i++)
+		if (pending[i].deadline != 0 && now > pending[i].deadline)
+		{
+			const union MHD_ConnectionInfo *ci =
+				MHD_get_connection_info(pending[i].conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+			if (ci)
+				(void) shutdown(ci->connect_fd, SHUT_RDWR);
+			pending[i].deadline = 0;
+		}
 }
 
 /*

@@ -78,6 +78,7 @@ typedef struct Ctx
 	char	   *name;			/* table or view, or NULL */
 	bool		view;			/* a view route (for the error type) */
 	bool		named;			/* the path names the table or view */
+	bool		bad_ns;			/* a level of the path's namespace holds "." */
 	char	   *source;			/* rename: "ns.name" moved */
 	char	   *target;			/* create, register, rename: "ns.name" made */
 	char	   *target_kind;	/* what held target before: TABLE, VIEW or NULL */
@@ -159,8 +160,8 @@ static bool match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok);
 static char *dotted(const char *segment);
 static void run(Ctx *x, Handler h);
 static Oid	authenticate(Ctx *x);
-static bool replayed(Ctx *x);
-static void remember(Ctx *x);
+static bool replayed(Ctx *x, Oid role);
+static void remember(Ctx *x, Oid role);
 static void answer_error(Ctx *x, int status, const char *type, const char *message);
 static void error_answer(Ctx *x, ErrorData *e);
 static char *quoted(const char *msg);
@@ -201,7 +202,11 @@ SkadeRestRoute(RestRequest *req, RestResponse *resp)
 	for (i = 0; i < lengthof(routes); i++)
 		if (match(&routes[i], req, &x, &path_ok))
 		{
-			run(&x, routes[i].handler);
+			if (x.bad_ns)
+				answer_error(&x, 400, "IllegalArgumentException",
+							 "a namespace level cannot hold \".\" in this catalog");
+			else
+				run(&x, routes[i].handler);
 			return;
 		}
 	if (path_ok)
@@ -248,19 +253,25 @@ match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok)
 		return false;
 	x->catalog = catalog && catalog[0] ? catalog : NULL;
 	x->ns = ns ? dotted(ns) : NULL;
+	x->bad_ns = ns && x->ns == NULL;
 	x->name = name ? pstrdup(name) : NULL;
 	x->view = strstr(r->pattern, "views") != NULL;
 	x->named = name != NULL;
 	return true;
 }
 
-/* A namespace segment (levels separated by 0x1F) as its dotted name. */
+/*
+ * A namespace segment (levels separated by 0x1F) as its dotted name; NULL
+ * when a level holds a "." (the JDBC name could not tell it from two).
+ */
 static char *
 dotted(const char *segment)
 {
 	char	   *s = pstrdup(segment);
 	char	   *p;
 
+	if (strchr(s, '.'))
+		return NULL;
 	for (p = s; *p; p++)
 		if (*p == '\x1f')
 			*p = '.';
@@ -291,7 +302,7 @@ run(Ctx *x, Handler h)
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		role = authenticate(x);
-		if (OidIsValid(role) && !replayed(x))
+		if (OidIsValid(role) && !replayed(x, role))
 		{
 			GetUserIdAndSecContext(&save_user, &save_sec);
 			SetUserIdAndSecContext(role, save_sec | SECURITY_LOCAL_USERID_CHANGE);
@@ -299,7 +310,7 @@ run(Ctx *x, Handler h)
 				x->catalog = SkadeResolveCatalog(NULL);
 			h(x);
 			SetUserIdAndSecContext(save_user, save_sec);
-			remember(x);
+			remember(x, role);
 		}
 		SPI_finish();
 		PopActiveSnapshot();
@@ -386,19 +397,24 @@ authenticate(Ctx *x)
 #define IDEMPOTENCY_LIFETIME "30 minutes"
 
 /*
- * A change request with an Idempotency-Key seen before (and not expired):
- * answer as then.  The key is locked for the transaction first, so a
- * concurrent replay waits for the original.  Runs as the worker.
+ * A change request with an Idempotency-Key its role used before (and not
+ * expired): the same request is answered as then, another one 422.  The
+ * key is locked for the transaction first, so a concurrent replay waits for
+ * the original.  Runs as the worker.
  */
 static bool
-replayed(Ctx *x)
+replayed(Ctx *x, Oid role)
 {
-	const char *args[2] = {x->req->idempotency_key, NULL};
+	const char *args[2];
 	char	   *status;
 	char	   *body;
 
-	if (args[0] == NULL || strcmp(x->req->method, "GET") == 0 || strcmp(x->req->method, "HEAD") == 0)
+	if (x->req->idempotency_key == NULL || strcmp(x->req->method, "GET") == 0 ||
+		strcmp(x->req->method, "HEAD") == 0)
 		return false;
+	/* keys are the role's own: another role's key is no replay */
+	args[0] = psprintf("%s:%s", GetUserNameFromId(role, false), x->req->idempotency_key);
+	args[1] = psprintf("%s %s", x->req->method, x->req->raw_path);
 	(void) q1(x, "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('skade rest ' || $1))", 1, args);
 	status = q1(x, "SELECT i.status::text FROM skade.rest_idempotency i"
 				" WHERE i.key OPERATOR(pg_catalog.=) $1"
@@ -406,6 +422,14 @@ replayed(Ctx *x)
 				1, args);
 	if (status == NULL)
 		return false;
+	/* the key answers only the request it was first used for */
+	if (q1(x, "SELECT 1 FROM skade.rest_idempotency i WHERE i.key OPERATOR(pg_catalog.=) $1"
+		   " AND i.route OPERATOR(pg_catalog.=) $2", 2, args) == NULL)
+	{
+		answer_error(x, 422, "UnprocessableEntityException",
+					 "this Idempotency-Key was used for another request");
+		return true;
+	}
 	body = q1(x, "SELECT i.body FROM skade.rest_idempotency i WHERE i.key OPERATOR(pg_catalog.=) $1", 1, args);
 	x->resp->status = atoi(status);
 	resetStringInfo(&x->resp->body);
@@ -415,14 +439,14 @@ replayed(Ctx *x)
 
 /* Store a change request's answer under its Idempotency-Key (not a 5xx). */
 static void
-remember(Ctx *x)
+remember(Ctx *x, Oid role)
 {
 	const char *args[4];
 
 	if (x->req->idempotency_key == NULL || strcmp(x->req->method, "GET") == 0 ||
 		strcmp(x->req->method, "HEAD") == 0 || x->resp->status >= 500)
 		return;
-	args[0] = x->req->idempotency_key;
+	args[0] = psprintf("%s:%s", GetUserNameFromId(role, false), x->req->idempotency_key);
 	args[1] = psprintf("%s %s", x->req->method, x->req->raw_path);
 	args[2] = psprintf("%d", x->resp->status);
 	args[3] = x->resp->body.data;
@@ -725,6 +749,10 @@ list_namespaces(Ctx *x)
 	const char *parent = RestQueryArg(x->req, "parent");
 
 	x->ns = parent ? dotted(parent) : NULL;	/* (for the error) */
+	if (parent && x->ns == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a namespace level cannot hold \".\" in this catalog")));
 	paged(x, "skade.list_namespaces($1, $2)", "namespaces",
 		  "pg_catalog.to_jsonb(pg_catalog.string_to_array(n, '.'))", x->ns);
 }

@@ -14,7 +14,9 @@
  *     each request runs in its own transaction as the role its credentials
  *     map to (rest_routes.c), never as the superuser.
  *   - SIGTERM stops a worker cleanly (the daemons are stopped, connections
- *     closed); SIGHUP rereads the settings; an ERROR outside a request or a
+ *     closed) with exit code 1, so that one terminated alone is started
+ *     again (at shutdown the postmaster starts none); SIGHUP rereads the
+ *     settings; an ERROR outside a request or a
  *     crash ends it and the postmaster starts it again after a second.  A
  *     worker starts once the server is consistent, so a hot standby serves
  *     reads (writes answer 503: the transaction is read-only).
@@ -80,5 +82,6 @@ skade_rest_worker_main(Datum arg)
 	SetConfigOption("application_name", "skade rest", PGC_USERSET, PGC_S_SESSION);
 	pgstat_report_appname("skade rest");
 	SkadeRestServe(worker);
-	proc_exit(0);
+	/* not 0: a worker ended by pg_terminate_backend is started again */
+	proc_exit(1);
 }

@@ -334,7 +334,6 @@ def test_multi_level_namespaces(pg):
         assert call("DELETE", url(f"namespaces/{ns_path(*levels[:i])}")).status_code == 204
 
 
-@pytest.mark.xfail(strict=True, reason="skade bug: a path segment's '.' is taken as a level separator")
 def test_dot_in_a_path_segment_is_not_a_separator(pg):
     """The path's separator is 0x1F: "proto.l2" names one level holding a dot, which skade
     cannot store (create answers 400), so it does not exist -- not the namespace proto.l2
@@ -448,8 +447,6 @@ def test_gzip_when_accepted(proto_table):
     assert r.status_code == 200 and "Content-Encoding" not in r.headers
 
 
-@pytest.mark.xfail(strict=True, reason="skade bug: a stored Idempotency-Key answer is replayed whatever the"
-                   " route and role of the request (the stored route is not compared)")
 def test_idempotency_key_scoped_to_route_and_role(pg):
     key = f"0190a0b0-0000-7000-8000-{time.time_ns() % 10**12:012d}"
     assert call("POST", url("namespaces"), body={"namespace": ["proto_scope"]},

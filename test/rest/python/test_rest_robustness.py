@@ -90,8 +90,6 @@ def test_idle_connection_closed_after_idle_timeout():
         assert closed_by_server(s, within=15)
 
 
-@pytest.mark.xfail(strict=True, reason="skade bug: skade.rest_idle_timeout is libmicrohttpd's inactivity"
-                   " timeout; no limit on the time a request's headers may take")
 def test_slowloris_headers_trickled_are_cut_off():
     """Headers sent a byte a second (each gap below the 2 s idle timeout) forever: the server
     closes the connection, it does not wait for them indefinitely."""
@@ -211,8 +209,6 @@ def test_pg_stat_activity_shows_the_workers(pg):
     assert any(marker in (r[3] or "") for r in rest_workers(pg)), rest_workers(pg)
 
 
-@pytest.mark.xfail(strict=True, reason="skade bug: a worker ends with exit code 0 on SIGTERM, so the"
-                   " postmaster never restarts it")
 def test_terminated_worker_is_restarted(pg):
     before = rest_workers(pg)
     victim = before[0][0]
