@@ -9,7 +9,8 @@
 #
 #   test/rest/run.sh [all|python] [pytest args...]     (as root; the server runs as postgres)
 #
-# all (default): the pytest suite, then the shutdown check; python: the pytest suite only.
+# all (default): the pytest suite, Iceberg's conformance tests (Java), then the shutdown
+# check; python: the pytest suite only.
 # Hermetic: PostgreSQL on free ports of 127.0.0.1 (SQL and REST), fresh directories, stopped
 # and removed at the end; the exit status is the result. PG_CONFIG picks the installation (as
 # for make). SKADE_VENV: the pyiceberg virtualenv (default test/interop/python/.venv, shared
@@ -115,6 +116,30 @@ python_suite() {
     (cd "$HERE/python" && "$VENV/bin/python" -m pytest "$@")
 }
 
+# Iceberg's own CatalogTests and ViewCatalogTests (iceberg-core 1.11.0) through Java's
+# RESTCatalog (test/rest/java), run as the server's OS user: the tests write data files
+# into directories the server writes metadata into.  Skipped besides the tests' own
+# capability flags: createTableInUniqueLocation (locations are the JDBC catalog's
+# <namespace>/<name>, as Iceberg's REST fixture's) and testLoadTableWithMissingMetadataFile
+# (metadata files are immutable; a load is answered from the cache).
+conformance() {
+    command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 ||
+        install_packages openjdk-17-jdk-headless maven
+    local repo=${SKADE_REST_M2:-$HERE/java/.m2-$PG_USER}
+    local work rc=0
+    work=$(mktemp -d /tmp/skade-rest-java.XXXXXX)
+    cp -a "$HERE/java/." "$work/" && rm -rf "$work/target" "$work/.m2-$PG_USER"
+    mkdir -p "$repo" "$WAREHOUSE/conformance"
+    chown -R "$PG_USER" "$repo" "$work" "$WAREHOUSE/conformance"
+    as_pg env HOME="$work" MAVEN_REPO_LOCAL="$repo" SKADE_REST_URI="$SKADE_REST_URI/" \
+        SKADE_REST_TOKEN="$SKADE_REST_WRITER_TOKEN" SKADE_REST_WAREHOUSE="$CATALOG" \
+        SKADE_REST_LOCATION_ROOT="$WAREHOUSE/conformance" \
+        bash "$work/run.sh" conformance \
+        -Dskade.rest.skip=createTableInUniqueLocation,testLoadTableWithMissingMetadataFile || rc=$?
+    rm -rf "$work"
+    return $rc
+}
+
 # pg_ctl stop -m fast with REST connections open (idle keep-alive ones and one mid-request):
 # the server stops, the workers with it, and the port is free again
 shutdown_check() {
@@ -122,6 +147,7 @@ shutdown_check() {
 }
 
 step python_suite "$@"
+[ "$what" = all ] && step conformance
 [ "$what" = all ] && step shutdown_check
 
 if [ "$failed" -ne 0 ]; then
