@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # skade demo: installs what is missing, builds and installs skade, starts a
 # throwaway PostgreSQL 15 with skade preloaded (port 5455, data in
-# /tmp/skade-demo), and shows the catalog at work through both paths: the
-# SQL API and the plain SQL a JDBC-catalog client sends.
+# /tmp/skade-demo), and shows the catalog at work through its paths: the
+# SQL API, the plain SQL a JDBC-catalog client sends, and the Iceberg REST
+# protocol served by the server's own background workers (port 5456).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PORT=${SKADE_DEMO_PORT:-5455}
+REST_PORT=${SKADE_DEMO_REST_PORT:-$((PORT + 1))}
 DATA=${SKADE_DEMO_DATA:-/tmp/skade-demo}
 
 install_build_deps
@@ -17,6 +19,7 @@ start_server "$DATA" "$PORT"
 WH=/tmp/skade-fixtures/java
 mkdir -p "$WH" && cp -r "$SKADE_ROOT/data/clients/java/warehouse/." "$WH/" && chmod -R a+rX /tmp/skade-fixtures
 echo "skade.allowed_roots = '$WH'" >>"$DATA/postgresql.conf"
+printf "skade.rest_port = %s\nskade.rest_listen_addresses = '127.0.0.1'\n" "$REST_PORT" >>"$DATA/postgresql.conf"
 as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null
 
 run() { printf '\n\033[36m%s\033[0m\n' "$1"; pg "$PORT" -c "$1"; }
@@ -62,6 +65,32 @@ run "SELECT regexp_replace(file_path, '^.*/', '') AS file, partition, record_cou
 run "SELECT regexp_replace(file_path, '^.*/', '') AS file, partition FROM skade.plan_files('fixtures', 'events', '{\"type\": \"and\", \"left\": {\"type\": \"gt\", \"term\": \"id\", \"value\": 4}, \"right\": {\"type\": \"eq\", \"term\": \"category\", \"value\": \"a\"}}')"
 run "SELECT hits, misses, entries, bytes, pointer_hits, manifest_hits, manifest_misses, manifest_entries, manifest_bytes FROM skade.cache_stats()"
 
+log "the same catalog over the Iceberg REST protocol (background workers on port $REST_PORT)"
+run "CREATE ROLE demo_rest; GRANT skade_writer TO demo_rest"
+TOKEN=$(pg "$PORT" -qAt -c "SELECT skade.rest_create_token('demo_rest', '1 day', 'demo')")
+python3 - "$REST_PORT" "$TOKEN" <<'PY'
+import json, sys, urllib.request
+base, token = f"http://127.0.0.1:{sys.argv[1]}/v1", sys.argv[2]
+def call(path, **headers):
+    req = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {token}", **headers})
+    try:
+        with urllib.request.urlopen(req) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+status, _, body = call("/config?warehouse=skade")
+print("GET /v1/config ->", status, "prefix", json.loads(body)["overrides"]["prefix"],
+      "and", len(json.loads(body)["endpoints"]), "endpoints")
+status, _, body = call("/skade/namespaces")
+print("GET /v1/skade/namespaces ->", status, json.loads(body)["namespaces"])
+status, headers, body = call("/skade/namespaces/fixtures/tables/events?snapshots=refs")
+meta = json.loads(body)
+print("GET .../tables/events?snapshots=refs ->", status, meta["metadata-location"].rsplit("/", 1)[-1],
+      "ETag", headers["ETag"], len(body), "bytes")
+status, _, body = call("/skade/namespaces/fixtures/tables/events?snapshots=refs", **{"If-None-Match": headers["ETag"]})
+print("the same with If-None-Match ->", status, len(body), "bytes")
+PY
+
 cat <<TXT
 
 skade is running.  Connect with:
@@ -70,6 +99,8 @@ JDBC clients (Java JdbcCatalog, Spark, Trino):
     uri = jdbc:postgresql://127.0.0.1:$PORT/postgres?user=postgres   catalog name = skade
 pyiceberg SqlCatalog:
     uri = postgresql+psycopg2://postgres@127.0.0.1:$PORT/postgres     catalog name = skade
+Iceberg REST clients (Spark, Trino, pyiceberg RestCatalog, ...):
+    uri = http://127.0.0.1:$REST_PORT   warehouse = skade   token = $TOKEN
 Stop it with:
     runuser -u postgres -- $PGBIN/pg_ctl -D $DATA stop
 TXT
