@@ -7,10 +7,12 @@
 # writers (REST, JDBC-style UPDATEs, skade.commit_table) on one hot table; last a clean
 # shutdown with REST connections open.
 #
-#   test/rest/run.sh [all|python] [pytest args...]     (as root; the server runs as postgres)
+#   test/rest/run.sh [all|python|java|spark] [pytest args...]     (as root; the server runs as postgres)
 #
-# all (default): the pytest suite, Iceberg's conformance tests (Java), then the shutdown
-# check; python: the pytest suite only.
+# all (default): the pytest suite, Iceberg's conformance tests (Java), Java RESTCatalog
+# 1.12.0 and 1.10.1 lifecycles (java-clients/), Spark 3.5 over the REST catalog (spark/),
+# then the shutdown check; python: the pytest suite only; java: the two Java client
+# lifecycles only; spark: the Spark phase only.
 # Hermetic: PostgreSQL on free ports of 127.0.0.1 (SQL and REST), fresh directories, stopped
 # and removed at the end; the exit status is the result. PG_CONFIG picks the installation (as
 # for make). SKADE_VENV: the pyiceberg virtualenv (default test/interop/python/.venv, shared
@@ -26,7 +28,7 @@ set -uo pipefail
 
 what=${1:-all}
 [ $# -gt 0 ] && shift
-case "$what" in all|python) ;; *) echo "usage: $0 [all|python] [pytest args...]" >&2; exit 2 ;; esac
+case "$what" in all|python|java|spark) ;; *) echo "usage: $0 [all|python|java|spark] [pytest args...]" >&2; exit 2 ;; esac
 HERE="$SKADE_ROOT/test/rest"
 
 python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
@@ -140,15 +142,59 @@ conformance() {
     return $rc
 }
 
+# A stock Java RESTCatalog of one Iceberg release (java-clients/: 1.12 or 1.10) through a
+# table's lifecycle, cross-checked over JDBC; as the server's OS user (the client writes
+# manifests beside the server's metadata), with the conformance phase's Maven repository.
+java_client() {
+    command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 ||
+        install_packages openjdk-17-jdk-headless maven
+    local repo=${SKADE_REST_M2:-$HERE/java/.m2-$PG_USER}
+    local work rc=0
+    work=$(mktemp -d /tmp/skade-rest-jc.XXXXXX)
+    cp -a "$HERE/java-clients/." "$work/" && rm -rf "$work/target"
+    mkdir -p "$repo"
+    chown -R "$PG_USER" "$repo" "$work"
+    as_pg env HOME="$work" MAVEN_REPO_LOCAL="$repo" SKADE_REST_URI="$SKADE_REST_URI/" \
+        bash "$work/run.sh" "$1" || rc=$?
+    rm -rf "$work"
+    return $rc
+}
+
+# Spark 3.5 (PySpark) with Iceberg 1.12.0's SparkCatalog of type rest on skade's REST port
+# (spark/test_spark_rest.py); the jars and the virtualenv are the Spark interop suite's
+# (test/interop/spark/run.sh --prepare installs what is missing).  Spark runs as root with
+# umask 000, as that suite does.
+spark_rest() {
+    bash "$SKADE_ROOT/test/interop/spark/run.sh" --prepare || return 1
+    local venv=${SKADE_SPARK_VENV:-$SKADE_ROOT/test/interop/spark/.venv}
+    local scratch rc=0
+    scratch=$(mktemp -d /tmp/skade-rest-spark.XXXXXX)
+    (cd "$HERE/spark" && TZ=UTC SPARK_LOCAL_IP=127.0.0.1 SKADE_SPARK_SCRATCH="$scratch" \
+        SKADE_SPARK_JARS="$SKADE_ROOT/test/interop/spark/target/jars" \
+        "$venv/bin/python" -m pytest -p no:cacheprovider "$@") || rc=$?
+    rm -rf "$scratch"
+    return $rc
+}
+
 # pg_ctl stop -m fast with REST connections open (idle keep-alive ones and one mid-request):
 # the server stops, the workers with it, and the port is free again
 shutdown_check() {
     "$VENV/bin/python" "$HERE/python/shutdown_check.py"
 }
 
-step python_suite "$@"
-[ "$what" = all ] && step conformance
-[ "$what" = all ] && step shutdown_check
+case "$what" in
+    python) step python_suite "$@" ;;
+    java) step java_client 1.12; step java_client 1.10 ;;
+    spark) step spark_rest "$@" ;;
+    all)
+        step python_suite "$@"
+        step conformance
+        step java_client 1.12
+        step java_client 1.10
+        step spark_rest
+        step shutdown_check
+        ;;
+esac
 
 if [ "$failed" -ne 0 ]; then
     echo "---- server log (tail)"; tail -n 60 "$DATA/server.log"

@@ -2,6 +2,8 @@
 # Spark interop suite: Spark 3.5 (PySpark) with Iceberg's SparkCatalog over
 # the stock JdbcCatalog against a throwaway PostgreSQL with skade.
 #   test/interop/spark/run.sh [pytest args...]      (as root; the server runs as postgres)
+#   test/interop/spark/run.sh --prepare             (only the jars and the virtualenv: for
+#                                                    test/rest/run.sh's Spark phase)
 # skade must be installed in the server PG_CONFIG names (the system one by
 # default), as for test/interop/run.sh.  Installs what is missing (JDK 17 +
 # Maven, python3-venv); the Iceberg Spark runtime and the PostgreSQL driver come
@@ -15,6 +17,8 @@ set -uo pipefail
 . "$(dirname "$0")/../../lib.sh"
 
 HERE="$SKADE_ROOT/test/interop/spark"
+prepare_only=0
+[ "${1:-}" = --prepare ] && { prepare_only=1; shift; }
 
 command -v mvn >/dev/null 2>&1 && command -v java >/dev/null 2>&1 || install_packages openjdk-17-jdk-headless maven
 python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
@@ -40,6 +44,7 @@ venv="${SKADE_SPARK_VENV:-$HERE/.venv}"
     # quick when everything is already installed at the pinned versions
     "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$HERE/requirements.txt"
 ) 9>"$venv.lock" || { echo "spark: could not prepare $venv" >&2; exit 1; }
+[ $prepare_only = 1 ] && exit 0
 
 PORT=$(free_port)
 DATA=$(mktemp -d /tmp/skade-spark-pg.XXXXXX)
