@@ -1,0 +1,380 @@
+// loadgen: the HTTP load generator of bench/rest.sh (Go standard library only, built by the
+// script with `go build`). Keep-alive connections (one per client), per-request latency
+// measured from sending the request to the last byte of the body, results as one JSON line.
+//
+//	loadgen get    -url U [-H 'K: V']... [-c N] [-d SECS] [-n MIN] [-max SECS] [-expect STATUS]
+//	loadgen commit -url TABLE_URL [-H 'K: V']... [-c N] [-total N] [-d SECS] [-reload QUERY]
+//	               -manifest-list PATH -id-base N
+//	loadgen selftest [-size BYTES] [-c N] [-d SECS]
+//
+// get: c clients send GET U back to back for d seconds (and until n requests completed in all,
+// at most max seconds); each client first sends 1 unrecorded request (connection set up, caches
+// warm). A status other than -expect counts as an error. Bodies are read whole and discarded;
+// with -H 'Accept-Encoding: gzip' they stay compressed (bytes on the wire are reported).
+//
+// commit: c writers append snapshots to one table until total commits succeeded (so that every
+// run grows its table alike) or d seconds passed, as Iceberg's Java client commits
+// an append: POST TABLE_URL {requirements: [assert-ref-snapshot-id main = the snapshot it last
+// saw], updates: [add-snapshot (parent = that snapshot, sequence number = last + 1, the given
+// manifest list), set-snapshot-ref main]}. On 409 the writer reloads the table (GET
+// TABLE_URL?QUERY) and tries again. Reports commits/s, the commit latency (first attempt to
+// success, reloads included) p50/p95, the 409 rate and attempts per success.
+//
+// selftest: the same get loop against a trivial in-process server answering SIZE bytes: what the
+// generator itself can drive on this machine (it shares the cores with the server).
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+type headers []string
+
+func (h *headers) String() string     { return strings.Join(*h, ", ") }
+func (h *headers) Set(v string) error { *h = append(*h, v); return nil }
+
+func apply(req *http.Request, hs headers) {
+	for _, h := range hs {
+		k, v, ok := strings.Cut(h, ":")
+		if ok {
+			req.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+	}
+}
+
+func newClient(conns int) *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		MaxIdleConns:        conns * 2,
+		MaxIdleConnsPerHost: conns * 2,
+		MaxConnsPerHost:     0,
+		DisableCompression:  true, // Accept-Encoding only when asked; bodies not inflated
+		IdleConnTimeout:     90 * time.Second,
+	}, Timeout: 120 * time.Second}
+}
+
+func pct(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	i := int(p/100*float64(len(xs)) + 0.5)
+	if i < 1 {
+		i = 1
+	}
+	if i > len(xs) {
+		i = len(xs)
+	}
+	return xs[i-1]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+func emit(v map[string]any) {
+	b, _ := json.Marshal(v)
+	fmt.Println(string(b))
+}
+
+// ---------------------------------------------------------------- get
+
+func runGet(url string, hs headers, c int, dur, maxDur time.Duration, minN int, expect int) map[string]any {
+	client := newClient(c)
+	var mu sync.Mutex
+	var lat []float64
+	var bytesTotal, errs int64
+	var done int64
+	statuses := map[int]int{}
+	var firstErr atomic.Value
+
+	one := func() (time.Duration, int, int64, error) {
+		req, _ := http.NewRequest("GET", url, nil)
+		apply(req, hs)
+		t := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return time.Since(t), resp.StatusCode, n, err
+	}
+	// warm-up: every client's connection, 1 request each
+	var wg sync.WaitGroup
+	for i := 0; i < c; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); one() }()
+	}
+	wg.Wait()
+
+	start := time.Now()
+	var last atomic.Int64
+	for i := 0; i < c; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []float64
+			for {
+				el := time.Since(start)
+				if el >= maxDur || (el >= dur && int(atomic.LoadInt64(&done)) >= minN) {
+					break
+				}
+				d, st, n, err := one()
+				atomic.AddInt64(&done, 1)
+				last.Store(int64(time.Since(start)))
+				mu.Lock()
+				statuses[st]++
+				mu.Unlock()
+				if err != nil || st != expect {
+					atomic.AddInt64(&errs, 1)
+					if err != nil {
+						firstErr.CompareAndSwap(nil, err.Error())
+					} else {
+						firstErr.CompareAndSwap(nil, fmt.Sprintf("status %d", st))
+					}
+					continue
+				}
+				atomic.AddInt64(&bytesTotal, n)
+				mine = append(mine, ms(d))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Duration(last.Load())
+	sort.Float64s(lat)
+	st := map[string]int{}
+	for k, v := range statuses {
+		st[fmt.Sprint(k)] = v
+	}
+	out := map[string]any{
+		"clients": c, "n": len(lat), "errors": errs, "statuses": st,
+		"p50_ms": pct(lat, 50), "p99_ms": pct(lat, 99), "max_ms": pct(lat, 100),
+		"rps":       float64(len(lat)) / elapsed.Seconds(),
+		"elapsed_s": elapsed.Seconds(),
+	}
+	if len(lat) > 0 {
+		out["bytes"] = bytesTotal / int64(len(lat))
+	}
+	if e := firstErr.Load(); e != nil {
+		out["first_error"] = e
+	}
+	return out
+}
+
+// ---------------------------------------------------------------- commit
+
+type tableState struct {
+	Metadata struct {
+		Current int64 `json:"current-snapshot-id"`
+		LastSeq int64 `json:"last-sequence-number"`
+	} `json:"metadata"`
+}
+
+func readBody(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	var r io.Reader = resp.Body
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		z, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			return nil, err
+		}
+		r = z
+	}
+	return io.ReadAll(r)
+}
+
+func runCommit(url string, hs headers, c int, total int64, dur time.Duration, reload, manifestList string, idBase int64) map[string]any {
+	client := newClient(c)
+	var nextID atomic.Int64
+	nextID.Store(idBase)
+	var mu sync.Mutex
+	var lat, attemptLat []float64
+	var ok, attempts, conflicts, errs int64
+	var firstErr atomic.Value
+
+	load := func() (int64, int64, error) {
+		u := url
+		if reload != "" {
+			u += "?" + reload
+		}
+		req, _ := http.NewRequest("GET", u, nil)
+		apply(req, hs)
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, 0, err
+		}
+		b, err := readBody(resp)
+		if err != nil {
+			return 0, 0, err
+		}
+		if resp.StatusCode != 200 {
+			return 0, 0, fmt.Errorf("reload: status %d: %.300s", resp.StatusCode, b)
+		}
+		var s tableState
+		if err := json.Unmarshal(b, &s); err != nil {
+			return 0, 0, err
+		}
+		return s.Metadata.Current, s.Metadata.LastSeq, nil
+	}
+	commit := func(cur, seq, id int64) (int, error) {
+		body := map[string]any{
+			"requirements": []any{map[string]any{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": cur}},
+			"updates": []any{
+				map[string]any{"action": "add-snapshot", "snapshot": map[string]any{
+					"snapshot-id": id, "parent-snapshot-id": cur, "sequence-number": seq,
+					"timestamp-ms": time.Now().UnixMilli(), "manifest-list": manifestList,
+					"summary": map[string]string{"operation": "append", "added-data-files": "1",
+						"added-records": "1", "added-files-size": "1000"},
+					"schema-id": 1,
+				}},
+				map[string]any{"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": id},
+			},
+		}
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", url, bytes.NewReader(b))
+		apply(req, hs)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		rb, err := readBody(resp)
+		if err != nil {
+			return resp.StatusCode, err
+		}
+		if resp.StatusCode != 200 && resp.StatusCode != 409 {
+			return resp.StatusCode, fmt.Errorf("commit: status %d: %.300s", resp.StatusCode, rb)
+		}
+		return resp.StatusCode, nil
+	}
+
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < c; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine, mineA []float64
+			cur, seq, err := load()
+			if err != nil {
+				atomic.AddInt64(&errs, 1)
+				firstErr.CompareAndSwap(nil, err.Error())
+				return
+			}
+			for time.Since(start) < dur && atomic.LoadInt64(&ok) < total {
+				id := nextID.Add(1)
+				t0 := time.Now()
+				for {
+					ta := time.Now()
+					st, err := commit(cur, seq+1, id)
+					atomic.AddInt64(&attempts, 1)
+					mineA = append(mineA, ms(time.Since(ta)))
+					if err != nil {
+						atomic.AddInt64(&errs, 1)
+						firstErr.CompareAndSwap(nil, err.Error())
+						time.Sleep(50 * time.Millisecond)
+					} else if st == 200 {
+						atomic.AddInt64(&ok, 1)
+						mine = append(mine, ms(time.Since(t0)))
+						cur, seq = id, seq+1
+						break
+					} else {
+						atomic.AddInt64(&conflicts, 1)
+					}
+					if time.Since(start) >= dur+30*time.Second {
+						break
+					}
+					if c2, s2, err := load(); err == nil {
+						cur, seq = c2, s2
+					} else {
+						atomic.AddInt64(&errs, 1)
+						firstErr.CompareAndSwap(nil, err.Error())
+					}
+				}
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			attemptLat = append(attemptLat, mineA...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	sort.Float64s(lat)
+	sort.Float64s(attemptLat)
+	out := map[string]any{
+		"writers": c, "commits": ok, "attempts": attempts, "conflicts": conflicts, "errors": errs,
+		"commits_per_s": float64(ok) / elapsed.Seconds(), "elapsed_s": elapsed.Seconds(),
+		"p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95),
+		"attempt_p50_ms": pct(attemptLat, 50), "attempt_p95_ms": pct(attemptLat, 95),
+		"conflict_rate": 0.0, "attempts_per_commit": 0.0,
+	}
+	if attempts > 0 {
+		out["conflict_rate"] = float64(conflicts) / float64(attempts)
+	}
+	if ok > 0 {
+		out["attempts_per_commit"] = float64(attempts) / float64(ok)
+	}
+	if e := firstErr.Load(); e != nil {
+		out["first_error"] = e
+	}
+	return out
+}
+
+// ---------------------------------------------------------------- main
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|selftest [flags]")
+		os.Exit(2)
+	}
+	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
+	var hs headers
+	fs.Var(&hs, "H", "a header 'Name: value' (repeatable)")
+	url := fs.String("url", "", "URL")
+	c := fs.Int("c", 1, "clients (connections)")
+	d := fs.Float64("d", 3, "seconds")
+	n := fs.Int("n", 20, "get: at least this many requests")
+	maxd := fs.Float64("max", 30, "get: at most this many seconds")
+	expect := fs.Int("expect", 200, "get: the expected status")
+	reload := fs.String("reload", "", "commit: query string of the reload GET")
+	ml := fs.String("manifest-list", "", "commit: the manifest list of the new snapshots")
+	idBase := fs.Int64("id-base", 7000000000000000000, "commit: first snapshot id - 1")
+	size := fs.Int("size", 2, "selftest: body bytes")
+	total := fs.Int("total", 1<<30, "commit: stop once this many commits succeeded")
+	fs.Parse(os.Args[2:])
+	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+	switch os.Args[1] {
+	case "get":
+		emit(runGet(*url, hs, *c, sec(*d), sec(*maxd), *n, *expect))
+	case "commit":
+		emit(runCommit(*url, hs, *c, int64(*total), sec(*d), *reload, *ml, *idBase))
+	case "selftest":
+		body := bytes.Repeat([]byte("x"), *size)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			panic(err)
+		}
+		go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
+		emit(runGet("http://"+ln.Addr().String()+"/", hs, *c, sec(*d), sec(*maxd), *n, 200))
+	default:
+		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|selftest [flags]")
+		os.Exit(2)
+	}
+}
