@@ -253,6 +253,16 @@ gzip_zfree(voidpf opaque, voidpf address)
 StringInfo
 SkadeGzip(const char *buf, size_t len)
 {
+	return SkadeGzipLevel(buf, len, Z_DEFAULT_COMPRESSION);
+}
+
+/*
+ * SkadeGzipLevel
+ *		SkadeGzip at a zlib level (1: fastest, for answers made per request).
+ */
+StringInfo
+SkadeGzipLevel(const char *buf, size_t len, int level)
+{
 	z_stream	zs;
 	StringInfo	out = makeStringInfo();
 	int			rc;
@@ -263,7 +273,7 @@ SkadeGzip(const char *buf, size_t len)
 	zs.zalloc = gzip_zalloc;
 	zs.zfree = gzip_zfree;
 	/* windowBits 15 + 16: a gzip header and trailer */
-	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8,
 					 Z_DEFAULT_STRATEGY) != Z_OK)
 		elog(ERROR, "could not initialize zlib: %s", zs.msg ? zs.msg : "unknown error");
 	enlargeStringInfo(out, (int) deflateBound(&zs, (uLong) len));
