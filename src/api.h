@@ -18,6 +18,9 @@
 extern bool SkadeLookupTable(const char *catalog, const char *ns, const char *name,
 							 StoreTable *t);
 extern int	SkadeSnapshotsMode(const char *mode);
+extern struct varlena *SkadeLoadTablePinned(const char *catalog, const char *ns,
+											const char *name, bool refs,
+											const char **location);
 extern void SkadeTableArgs(FunctionCallInfo fcinfo, int catalog_argno, const char **catalog,
 						   char **ns, char **name, StoreTable *t);
 extern const char *SkadeRequireMetadataLocation(const char *ns, const char *name,

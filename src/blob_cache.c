@@ -405,6 +405,27 @@ SkadeBlobCacheRelease(const void *blob)
 	}
 }
 
+/*
+ * SkadeBlobCachePinnedOrigin
+ *		The real path of the file a blob this backend holds pinned was
+ *		decoded from (its entry cannot go while pinned); NULL for a blob that
+ *		holds no pin (a palloc'd miss).
+ */
+const char *
+SkadeBlobCachePinnedOrigin(const void *blob)
+{
+	ListCell   *lc;
+
+	foreach(lc, pinned)
+	{
+		PinnedBlob *p = lfirst(lc);
+
+		if (p->blob == blob)
+			return (const char *) blob - p->entry->blob_off + p->entry->origin_off;
+	}
+	return NULL;
+}
+
 /* pin an entry until the end of the transaction (caller holds the lock) */
 static void
 pin_entry(BlobEntry *entry, const void *blob)

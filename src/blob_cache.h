@@ -50,6 +50,7 @@ extern void SkadeBlobCacheVisit(SkadeBlobCache *c, const char *location,
 extern const void *SkadeBlobCacheGet(SkadeBlobCache *c, const char *location,
 									 SkadeBlobLoader loader, void *larg, Size *size);
 extern void SkadeBlobCacheRelease(const void *blob);
+extern const char *SkadeBlobCachePinnedOrigin(const void *blob);
 extern const void *SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location,
 											 Size *size);
 extern void SkadeBlobCacheStatsGet(SkadeBlobCache *c, SkadeBlobCacheStats *stats);

@@ -225,6 +225,25 @@ location_path(const char *location, bool report, SkadeReadStatus *status)
 }
 
 /*
+ * SkadeRefuseControlChars
+ *		Raise 22023 if location has a control character (no file is named
+ *		so, and the caches key derived entries with one).
+ */
+void
+SkadeRefuseControlChars(const char *location)
+{
+	const unsigned char *c;
+
+	for (c = (const unsigned char *) location; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("metadata location contains a control character"),
+					 errdetail("Byte %d is 0x%02x.",
+							   (int) (c - (const unsigned char *) location) + 1, *c)));
+}
+
+/*
  * The absolute local path a location names (no control characters; file:
  * URIs or an absolute path; another scheme is 0A000), not yet normalised.
  */
@@ -240,11 +259,7 @@ local_path(const char *location, bool report, SkadeReadStatus *status)
 			*status = SKADE_READ_FAILED;
 			if (!report)
 				return NULL;
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("metadata location contains a control character"),
-					 errdetail("Byte %d is 0x%02x.",
-							   (int) (c - (const unsigned char *) location) + 1, *c)));
+			SkadeRefuseControlChars(location);
 		}
 
 	if (strncmp(p, "file://localhost/", 17) == 0)

@@ -27,6 +27,7 @@ typedef enum SkadeReadStatus
 extern StringInfo SkadeReadLocation(const char *location, char **real_path);
 extern SkadeReadStatus SkadeProbeLocation(const char *location);
 extern bool SkadePathAllowed(const char *real_path);
+extern void SkadeRefuseControlChars(const char *location);
 extern char *SkadeLocalPath(const char *location);
 
 #endif							/* SKADE_FILE_ACCESS_H */

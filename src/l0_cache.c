@@ -17,6 +17,14 @@
  * entry and returns a datum pointing into the cache (no copy of a
  * multi-megabyte text) until the end of its transaction.
  *
+ * Derived entries: a blob computed from one metadata text alone (the REST
+ * server's gzip-compressed loadTable answer) is cached beside it under the
+ * key "\001tag\001location", recording the metadata file's real path as its
+ * origin, so it is admitted exactly when the metadata is and, like it,
+ * never stale; it competes for the same bytes.  No location with a control
+ * character is ever looked up (22023), so no location can name a derived
+ * entry.
+ *
  * IDENTIFICATION
  *	  src/l0_cache.c
  *
@@ -76,6 +84,16 @@ typedef struct SeedArg
 static void copy_visitor(const void *blob, Size size, void *arg);
 static void summary_visitor(const void *blob, Size size, void *arg);
 static void put_blob_stats(SkadeBlobCache *c, Datum *values);
+static void *load_derived(const char *key, void *arg, Size *size, char **origin);
+
+/* what load_derived builds from */
+typedef struct DerivedLoad
+{
+	const struct varlena *json;
+	const char *origin;
+	L0Deriver	derive;
+	void	   *arg;
+} DerivedLoad;
 
 /* ---------------------------------------------------------------- sizing */
 
@@ -114,6 +132,7 @@ L0Fetch(const char *location, int want, L0Result *result)
 {
 	CopyRequest req = {want, result, NULL, NULL};
 
+	SkadeRefuseControlChars(location);
 	memset(result, 0, sizeof(L0Result));
 	SkadeBlobCacheVisit(l0, location, load_metadata, NULL, copy_visitor, &req);
 }
@@ -130,6 +149,7 @@ L0Seed(const char *location, SkadeMeta *meta, const char *real_path)
 {
 	SeedArg		arg = {meta, real_path};
 
+	SkadeRefuseControlChars(location);
 	SkadeBlobCacheVisit(l0, location, seed_loader, &arg, seed_visitor, NULL);
 }
 
@@ -162,6 +182,7 @@ L0FetchJson(const char *location, bool refs, L0JsonConsumer consumer, void *arg)
 	L0Result	result;
 	CopyRequest req = {refs ? L0_WANT_REFS_JSON : L0_WANT_JSON, &result, consumer, arg};
 
+	SkadeRefuseControlChars(location);
 	SkadeBlobCacheVisit(l0, location, load_metadata, NULL, copy_visitor, &req);
 }
 
@@ -177,15 +198,56 @@ struct varlena *
 L0FetchJsonPinned(const char *location, bool refs)
 {
 	Size		size;
-	const SkadeMeta *meta = SkadeBlobCachePinIfCached(l0, location, &size);
+	const SkadeMeta *meta;
 	L0Result	r;
 
+	SkadeRefuseControlChars(location);
+	meta = SkadeBlobCachePinIfCached(l0, location, &size);
 	if (meta)
 		return (struct varlena *) (((const char *) meta) +
 								   (refs ? meta->refs_json_off : meta->json_off));
 	/* a miss: fill (and copy this once) */
 	L0Fetch(location, refs ? L0_WANT_REFS_JSON : L0_WANT_JSON, &r);
 	return r.json;
+}
+
+/*
+ * L0FetchDerivedPinned
+ *		The blob derive builds from the metadata text (or refs variant) of
+ *		location, cached beside it under tag: pinned until the end of the
+ *		transaction on a hit, else freshly built (palloc'd) and cached when
+ *		the metadata itself is cached.  *size is its length.
+ */
+const void *
+L0FetchDerivedPinned(const char *location, bool refs, const char *tag,
+					 L0Deriver derive, void *arg, Size *size)
+{
+	const SkadeMeta *meta;
+	Size		msize;
+	DerivedLoad d;
+
+	SkadeRefuseControlChars(location);
+	meta = SkadeBlobCachePinIfCached(l0, location, &msize);
+	if (meta == NULL)
+		/* first read (it fills the cache) or not cacheable: build uncached */
+		return derive(L0FetchJsonPinned(location, refs), arg, size);
+	d.json = (const struct varlena *) (((const char *) meta) +
+									   (refs ? meta->refs_json_off : meta->json_off));
+	d.origin = SkadeBlobCachePinnedOrigin(meta);
+	d.derive = derive;
+	d.arg = arg;
+	return SkadeBlobCacheGet(l0, psprintf("\001%s%s\001%s", tag, refs ? "-refs" : "", location),
+							 load_derived, &d, size);
+}
+
+/* SkadeBlobLoader: a derived entry, from the pinned metadata text */
+static void *
+load_derived(const char *key, void *arg, Size *size, char **origin)
+{
+	DerivedLoad *d = arg;
+
+	*origin = pstrdup(d->origin ? d->origin : "");
+	return d->derive(d->json, d->arg, size);
 }
 
 /*
@@ -200,6 +262,7 @@ L0VisitSummary(const char *location, L0SummaryVisitor visitor, void *arg)
 {
 	SummaryVisit v = {visitor, arg};
 
+	SkadeRefuseControlChars(location);
 	SkadeBlobCacheVisit(l0, location, load_metadata, NULL, summary_visitor, &v);
 }
 

@@ -37,6 +37,11 @@ typedef void (*L0SummaryVisitor) (const SkadeMeta *meta, void *arg);
 
 extern struct varlena *L0FetchJsonPinned(const char *location, bool refs);
 extern void L0VisitSummary(const char *location, L0SummaryVisitor visitor, void *arg);
+/* builds a palloc'd blob of *size bytes from a metadata text */
+typedef void *(*L0Deriver) (const struct varlena *json, void *arg, Size *size);
+
+extern const void *L0FetchDerivedPinned(const char *location, bool refs, const char *tag,
+										L0Deriver derive, void *arg, Size *size);
 extern void L0FetchJson(const char *location, bool refs, L0JsonConsumer consumer,
 						void *arg);
 

@@ -131,15 +131,9 @@ ManifestGet(const char *path, int64 expected_length)
 {
 	Size		size;
 	const SkadeManifest *m;
-	const unsigned char *c;
 
 	/* (no path with a control character is looked up: manifest lists' keys have one) */
-	for (c = (const unsigned char *) path; *c; c++)
-		if (*c < 0x20 || *c == 0x7f)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("metadata location contains a control character"),
-					 errdetail("Byte %d is 0x%02x.", (int) (c - (const unsigned char *) path) + 1, *c)));
+	SkadeRefuseControlChars(path);
 	m = SkadeBlobCacheGet(manifest_cache, path, load_manifest, &expected_length, &size);
 
 	SkadeAvroCheckLength(path, m->file_size, expected_length);

@@ -14,8 +14,9 @@
  *     thread, and everything runs in the worker's own (only) thread, from
  *     MHD_run, when the worker's WaitEventSet reports a daemon's epoll
  *     descriptor readable, its timeout passes or the latch is set.
- *   - Answers over 8 kB are gzip-compressed for clients that accept gzip
- *     (loadTable's metadata is most of them).
+ *   - Answers of 8 kB and more are gzip-compressed for clients that accept
+ *     gzip (loadTable's metadata is most of them: its route sends the
+ *     compressed answer the L0 cache keeps, rest_routes.c).
  *   - Requests are served one at a time per worker.  A body larger than
  *     skade.rest_max_body is not kept (the request is answered 413); idle
  *     connections close after skade.rest_idle_timeout, and so does one whose
@@ -30,8 +31,9 @@
  *     decoded, so a name holding "/" (%2F) stays one segment.
  *
  * Memory: each request's in "skade rest request" (below TopMemoryContext),
- * deleted when libmicrohttpd reports the request complete; libmicrohttpd
- * copies each answer (MHD_RESPMEM_MUST_COPY).
+ * deleted when libmicrohttpd reports the request complete, which is after
+ * the answer was sent: libmicrohttpd sends the answer from there
+ * (MHD_RESPMEM_PERSISTENT), without a copy.
  *
  * IDENTIFICATION
  *	  src/rest_http.c
@@ -373,7 +375,8 @@ answer(struct MHD_Connection *conn, RestResponse *resp)
 	struct MHD_Response *r;
 	enum MHD_Result result;
 
-	r = MHD_create_response_from_buffer(resp->body.len, resp->body.data, MHD_RESPMEM_MUST_COPY);
+	/* the body lives in the request's context, deleted only once it is sent */
+	r = MHD_create_response_from_buffer(resp->body.len, resp->body.data, MHD_RESPMEM_PERSISTENT);
 	if (r == NULL)
 		return MHD_NO;
 	if (resp->body.len > 0)
@@ -389,25 +392,44 @@ answer(struct MHD_Connection *conn, RestResponse *resp)
 }
 
 /*
- * gzip a body worth it (over 8 kB) for a client that accepts it (a token
- * "gzip" in Accept-Encoding not weighted q=0).
+ * RestAcceptsGzip
+ *		Does the client accept gzip: a token "gzip" in Accept-Encoding not
+ *		weighted q=0?
+ */
+bool
+RestAcceptsGzip(const RestRequest *req)
+{
+	const char *ae = req->accept_encoding;
+	const char *p;
+	const char *q;
+	const char *end;
+
+	if (ae == NULL || (p = strstr(ae, "gzip")) == NULL)
+		return false;
+	p += 4;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p != ';')
+		return true;
+	end = strchr(p, ',');
+	q = strstr(p, "q=");
+	if (q == NULL || (end && q > end))
+		return true;
+	return strtod(q + 2, NULL) > 0;
+}
+
+/*
+ * gzip a body worth it (REST_GZIP_MIN bytes) for a client that accepts it;
+ * a route may have compressed it already (resp->gzip).
  */
 static void
 compress(const RestRequest *req, RestResponse *resp)
 {
-	const char *ae = req->accept_encoding;
-	const char *g;
 	StringInfo	z;
 
-	if (ae == NULL || resp->body.len < 8192 || resp->gzip)
+	if (resp->body.len < REST_GZIP_MIN || resp->gzip || !RestAcceptsGzip(req))
 		return;
-	g = strstr(ae, "gzip");
-	if (g == NULL || strncmp(g + 4, ";q=0", 4) == 0)
-		return;
-	if (g[4] == ';' && strncmp(g + 4, ";q=0.", 5) != 0 && strncmp(g + 4, ";q=1", 4) != 0)
-		return;
-	/* made per request: the fastest level (a 6 MB metadata answer in a few ms) */
-	z = SkadeGzipLevel(resp->body.data, resp->body.len, 1);
+	z = SkadeGzipLevel(resp->body.data, resp->body.len, REST_GZIP_LEVEL);
 	pfree(resp->body.data);
 	resp->body = *z;
 	resp->gzip = true;

@@ -13,7 +13,9 @@
  *     then meets the same privileges as in SQL: every route works through
  *     skade's SQL API (SPI, statements naming their schemas), so REST, SQL
  *     and JDBC writers serialize on the same row locks and the commit log
- *     records all three.
+ *     records all three.  loadTable alone calls skade's C directly (no
+ *     statement, no copy of the text before the answer), after checking
+ *     the privileges skade.load_table() would need.
  *   - A route's path is /v1/{prefix}/...: the prefix is the catalog (the
  *     JDBC catalog_name), as GET /v1/config?warehouse=<catalog> announces;
  *     a namespace segment's levels are separated by 0x1F and become the
@@ -25,9 +27,10 @@
  *     update_view, view_metadata, ...: skade--1.4.sql), a missing one
  *     answered NoSuchViewException.
  *   - loadTable's body is the metadata text as the cache holds it, spliced
- *     in, never rebuilt; its ETag names the metadata location and the
- *     snapshots mode, and If-None-Match is answered 304 from the table's
- *     pointer alone.
+ *     in, never rebuilt; gzip-compressed once per metadata file and mode and
+ *     kept in the L0 cache beside it (a derived entry, l0_cache.c); its ETag
+ *     names the metadata location and the snapshots mode, and If-None-Match
+ *     is answered 304 from the table's pointer alone.
  *
  * Memory: the request's context (rest_http.c); what SPI returns is copied
  * there before the transaction ends.
@@ -50,12 +53,15 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 #include "api.h"
 #include "catalog_store.h"
 #include "guc.h"
+#include "gzip.h"
+#include "l0_cache.h"
 #include "rest_http.h"
 #include "rest_routes.h"
 #include "sigv4.h"
@@ -171,6 +177,9 @@ static char *q1(Ctx *x, const char *sql, int nargs, const char **args);
 static void json_body(Ctx *x, int status, const char *sql, int nargs, const char **args);
 static void paged(Ctx *x, const char *set_sql, const char *key, const char *item_sql, const char *ns);
 static void table_answer(Ctx *x, const char *mode);
+static void append_answer(StringInfo b, const char *location, const struct varlena *json);
+static void *gzip_answer(const struct varlena *json, void *arg, Size *size);
+static void require_load_privilege(void);
 static char *etag_of(const char *location, const char *mode);
 static bool etag_matches(const char *header, const char *etag);
 
@@ -873,14 +882,7 @@ load_table(Ctx *x)
 		!t.is_view && t.metadata_location &&
 		etag_matches(x->req->if_none_match, etag_of(t.metadata_location, mode)))
 	{
-		List	   *fname = list_make2(makeString("skade"), makeString("load_table"));
-		Oid			argtypes[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
-		Oid			fn = LookupFuncName(fname, 4, argtypes, false);
-
-		if (pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("permission denied for function load_table")));
+		require_load_privilege();
 		x->resp->status = 304;
 		x->resp->etag = etag_of(t.metadata_location, mode);
 		return;
@@ -1135,36 +1137,80 @@ view_answer(Ctx *x)
 
 /*
  * Answer {"metadata-location", "metadata", "config"} for x's table, the
- * metadata text spliced in as loaded.
+ * metadata text spliced in as the cache holds it (pinned: not copied
+ * before this); a client that accepts gzip gets the compressed answer the
+ * cache keeps beside the metadata (made once per metadata file and mode).
  */
 static void
 table_answer(Ctx *x, const char *mode)
 {
-	Oid			types[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
-	Datum		values[4];
-	StringInfo	b = &x->resp->body;
-	bool		isnull;
-	char	   *location;
-	text	   *meta;
+	bool		refs = strcmp(mode, "refs") == 0;
+	const char *location;
+	struct varlena *json;
 
-	values[0] = CStringGetTextDatum(x->ns);
-	values[1] = CStringGetTextDatum(x->name);
-	values[2] = CStringGetTextDatum(mode);
-	values[3] = CStringGetTextDatum(x->catalog);
-	if (SPI_execute_with_args("SELECT l.metadata_location, l.metadata::text"
-							  " FROM skade.load_table($1, $2, $3, $4) l",
-							  4, types, values, NULL, false, 0) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "could not load the table");
-	location = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	meta = DatumGetTextPP(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	resetStringInfo(b);
+	require_load_privilege();
+	/* a statement's snapshot, as SPI would take: the route's change is seen */
+	PushCopiedSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+	json = SkadeLoadTablePinned(x->catalog, x->ns, x->name, refs, &location);
+	PopActiveSnapshot();
+	resetStringInfo(&x->resp->body);
+	if (VARSIZE_ANY_EXHDR(json) >= REST_GZIP_MIN && RestAcceptsGzip(x->req))
+	{
+		Size		size;
+		const void *gz = L0FetchDerivedPinned(location, refs, "rest-answer.gz",
+											  gzip_answer, (void *) location, &size);
+
+		appendBinaryStringInfo(&x->resp->body, gz, size);
+		x->resp->gzip = true;
+	}
+	else
+		append_answer(&x->resp->body, location, json);
+	x->resp->status = 200;
+	x->resp->etag = MemoryContextStrdup(x->cxt, etag_of(location, mode));
+}
+
+/* The loadTable answer of the metadata text json at location. */
+static void
+append_answer(StringInfo b, const char *location, const struct varlena *json)
+{
 	appendStringInfoString(b, "{\"metadata-location\":");
 	escape_json(b, location);
 	appendStringInfoString(b, ",\"metadata\":");
-	appendBinaryStringInfo(b, VARDATA_ANY(meta), VARSIZE_ANY_EXHDR(meta));
+	appendBinaryStringInfo(b, VARDATA_ANY(json), VARSIZE_ANY_EXHDR(json));
 	appendStringInfoString(b, ",\"config\":{}}");
-	x->resp->status = 200;
-	x->resp->etag = MemoryContextStrdup(x->cxt, etag_of(location, mode));
+}
+
+/* L0Deriver: the gzip-compressed answer (arg: the metadata location) */
+static void *
+gzip_answer(const struct varlena *json, void *arg, Size *size)
+{
+	StringInfoData b;
+	StringInfo	z;
+
+	initStringInfo(&b);
+	append_answer(&b, (const char *) arg, json);
+	z = SkadeGzipLevel(b.data, b.len, REST_GZIP_LEVEL);
+	pfree(b.data);
+	*size = z->len;
+	return z->data;
+}
+
+/*
+ * The role may load tables: EXECUTE on skade.load_table (USAGE on schema
+ * skade included), as the SQL function it stands for would require.
+ */
+static void
+require_load_privilege(void)
+{
+	Oid			argtypes[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	List	   *fname = list_make2(makeString("skade"), makeString("load_table"));
+	Oid			fn = LookupFuncName(fname, 4, argtypes, false);
+
+	if (pg_namespace_aclcheck(get_func_namespace(fn), GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_SCHEMA, "skade");
+	if (pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, "load_table");
 }
 
 /* The quoted ETag of a table's metadata location in a snapshots mode. */

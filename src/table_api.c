@@ -242,6 +242,27 @@ table_metadata(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 	PG_RETURN_POINTER(json);
 }
 
+/*
+ * SkadeLoadTablePinned
+ *		skade.table_metadata() for C callers (the REST server): the checks
+ *		and errors of a load, the table's metadata location in *location and
+ *		its text (refs: the refs-only variant), pinned in the cache until the
+ *		end of the transaction on a hit.
+ */
+struct varlena *
+SkadeLoadTablePinned(const char *catalog, const char *ns, const char *name, bool refs,
+					 const char **location)
+{
+	StoreTable	t;
+
+	SkadeRequireShared();
+	check_table_ident(ns, name);
+	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
+		SkadeReportMissingTable(catalog, ns, name);
+	*location = SkadeRequireMetadataLocation(ns, name, &t);
+	return L0FetchJsonPinned(*location, refs);
+}
+
 /* 'all' | 'refs' | 'none' -> what to fetch from L0 (0: nothing) */
 int
 SkadeSnapshotsMode(const char *mode)
