@@ -88,7 +88,9 @@ FROM unnest(ARRAY['bad-syntax.metadata.json', 'bad-missing-location.metadata.jso
 SELECT loc, pg_temp.try_load(loc) AS result
 FROM unnest(ARRAY['/dev/zero', 'file:///etc/passwd', 's3://bucket/db/t/metadata/00001.metadata.json',
                   'gs://bucket/x.metadata.json', 'relative/path.metadata.json',
-                  E'file:///tmp/skade_regress/root/00003-v2.metadata.json\x01']) loc;
+                  E'file:///tmp/skade_regress/root/00003-v2.metadata.json\x01',
+                  -- the key of a derived cache entry (REST's gzip answer) is no location
+                  E'\x01rest-answer.gz\x01file:///tmp/skade_regress/root/00003-v2.metadata.json']) loc;
 -- a gzip bomb and an oversized file stop at skade.max_metadata_size
 SET skade.max_metadata_size = '1MB';
 SELECT pg_temp.try_load('file:///tmp/skade_regress/root/bomb.gz.metadata.json') AS bomb;

@@ -93,6 +93,21 @@ def test_403_reader_writes(proto_table, pg):
     assert pg_rows(pg) == before
 
 
+def test_403_role_without_grants_loads_nothing(proto_table, pg):
+    """A token of a role skade granted nothing: no load (plain, gzip, 304) and no existence."""
+    with pg.cursor() as cur:
+        cur.execute("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'rest_nogrant')"
+                    " THEN CREATE ROLE rest_nogrant LOGIN; END IF; END $$")
+    token = pg_query(pg, "SELECT skade.rest_create_token('rest_nogrant', '1 hour')")[0][0]
+    target = table_url("proto", "t")
+    etag = call("GET", target).headers["ETag"]
+    for headers in ({}, {"Accept-Encoding": "gzip"}, {"If-None-Match": etag}):
+        r = call("GET", target, token=token, headers=headers)
+        assert_error(r, 403, "ForbiddenException")
+        assert "metadata" not in r.text
+    assert call("GET", target + "?snapshots=refs", token=token).status_code == 403
+
+
 # ------------------------------------------------------------ 404 / 405 / 409 / 400 / 413
 
 def test_404_missing_namespace_table_and_route(proto_table):
@@ -446,6 +461,26 @@ def test_gzip_when_accepted(proto_table):
         assert r.status_code == 304 and r.content == b""
     r = call("GET", target, headers={"Accept-Encoding": "gzip;q=0"})
     assert r.status_code == 200 and "Content-Encoding" not in r.headers
+    r = call("GET", target, headers={"Accept-Encoding": "deflate, gzip;q=0.5"})
+    assert r.status_code == 200 and r.headers.get("Content-Encoding") == "gzip"
+
+    def gz(params=None):
+        r = requests.get(target, params=params, headers={**restenv.auth(), "Accept-Encoding": "gzip"},
+                         stream=True, timeout=30)
+        assert r.status_code == 200 and r.headers.get("Content-Encoding") == "gzip"
+        return r.raw.read(decode_content=False)
+
+    # the compressed answer is kept per metadata file and mode: the same bytes again, the
+    # refs answer its own, and a commit's new metadata never answered from the old one
+    assert gz() == raw
+    refs_plain = call("GET", target + "?snapshots=refs", headers={"Accept-Encoding": "identity"})
+    assert gzip.decompress(gz({"snapshots": "refs"})) == refs_plain.content
+    r = call("POST", target, body={"requirements": [], "updates": [
+        {"action": "set-properties", "updates": {"pad.after": "changed"}}]})
+    assert r.status_code == 200, r.text
+    after = gzip.decompress(gz())
+    assert after != plain.content and json.loads(after)["metadata"]["properties"]["pad.after"] == "changed"
+    assert after == call("GET", target, headers={"Accept-Encoding": "identity"}).content
 
 
 def test_idempotency_key_scoped_to_route_and_role(pg):
