@@ -13,16 +13,23 @@
  *     handled here": update_table goes on with its own engine, which then
  *     sees exactly the input this function saw.
  *   - Every case this path does not handle, and every case in which the
- *     PL/pgSQL engine would raise an error (a failed requirement, a
- *     malformed update, a duplicate snapshot id, a stale sequence number, a
+ *     PL/pgSQL engine would raise an error (a malformed requirement or
+ *     update, a duplicate snapshot id, a stale sequence number, a
  *     timestamp near or past a minute in the future, a snapshot log going
- *     back in time, ...), returns NULL before anything is written.  One
+ *     back in time, ...), returns NULL before anything is written.  The
+ *     exception is a well-formed requirement that fails (the loser of a
+ *     race, which holds the table's row lock meanwhile): it is raised here,
+ *     with the engine's SQLSTATE and message, checked in the engine's order
+ *     once every requirement has a shape this path knows, so no other
+ *     writer waits while the engine converts the whole base to jsonb.  One
  *     check of the engine is not repeated: that the base's default spec and
  *     sort order bind to its current schema (this path changes none of
- *     them; a base that fails it was written so by another client).  So errors keep their SQLSTATE and
- *     message by construction: the PL/pgSQL engine raises them.  Only the
- *     errors of writing the file and of the compare-and-swap are raised
- *     here, by the same C code write_table_metadata and commit_table run.
+ *     them; a base that fails it was written so by another client; the
+ *     engine checks it after the requirements).  So errors keep their
+ *     SQLSTATE and message: the PL/pgSQL engine raises them, except failed
+ *     requirements (above) and the errors of writing the file and of the
+ *     compare-and-swap, raised by the same C code write_table_metadata and
+ *     commit_table run.
  *   - Handled: format-version 2 tables; requirements other than
  *     assert-create; updates add-snapshot (at most one), set-snapshot-ref
  *     (main at most once), set-properties (without format-version) and
@@ -67,6 +74,7 @@
 #include "access/xact.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
+#include "common/string.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"
@@ -163,7 +171,9 @@ static const char *scan_elements(const char *p, const char *end, Member *m);
 static Member *member(FastCommit *fc, const char *key);
 static bool member_int(FastCommit *fc, const char *key, int64 *value);
 static bool check_requirements(FastCommit *fc, Jsonb *requirements);
-static bool check_ref_requirement(FastCommit *fc, JsonbContainer *r);
+static bool check_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
+static bool check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
+static void requirement_failed(const char *what) pg_attribute_noreturn();
 static bool apply_updates(FastCommit *fc, Jsonb *updates);
 static bool add_snapshot(FastCommit *fc, JsonbContainer *u);
 static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);
@@ -492,69 +502,95 @@ member_int(FastCommit *fc, const char *key, int64 *value)
 
 /* ---------------------------------------------------------------- requirements */
 
-/* All requirements hold against the base (false: let PL/pgSQL decide). */
+/*
+ * The requirements against the base, in two passes as the engine reads
+ * them: first every one must have a shape this path knows (false: PL/pgSQL
+ * decides, e.g. reports a malformed one), then each is checked in order
+ * and the first that fails is raised here, in the engine's words and
+ * SQLSTATE (40001): a loser of a race holds the row lock only this long.
+ */
 static bool
 check_requirements(FastCommit *fc, Jsonb *requirements)
 {
-	static const char *const ints[][3] = {
-		{"assert-current-schema-id", "current-schema-id", "current-schema-id"},
-		{"assert-last-assigned-field-id", "last-assigned-field-id", "last-column-id"},
-		{"assert-last-assigned-partition-id", "last-assigned-partition-id", "last-partition-id"},
-		{"assert-default-spec-id", "default-spec-id", "default-spec-id"},
-		{"assert-default-sort-order-id", "default-sort-order-id", "default-sort-order-id"},
-	};
 	int			n = JsonContainerSize(&requirements->root);
+	int			pass;
 	int			i;
 
-	for (i = 0; i < n; i++)
-	{
-		JsonbValue *e = getIthJsonbValueFromContainer(&requirements->root, i);
-		JsonbContainer *r;
-		char	   *type;
-		char	   *uuid;
-		int64		want;
-		int64		have;
-		int			k;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(&requirements->root, i);
 
-		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
-			return false;
-		r = e->val.binary.data;
-		if (!jstring(r, "type", &type))
-			return false;
-		if (pg_strcasecmp(type, "assert-table-uuid") == 0)
-		{
-			if (!jstring(r, "uuid", &uuid) ||
-				pg_strcasecmp(uuid, SkadeMetaStr(fc->base, fc->base->table_uuid)) != 0)
+			if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data) ||
+				!check_requirement(fc, e->val.binary.data, pass == 1))
 				return false;
-			continue;
 		}
-		if (pg_strcasecmp(type, "assert-ref-snapshot-id") == 0)
-		{
-			if (!check_ref_requirement(fc, r))
-				return false;
-			continue;
-		}
-		for (k = 0; k < lengthof(ints); k++)
-			if (pg_strcasecmp(type, ints[k][0]) == 0)
-				break;
-		/* assert-create, unknown kinds, a failed check: the engine's errors */
-		if (k == lengthof(ints) || jint(r, ints[k][1], &want) != J_INT ||
-			!member_int(fc, ints[k][2], &have) || want != have ||
-			want < PG_INT32_MIN || want > PG_INT32_MAX)
+	return true;
+}
+
+/*
+ * One requirement: false if its shape is not ours; with raise, a failed one
+ * is reported (the engine's messages, skade--1.4.sql update_table).
+ */
+static bool
+check_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
+{
+	static const char *const ints[][4] = {
+		{"assert-current-schema-id", "current-schema-id", "current-schema-id", "current schema changed"},
+		{"assert-last-assigned-field-id", "last-assigned-field-id", "last-column-id",
+		"last assigned field id changed"},
+		{"assert-last-assigned-partition-id", "last-assigned-partition-id", "last-partition-id",
+		"last assigned partition id changed"},
+		{"assert-default-spec-id", "default-spec-id", "default-spec-id", "default partition spec changed"},
+		{"assert-default-sort-order-id", "default-sort-order-id", "default-sort-order-id",
+		"default sort order changed"},
+	};
+	char	   *type;
+	char	   *uuid;
+	const char *have_uuid;
+	int64		want;
+	int64		have;
+	int			k;
+
+	if (!jstring(r, "type", &type))
+		return false;
+	if (pg_strcasecmp(type, "assert-table-uuid") == 0)
+	{
+		have_uuid = SkadeMetaStr(fc->base, fc->base->table_uuid);
+		/* (ASCII only: lower() and pg_strcasecmp agree there) */
+		if (!jstring(r, "uuid", &uuid) || !pg_is_ascii(uuid) || !pg_is_ascii(have_uuid))
 			return false;
+		if (raise && pg_strcasecmp(uuid, have_uuid) != 0)
+			requirement_failed(psprintf("UUID does not match: expected %s != %s", uuid, have_uuid));
+		return true;
 	}
+	if (pg_strcasecmp(type, "assert-ref-snapshot-id") == 0)
+		return check_ref_requirement(fc, r, raise);
+	for (k = 0; k < lengthof(ints); k++)
+		if (pg_strcasecmp(type, ints[k][0]) == 0)
+			break;
+	/* assert-create, unknown kinds, values the engine casts with an error */
+	if (k == lengthof(ints) || jint(r, ints[k][1], &want) != J_INT ||
+		!member_int(fc, ints[k][2], &have) ||
+		want < PG_INT32_MIN || want > PG_INT32_MAX || have < PG_INT32_MIN || have > PG_INT32_MAX)
+		return false;
+	if (raise && want != have)
+		requirement_failed(psprintf("%s: expected id " INT64_FORMAT " != " INT64_FORMAT,
+									ints[k][3], want, have));
 	return true;
 }
 
 /* assert-ref-snapshot-id: the ref is where the client saw it (or absent) */
 static bool
-check_ref_requirement(FastCommit *fc, JsonbContainer *r)
+check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
 {
 	char	   *ref;
+	char	   *type;
 	int64		want;
 	int64		have;
 	JInt		w;
 	JsonbContainer *cur;
+	JsonbValue	v;
 
 	if (!jstring(r, "ref", &ref))
 		return false;
@@ -563,12 +599,31 @@ check_ref_requirement(FastCommit *fc, JsonbContainer *r)
 		return false;
 	if (fc->refs == NULL || !jobject(&fc->refs->root, ref, &cur))
 	{
-		/* a missing ref must be expected missing (a non-object ref: PL/pgSQL) */
-		JsonbValue	v;
-
-		return w == J_ABSENT && (fc->refs == NULL || !jvalue(&fc->refs->root, ref, &v));
+		/* a ref that is there but no object: the engine's business */
+		if (fc->refs != NULL && jvalue(&fc->refs->root, ref, &v))
+			return false;
+		if (raise && w == J_INT)
+			requirement_failed(psprintf("branch or tag %s is missing, expected " INT64_FORMAT,
+										ref, want));
+		return true;
 	}
-	return w == J_INT && jint(cur, "snapshot-id", &have) == J_INT && have == want;
+	if (!jstring(cur, "type", &type) || jint(cur, "snapshot-id", &have) != J_INT)
+		return false;
+	if (raise && w == J_ABSENT)
+		requirement_failed(psprintf("%s %s was created concurrently", type, ref));
+	if (raise && have != want)
+		requirement_failed(psprintf("%s %s has changed: expected id " INT64_FORMAT " != " INT64_FORMAT,
+									type, ref, want, have));
+	return true;
+}
+
+/* Raise a failed requirement as update_table's engine does. */
+static void
+requirement_failed(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("Requirement failed: %s", what)));
 }
 
 /* ---------------------------------------------------------------- updates */
