@@ -70,6 +70,63 @@ ROLLBACK;
 SELECT skade.cache_reset();
 SELECT entries AS after_rollback FROM skade.cache_stats();
 
+-- load_table() in FROM hands out a pointer to the pinned text, not a copy: the
+-- value stays right wherever it goes, also where it outlives the pin
+SELECT format($$COPY (SELECT jsonb_build_object('format-version', 2, 'table-uuid', 'u-s%s',
+  'location', 'file:/wh/small', 'last-updated-ms', 1, 'last-sequence-number', 100,
+  'current-schema-id', 0, 'schemas', jsonb_build_array(jsonb_build_object('type', 'struct', 'schema-id', 0, 'fields', '[]'::jsonb)),
+  'current-snapshot-id', 100,
+  'snapshots', (SELECT jsonb_agg(jsonb_build_object('snapshot-id', i, 'sequence-number', i,
+      'timestamp-ms', 1700000000000 + i, 'manifest-list', 'file:/wh/small/metadata/snap-' || i || '-' || repeat('y', 500) || '.avro',
+      'summary', jsonb_build_object('operation', 'append', 'added-records', i::text)))
+    FROM generate_series(1, 100) i))::text)
+  TO '/tmp/skade_regress/root/small%s.metadata.json'$$, n, n)
+FROM generate_series(1, 6) n \gexec
+SELECT skade.register_table('cache', 'small' || n, 'file:///tmp/skade_regress/root/small' || n || '.metadata.json') > 0
+FROM generate_series(1, 6) n;
+SELECT skade.cache_reset();
+SELECT count(*) FROM generate_series(1, 6) n, skade.load_table('cache', 'small' || n);
+BEGIN;
+SELECT metadata::text = pg_read_file('/tmp/skade_regress/root/small1.metadata.json') AS identical
+FROM skade.load_table('cache', 'small1');
+SELECT skade.cache_reset();
+SELECT entries AS pinned_entries_kept FROM skade.cache_stats();
+SELECT (l).metadata::text = pg_read_file('/tmp/skade_regress/root/small1.metadata.json') AS whole_row
+FROM (SELECT l FROM skade.load_table('cache', 'small1') l) s;
+SELECT (row_to_json(l)->'metadata')::jsonb = metadata::jsonb AS as_row_value FROM skade.load_table('cache', 'small1') l;
+DECLARE held CURSOR WITH HOLD FOR SELECT metadata FROM skade.load_table('cache', 'small1');
+CREATE TEMP TABLE kept AS SELECT * FROM skade.load_table('cache', 'small1');
+COMMIT;
+-- the pin is gone: empty the cache and fill it with others, then read what was kept
+SELECT skade.cache_reset();
+SELECT count(*) FROM generate_series(1, 4) n, skade.load_table('cache', 'big' || n);
+FETCH ALL FROM held \gset
+SELECT :'metadata' = pg_read_file('/tmp/skade_regress/root/small1.metadata.json') AS held_cursor;
+CLOSE held;
+SELECT metadata::text = pg_read_file('/tmp/skade_regress/root/small1.metadata.json') AS stored_row FROM kept;
+DROP TABLE kept;
+-- a procedure's variable across COMMIT
+SELECT count(*) FROM skade.load_table('cache', 'small2');
+DO $$
+DECLARE
+	v json;
+BEGIN
+	SELECT metadata INTO v FROM skade.load_table('cache', 'small2');
+	COMMIT;
+	PERFORM skade.cache_reset();
+	PERFORM count(*) FROM generate_series(1, 4) n, skade.load_table('cache', 'big' || n);
+	RAISE NOTICE 'kept across commit: %', v::text = pg_read_file('/tmp/skade_regress/root/small2.metadata.json');
+END $$;
+-- one transaction pins at most a quarter of the cache this way; the rest is copied
+SELECT skade.cache_reset();
+SELECT count(*) FROM generate_series(1, 6) n, skade.load_table('cache', 'small' || n);
+BEGIN;
+SELECT bool_and(metadata::text = pg_read_file('/tmp/skade_regress/root/small' || n || '.metadata.json')) AS all_identical
+FROM generate_series(1, 6) n, skade.load_table('cache', 'small' || n);
+SELECT skade.cache_reset();
+SELECT entries BETWEEN 1 AND 5 AS some_pinned, bytes <= capacity / 4 AS at_most_a_quarter FROM skade.cache_stats();
+COMMIT;
+
 -- reset empties it and zeroes the counters
 SELECT skade.cache_reset();
 SELECT hits, misses, coalesced_waits, evictions, entries, bytes FROM skade.cache_stats();

@@ -39,7 +39,9 @@
  * caller is done (SkadeBlobCacheRelease, e.g. after one manifest of a
  * files() call) or else at the end of its transaction (commit, abort,
  * prepare) or at backend exit, so an ERROR or cancel never leaves one
- * behind; eviction and reset skip pinned entries.
+ * behind; eviction and reset skip pinned entries.  Each backend counts the
+ * bytes it holds pinned per instance, so a caller can bound them
+ * (SkadeBlobCachePinIfCached's budget).
  *
  * Coalescing: the first backend to miss inserts a FILLING entry and runs
  * the loader without any lock; others that miss on the same location wait
@@ -115,8 +117,10 @@ typedef struct BlobShared
 /* a pin this backend holds: the entry and the blob address it handed out */
 typedef struct PinnedBlob
 {
+	SkadeBlobCache *cache;
 	BlobEntry  *entry;
 	const void *blob;
+	Size		size;
 } PinnedBlob;
 
 struct SkadeBlobCache
@@ -128,6 +132,7 @@ struct SkadeBlobCache
 	void	   *area_space;
 	dsa_area   *area;			/* this backend's attachment */
 	uint64		pending_fill;	/* key of a FILLING entry this backend owns */
+	Size		pinned_bytes;	/* blob bytes this backend holds pinned */
 };
 
 /* ---- Local variables ---- */
@@ -156,7 +161,7 @@ static void remove_entry(SkadeBlobCache *c, BlobEntry *entry);
 static void abandon_fill(SkadeBlobCache *c);
 static void abandon_fills_at_exit(int code, Datum arg);
 static bool evict_one(SkadeBlobCache *c);
-static void pin_entry(BlobEntry *entry, const void *blob);
+static void pin_entry(SkadeBlobCache *c, BlobEntry *entry, const void *blob);
 static void release_pins(void);
 static void xact_callback(XactEvent event, void *arg);
 
@@ -331,10 +336,12 @@ SkadeBlobCacheGet(SkadeBlobCache *c, const char *location, SkadeBlobLoader loade
 /*
  * SkadeBlobCachePinIfCached
  *		Like SkadeBlobCacheGet on an admitted hit; NULL (and nothing loaded)
- *		otherwise.
+ *		otherwise, and also when pinning it would take the bytes this
+ *		backend holds pinned in c over budget (0: no limit), so that a long
+ *		transaction cannot keep much of the cache from eviction.
  */
 const void *
-SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size *size)
+SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size budget, Size *size)
 {
 	BlobEntry  *entry;
 	const void *blob;
@@ -344,15 +351,24 @@ SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size *size)
 	attach(c);
 	LWLockAcquire(&c->shared->lock, LW_SHARED);
 	blob = find_ready(c, location_key(location), location, &entry);
+	if (blob && budget > 0 && c->pinned_bytes + entry->size > budget)
+		blob = NULL;
 	if (blob)
 	{
-		pin_entry(entry, blob);
+		pin_entry(c, entry, blob);
 		*size = entry->size;
 	}
 	LWLockRelease(&c->shared->lock);
 	if (blob)
 		pg_atomic_fetch_add_u64(&c->shared->hits, 1);
 	return blob;
+}
+
+/* The bytes of c's area (its capacity). */
+Size
+SkadeBlobCacheCapacity(SkadeBlobCache *c)
+{
+	return c ? c->shared->capacity : 0;
 }
 
 /*
@@ -398,6 +414,7 @@ SkadeBlobCacheRelease(const void *blob)
 		if (p->blob == blob)
 		{
 			pg_atomic_fetch_sub_u32(&p->entry->pins, 1);
+			p->cache->pinned_bytes -= p->size;
 			pinned = foreach_delete_current(pinned, lc);
 			pfree(p);
 			return;
@@ -428,16 +445,19 @@ SkadeBlobCachePinnedOrigin(const void *blob)
 
 /* pin an entry until the end of the transaction (caller holds the lock) */
 static void
-pin_entry(BlobEntry *entry, const void *blob)
+pin_entry(SkadeBlobCache *c, BlobEntry *entry, const void *blob)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
 	PinnedBlob *p = palloc(sizeof(PinnedBlob));
 
+	p->cache = c;
 	p->entry = entry;
 	p->blob = blob;
+	p->size = entry->size;
 	/* remember the pin first: an ERROR in lappend must not leak it */
 	pinned = lappend(pinned, p);
 	pg_atomic_fetch_add_u32(&entry->pins, 1);
+	c->pinned_bytes += p->size;
 	MemoryContextSwitchTo(old);
 }
 
@@ -447,8 +467,12 @@ release_pins(void)
 {
 	ListCell   *lc;
 
+	int			i;
+
 	foreach(lc, pinned)
 		pg_atomic_fetch_sub_u32(&((PinnedBlob *) lfirst(lc))->entry->pins, 1);
+	for (i = 0; i < ncaches; i++)
+		caches[i]->pinned_bytes = 0;
 	list_free_deep(pinned);
 	pinned = NIL;
 }
@@ -492,7 +516,7 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 			{
 				*size = entry->size;
 				if (pin)
-					pin_entry(entry, hit);
+					pin_entry(c, entry, hit);
 				else
 					visitor(hit, entry->size, varg);
 			}

@@ -52,7 +52,8 @@ extern const void *SkadeBlobCacheGet(SkadeBlobCache *c, const char *location,
 extern void SkadeBlobCacheRelease(const void *blob);
 extern const char *SkadeBlobCachePinnedOrigin(const void *blob);
 extern const void *SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location,
-											 Size *size);
+											 Size budget, Size *size);
+extern Size SkadeBlobCacheCapacity(SkadeBlobCache *c);
 extern void SkadeBlobCacheStatsGet(SkadeBlobCache *c, SkadeBlobCacheStats *stats);
 extern void SkadeBlobCacheReset(SkadeBlobCache *c);
 

@@ -15,7 +15,10 @@
  * Readers copy out what they asked for under the cache's shared lock and
  * hold nothing afterwards, except skade.table_metadata(), which pins the
  * entry and returns a datum pointing into the cache (no copy of a
- * multi-megabyte text) until the end of its transaction.
+ * multi-megabyte text) until the end of its transaction, and
+ * skade.load_table(), whose row carries an indirect TOAST pointer to the
+ * pinned text (valid as long as the pin: PostgreSQL detoasts such values
+ * before anything keeps them past the transaction).
  *
  * Derived entries: a blob computed from one metadata text alone (the REST
  * server's gzip-compressed loadTable answer) is cached beside it under the
@@ -32,6 +35,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -202,13 +206,42 @@ L0FetchJsonPinned(const char *location, bool refs)
 	L0Result	r;
 
 	SkadeRefuseControlChars(location);
-	meta = SkadeBlobCachePinIfCached(l0, location, &size);
+	meta = SkadeBlobCachePinIfCached(l0, location, 0, &size);
 	if (meta)
 		return (struct varlena *) (((const char *) meta) +
 								   (refs ? meta->refs_json_off : meta->json_off));
 	/* a miss: fill (and copy this once) */
 	L0Fetch(location, refs ? L0_WANT_REFS_JSON : L0_WANT_JSON, &r);
 	return r.json;
+}
+
+/*
+ * L0FetchJsonIndirect
+ *		The metadata text (or refs variant) of location as an indirect TOAST
+ *		pointer (VARTAG_INDIRECT) to the cache entry, pinned until the end
+ *		of the current transaction, so that a row can carry it without a
+ *		copy; NULL on a miss, and when this backend's pins would then hold
+ *		over a quarter of the cache (a transaction loading many tables must
+ *		not keep the cache from evicting: it gets copies instead).
+ */
+struct varlena *
+L0FetchJsonIndirect(const char *location, bool refs)
+{
+	Size		size;
+	const SkadeMeta *meta;
+	struct varatt_indirect redirect;
+	struct varlena *ptr;
+
+	SkadeRefuseControlChars(location);
+	meta = SkadeBlobCachePinIfCached(l0, location, SkadeBlobCacheCapacity(l0) / 4, &size);
+	if (meta == NULL)
+		return NULL;
+	redirect.pointer = (struct varlena *) (((const char *) meta) +
+										   (refs ? meta->refs_json_off : meta->json_off));
+	ptr = palloc(INDIRECT_POINTER_SIZE);
+	SET_VARTAG_EXTERNAL(ptr, VARTAG_INDIRECT);
+	memcpy(VARDATA_EXTERNAL(ptr), &redirect, sizeof(redirect));
+	return ptr;
 }
 
 /*
@@ -227,7 +260,7 @@ L0FetchDerivedPinned(const char *location, bool refs, const char *tag,
 	DerivedLoad d;
 
 	SkadeRefuseControlChars(location);
-	meta = SkadeBlobCachePinIfCached(l0, location, &msize);
+	meta = SkadeBlobCachePinIfCached(l0, location, 0, &msize);
 	if (meta == NULL)
 		/* first read (it fills the cache) or not cacheable: build uncached */
 		return derive(L0FetchJsonPinned(location, refs), arg, size);

@@ -36,6 +36,7 @@ extern void L0Seed(const char *location, SkadeMeta *meta, const char *real_path)
 typedef void (*L0SummaryVisitor) (const SkadeMeta *meta, void *arg);
 
 extern struct varlena *L0FetchJsonPinned(const char *location, bool refs);
+extern struct varlena *L0FetchJsonIndirect(const char *location, bool refs);
 extern void L0VisitSummary(const char *location, L0SummaryVisitor visitor, void *arg);
 /* builds a palloc'd blob of *size bytes from a metadata text */
 typedef void *(*L0Deriver) (const struct varlena *json, void *arg, Size *size);

@@ -195,7 +195,7 @@ bool
 ManifestIsCached(const char *path)
 {
 	Size		size;
-	const void *m = SkadeBlobCachePinIfCached(manifest_cache, path, &size);
+	const void *m = SkadeBlobCachePinIfCached(manifest_cache, path, 0, &size);
 
 	if (m == NULL)
 		return false;

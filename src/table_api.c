@@ -158,6 +158,14 @@ insert_table(FunctionCallInfo fcinfo, const char *op)
  * snapshots that branches and tags point at) or 'none' (pointers only, no
  * file access).  Warm, this touches neither the planner nor the heap: the
  * pointer comes from the L1 mirror and the metadata from the L0 cache.
+ * Called in FROM, the row's metadata is an in-memory (indirect) TOAST
+ * pointer to the cache entry, pinned until the end of the transaction
+ * (l0_cache.c), so forming, materialising and spilling the row copy a few
+ * bytes, not the text: PostgreSQL detoasts it where it is used, and
+ * wherever a value must outlive the transaction (a holdable cursor, a
+ * procedure's variable across COMMIT, a stored row) or become part of a
+ * composite value (a whole-row reference) it detoasts it first.  Called
+ * elsewhere, the row is a composite datum and holds the text inline.
  * Version 1.0 of the SQL took (namespace, name, catalog, snapshots).
  */
 Datum
@@ -182,6 +190,9 @@ load_table(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 	StoreTable	t;
 	TupleDesc	tupdesc;
 	LoadResult	result;
+	struct varlena *json;
+	/* called by a FROM clause's function scan (ExecMakeTableFunctionResult)? */
+	bool		in_from = fcinfo->resultinfo && IsA(fcinfo->resultinfo, ReturnSetInfo);
 
 	SkadeTableArgs(fcinfo, catalog_arg, &catalog, &ns, &name, &t);
 
@@ -198,9 +209,24 @@ load_table(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 	if (result.nulls[2])
 		form_load_result(NULL, &result);
 	else
-		/* the metadata goes straight from the cache into the result tuple */
-		L0FetchJson(t.metadata_location, want == L0_WANT_REFS_JSON,
-					form_load_result, &result);
+	{
+		/*
+		 * In FROM, the row may hold a pointer to the pinned text: a function
+		 * scan stores the row in its tuplestore as it is and hands out its
+		 * columns, which may be TOAST pointers like any table's.  A row
+		 * returned as a composite datum must hold its values inline.
+		 */
+		if (in_from &&
+			(json = L0FetchJsonIndirect(t.metadata_location, want == L0_WANT_REFS_JSON)))
+			form_load_result(json, &result);
+		else
+			/* the text goes straight from the cache into the result tuple */
+			L0FetchJson(t.metadata_location, want == L0_WANT_REFS_JSON,
+						form_load_result, &result);
+	}
+	if (in_from)
+		/* heap_form_tuple made it a datum already; nothing to inline */
+		PG_RETURN_DATUM(PointerGetDatum(result.tuple->t_data));
 	PG_RETURN_DATUM(HeapTupleGetDatum(result.tuple));
 }
 
