@@ -3,7 +3,7 @@
  * view_api.c
  *	  Iceberg view metadata files: read the current one of a view, write a
  *	  new one (the view logic itself is SQL: skade.create_view,
- *	  skade.update_view in skade--1.4.sql).
+ *	  skade.update_view in skade--1.5.sql).
  *
  * Invariants
  *   - A view is a row of public.iceberg_tables with iceberg_type 'VIEW', as

@@ -1,4 +1,4 @@
-/* skade--1.4.sql */
+/* skade--1.5.sql */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION skade" to load this file. \quit
