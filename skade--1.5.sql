@@ -2126,6 +2126,13 @@ CREATE FUNCTION skade.write_view_metadata(location text, metadata jsonb,
 	RETURNS text AS 'MODULE_PATHNAME', 'skade_write_view_metadata' LANGUAGE C;
 
 -- list_views: the views of a namespace
+-- view_pointer: the one change of a view's row each view function makes,
+-- logged as an API change (view_api.c): op create/register (a: location),
+-- commit (a -> b), rename (to namespace a, name b) or drop; rows changed
+CREATE FUNCTION skade.view_pointer(op text, namespace text, name text, catalog text,
+								   a text DEFAULT NULL, b text DEFAULT NULL) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'skade_view_pointer' LANGUAGE C;
+
 CREATE FUNCTION skade.list_views(namespace text, catalog text DEFAULT NULL) RETURNS SETOF text
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $lv$
 BEGIN
@@ -2359,9 +2366,7 @@ BEGIN
 	file := coalesce(rtrim(m->'properties'->>'write.metadata.path', '/'), (m->>'location') || '/metadata')
 		|| '/00000-' || gen_random_uuid()::text || '.metadata.json';
 	PERFORM skade.write_view_metadata(file, m, namespace, cat);
-	INSERT INTO public.iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,
-									   previous_metadata_location, iceberg_type)
-	VALUES (cat, namespace, name, file, NULL, 'VIEW');
+	PERFORM skade.view_pointer('create', namespace, name, cat, file);
 	RETURN file;
 END
 $cv$;
@@ -2421,9 +2426,7 @@ BEGIN
 		|| '/' || lpad(version::text, greatest(5, length(version::text)), '0')
 		|| '-' || gen_random_uuid()::text || '.metadata.json';
 	PERFORM skade.write_view_metadata(file, m, namespace, cat);
-	UPDATE public.iceberg_tables t SET metadata_location = file, previous_metadata_location = base_location
-	 WHERE t.catalog_name = cat AND t.table_namespace = namespace
-	   AND t.table_name = name AND t.metadata_location = base_location;
+	PERFORM skade.view_pointer('commit', namespace, name, cat, base_location, file);
 	RETURN file;
 END
 $uv$;
@@ -2449,9 +2452,7 @@ BEGIN
 			  WHERE t.catalog_name = cat AND t.table_namespace = namespace AND t.table_name = name),
 			namespace, name USING ERRCODE = 'unique_violation';
 	END IF;
-	INSERT INTO public.iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,
-									   previous_metadata_location, iceberg_type)
-	VALUES (cat, namespace, name, metadata_location, NULL, 'VIEW');
+	PERFORM skade.view_pointer('register', namespace, name, cat, metadata_location);
 	-- readable view metadata, or nothing registered
 	IF jsonb_typeof(skade.view_metadata(namespace, name, cat)::jsonb->'view-uuid') IS DISTINCT FROM 'string' THEN
 		RAISE EXCEPTION '"%" is not Iceberg view metadata', metadata_location USING ERRCODE = 'invalid_parameter_value';
@@ -2466,11 +2467,7 @@ BEGIN
 	IF namespace IS NULL OR name IS NULL THEN
 		RAISE EXCEPTION 'namespace and name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
 	END IF;
-	DELETE FROM public.iceberg_tables t
-	 WHERE t.catalog_name = coalesce(catalog, current_setting('skade.catalog'))
-	   AND t.table_namespace = namespace AND t.table_name = name
-	   AND t.iceberg_type = 'VIEW';
-	IF NOT FOUND THEN
+	IF skade.view_pointer('drop', namespace, name, coalesce(catalog, current_setting('skade.catalog'))) = 0 THEN
 		RAISE EXCEPTION 'view "%.%" does not exist', namespace, name USING ERRCODE = 'undefined_table';
 	END IF;
 END
@@ -2501,9 +2498,7 @@ BEGIN
 			  WHERE t.catalog_name = cat AND t.table_namespace = new_namespace AND t.table_name = new_name),
 			new_namespace, new_name USING ERRCODE = 'unique_violation';
 	END IF;
-	UPDATE public.iceberg_tables t SET table_namespace = new_namespace, table_name = new_name
-	 WHERE t.catalog_name = cat AND t.table_namespace = namespace
-	   AND t.table_name = name AND t.iceberg_type = 'VIEW';
+	PERFORM skade.view_pointer('rename', namespace, name, cat, new_namespace, new_name);
 END
 $rv$;
 
@@ -2776,6 +2771,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.drop_view(text, text, text),
 	skade.rename_view(text, text, text, text, text),
 	skade.register_view(text, text, text, text),
+	skade.view_pointer(text, text, text, text, text, text),
 	skade.json_int(jsonb, text),
 	skade.source_type(jsonb, integer),
 	skade.bind_error(jsonb, jsonb, boolean)

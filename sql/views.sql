@@ -47,7 +47,7 @@ SELECT pg_temp.masked(skade.update_view('vw', 'v', '[]', '[{"action": "set-curre
 SELECT m->'current-version-id' AS current, jsonb_path_query_array(m, '$.versions[*]."version-id"') AS versions,
        jsonb_path_query_array(m, '$."version-log"[*]."version-id"') AS log, m->'properties' AS props
 FROM (SELECT skade.view_metadata('vw', 'v')::jsonb m) x;
-SELECT op, pg_temp.masked(metadata_location) AS file FROM skade.commit_log WHERE table_name = 'v' ORDER BY seq;
+SELECT op, source, pg_temp.masked(metadata_location) AS file FROM skade.commit_log WHERE table_name = 'v' ORDER BY seq;
 
 -- requirements and bad updates
 SELECT pg_temp.err($$SELECT skade.update_view('vw', 'v', '[{"type": "assert-view-uuid", "uuid": "00000000-0000-0000-0000-000000000000"}]', '[]')$$) AS stale_uuid;
@@ -76,5 +76,15 @@ SELECT pg_temp.err($$SELECT skade.rename_view('vw', 'v', 'vw', 'v3')$$) AS gone;
 SELECT * FROM skade.list_views('vw');
 SELECT skade.drop_view('vw', 'v2');
 SELECT pg_temp.err($$SELECT skade.drop_view('vw', 'v2')$$) AS dropped_twice;
-SELECT op, table_namespace, table_name FROM skade.commit_log WHERE table_name IN ('v', 'v2') ORDER BY seq DESC LIMIT 2;
+SELECT op, source, table_namespace, table_name FROM skade.commit_log WHERE table_name IN ('v', 'v2') ORDER BY seq DESC LIMIT 2;
+-- view_pointer, the view functions' one change of a row, reaches views only
+SELECT skade.create_table('vw', 'tbl', '{"fields": []}') IS NOT NULL AS table_made;
+SELECT skade.view_pointer('drop', 'vw', 'tbl', NULL) AS dropped,
+       skade.view_pointer('rename', 'vw', 'tbl', NULL, 'vw', 'tbl2') AS moved,
+       skade.view_pointer('commit', 'vw', 'tbl', NULL,
+                          (SELECT metadata_location FROM skade.load_table('vw', 'tbl', 'none')), '/elsewhere') AS swapped,
+       skade.table_exists('vw', 'tbl') AS table_intact;
+SELECT pg_temp.err($$SELECT skade.view_pointer('truncate', 'vw', 'tbl', NULL)$$) AS unknown_change;
+SELECT pg_temp.err($$SELECT skade.view_pointer('commit', 'vw', 'tbl', NULL, '/a')$$) AS half_a_swap;
+SELECT skade.drop_table('vw', 'tbl') IS NOT NULL AS table_dropped;
 SELECT skade.drop_namespace('vw');

@@ -63,6 +63,10 @@ typedef enum StoreQueryId
 	Q_CAS_TABLE,
 	Q_RENAME_TABLE,
 	Q_DELETE_TABLE,
+	Q_INSERT_VIEW,
+	Q_CAS_VIEW,
+	Q_RENAME_VIEW,
+	Q_DELETE_VIEW,
 	Q_COUNT
 } StoreQueryId;
 
@@ -75,6 +79,7 @@ typedef struct StoreQuery
 
 #define T TEXTOID
 #define TABLE_FILTER " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)"
+#define VIEW_FILTER " AND iceberg_type = 'VIEW'"
 /* $lo/$hi bound the namespaces that start with "X." : ["X.", "X/") */
 #define NS_OR_CHILD(col, eq, lo, hi) \
 	" (" col " = " eq " OR (" col " ~>=~ " lo " AND " col " ~<~ " hi "))"
@@ -172,6 +177,28 @@ static const StoreQuery store_queries[Q_COUNT] = {
 		"DELETE FROM public.iceberg_tables"
 		" WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3"
 		TABLE_FILTER " RETURNING metadata_location::text",
+		3, {T, T, T}},
+	/* views: StoreChangeView's four changes, in StoreViewChange's order */
+	[Q_INSERT_VIEW] = {
+		"INSERT INTO public.iceberg_tables (catalog_name, table_namespace, table_name,"
+		" metadata_location, previous_metadata_location, iceberg_type)"
+		" VALUES ($1, $2, $3, $4, NULL, 'VIEW')",
+		4, {T, T, T, T}},
+	[Q_CAS_VIEW] = {
+		"UPDATE public.iceberg_tables"
+		" SET metadata_location = $5, previous_metadata_location = metadata_location"
+		" WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3"
+		" AND metadata_location = $4" VIEW_FILTER,
+		5, {T, T, T, T, T}},
+	[Q_RENAME_VIEW] = {
+		"UPDATE public.iceberg_tables SET table_namespace = $4, table_name = $5"
+		" WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3"
+		VIEW_FILTER,
+		5, {T, T, T, T, T}},
+	[Q_DELETE_VIEW] = {
+		"DELETE FROM public.iceberg_tables"
+		" WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3"
+		VIEW_FILTER,
 		3, {T, T, T}},
 };
 
@@ -474,6 +501,30 @@ StoreDeleteTable(const char *catalog, const char *ns, const char *name,
 	*location = deleted ? store_text_result(0, 1) : NULL;
 	SPI_finish();
 	return deleted;
+}
+
+/*
+ * StoreChangeView
+ *		One change of a view's row: insert it (a: its metadata location; a
+ *		duplicate raises 23505), swap its location from a to b, move it to
+ *		namespace a and name b, or delete it.  Returns the rows changed (0:
+ *		no such view, or the swap lost a race).
+ */
+uint64
+StoreChangeView(StoreViewChange change, const char *catalog, const char *ns,
+				const char *name, const char *a, const char *b)
+{
+	static const StoreQueryId ids[] = {Q_INSERT_VIEW, Q_CAS_VIEW, Q_RENAME_VIEW, Q_DELETE_VIEW};
+	Datum		args[5] = {CStringGetTextDatum(catalog), CStringGetTextDatum(ns),
+		CStringGetTextDatum(name), a ? CStringGetTextDatum(a) : (Datum) 0,
+	b ? CStringGetTextDatum(b) : (Datum) 0};
+	uint64		changed;
+
+	store_connect();
+	store_exec(ids[change], args, false);
+	changed = SPI_processed;
+	SPI_finish();
+	return changed;
 }
 
 /* ---------------------------------------------------------------- helpers */

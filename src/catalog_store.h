@@ -51,6 +51,17 @@ extern bool StoreCasTable(const char *catalog, const char *ns, const char *name,
 						  const char *expected, const char *location);
 extern bool StoreRenameTable(const char *catalog, const char *ns, const char *name,
 							 const char *new_ns, const char *new_name);
+/* StoreChangeView's changes */
+typedef enum StoreViewChange
+{
+	STORE_VIEW_INSERT,
+	STORE_VIEW_SWAP,
+	STORE_VIEW_MOVE,
+	STORE_VIEW_DELETE
+} StoreViewChange;
+
+extern uint64 StoreChangeView(StoreViewChange change, const char *catalog, const char *ns,
+							  const char *name, const char *a, const char *b);
 extern bool StoreDeleteTable(const char *catalog, const char *ns, const char *name,
 							 char **location);
 

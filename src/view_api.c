@@ -2,8 +2,9 @@
  *
  * view_api.c
  *	  Iceberg view metadata files: read the current one of a view, write a
- *	  new one (the view logic itself is SQL: skade.create_view,
- *	  skade.update_view in skade--1.5.sql).
+ *	  new one; and the changes of a view's row, logged as API changes (the
+ *	  view logic itself is SQL: skade.create_view, skade.update_view, ... in
+ *	  skade--1.5.sql).
  *
  * Invariants
  *   - A view is a row of public.iceberg_tables with iceberg_type 'VIEW', as
@@ -17,6 +18,11 @@
  *     location and a non-empty versions array (skade's own output, checked).
  *   - Reads and writes run as the caller: EXECUTE on these functions and
  *     the privileges on public.iceberg_tables decide who may.
+ *   - skade.view_pointer() makes each change of a view's row (insert, swap,
+ *     move, delete: catalog_store.c, on rows with iceberg_type 'VIEW' only)
+ *     between SkadeOpBegin and SkadeOpEnd, so the commit log records it as
+ *     the API change it is (source 'api', op create/register/commit/
+ *     rename/drop), as it records skade's table functions.
  *
  * IDENTIFICATION
  *	  src/view_api.c
@@ -34,6 +40,7 @@
 
 #include "api.h"
 #include "catalog_store.h"
+#include "commit_log.h"
 #include "file_access.h"
 #include "file_create.h"
 #include "guc.h"
@@ -46,6 +53,7 @@
 
 PG_FUNCTION_INFO_V1(skade_view_metadata);
 PG_FUNCTION_INFO_V1(skade_write_view_metadata);
+PG_FUNCTION_INFO_V1(skade_view_pointer);
 
 static bool view_shaped(Jsonb *j);
 
@@ -155,4 +163,62 @@ view_shaped(Jsonb *j)
 		return false;
 #undef FIELD
 	return true;
+}
+
+/*
+ * skade.view_pointer(op, namespace, name, catalog, a, b) -> rows changed
+ *
+ * op 'create' or 'register': insert the view's row (a: its metadata
+ * location); 'commit': swap its location from a to b; 'rename': move it to
+ * namespace a, name b; 'drop': delete it.  0 rows: no such view, or a lost
+ * swap.  The skade view functions' only way to change a view's row.
+ */
+Datum
+skade_view_pointer(PG_FUNCTION_ARGS)
+{
+	static const struct
+	{
+		const char *op;
+		StoreViewChange change;
+		int			nargs;		/* of a, b */
+	}			ops[] = {
+		{SKADE_OP_CREATE, STORE_VIEW_INSERT, 1},
+		{SKADE_OP_REGISTER, STORE_VIEW_INSERT, 1},
+		{SKADE_OP_COMMIT, STORE_VIEW_SWAP, 2},
+		{SKADE_OP_RENAME, STORE_VIEW_MOVE, 2},
+		{SKADE_OP_DROP, STORE_VIEW_DELETE, 0},
+	};
+	char	   *op = SkadeTextArg(fcinfo, 0, "op");
+	char	   *ns = SkadeTextArg(fcinfo, 1, "namespace");
+	char	   *name = SkadeTextArg(fcinfo, 2, "name");
+	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3));
+	char	   *a = SkadeOptTextArg(fcinfo, 4);
+	char	   *b = SkadeOptTextArg(fcinfo, 5);
+	uint64		changed = 0;
+	int			k;
+
+	for (k = 0; k < lengthof(ops); k++)
+		if (strcmp(op, ops[k].op) == 0)
+			break;
+	if (k == lengthof(ops))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown view change \"%s\"", op),
+				 errhint("The changes are create, register, commit, rename and drop.")));
+	if ((ops[k].nargs >= 1 && a == NULL) || (ops[k].nargs == 2 && b == NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("view change \"%s\" needs %d non-null arguments after the catalog",
+						op, ops[k].nargs)));
+	SkadeOpBegin(ops[k].op);
+	PG_TRY();
+	{
+		changed = StoreChangeView(ops[k].change, catalog, ns, name, a, b);
+	}
+	PG_FINALLY();
+	{
+		SkadeOpEnd();
+	}
+	PG_END_TRY();
+	PG_RETURN_INT64((int64) changed);
 }

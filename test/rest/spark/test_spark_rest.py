@@ -190,14 +190,13 @@ def test_lifecycle(spark, skade):
 
     # an Iceberg view through the REST view routes
     spark.sql(f"CREATE VIEW {V} AS SELECT cat, count(*) AS n FROM {T} GROUP BY cat")
-    # (source: a skade bug, test_view_commit_log_source)
-    skade.log(("create", "per_cat"), source=None)
+    skade.log(("create", "per_cat"))
     assert skade.pointer("per_cat")[1] == "VIEW"
     assert sorted(tuple(r) for r in spark.sql(f"SELECT * FROM {V}").collect()) == [("a", 2), ("b", 1), ("c", 1)]
     assert "per_cat" in [r.viewName for r in spark.sql(f"SHOW VIEWS IN rest.{NS}").collect()]
 
     spark.sql(f"DROP VIEW {V}")
-    skade.log(("drop", "per_cat"), source=None)
+    skade.log(("drop", "per_cat"))
     spark.sql(f"DROP TABLE {T} PURGE")
     skade.log(("drop", "orders"))
     assert skade.pointer("orders") is None and skade.pointer("per_cat") is None
@@ -205,9 +204,6 @@ def test_lifecycle(spark, skade):
     assert NS not in [r[0] for r in spark.sql("SHOW NAMESPACES IN rest").collect()]
 
 
-@pytest.mark.xfail(strict=True, reason="skade bug: views created, replaced or dropped through"
-                   " REST are logged with source 'sql' (skade.create_view / drop_view are plpgsql"
-                   " writing iceberg_tables without SkadeOpBegin)")
 def test_view_commit_log_source(spark, skade):
     """CREATE VIEW / CREATE OR REPLACE VIEW / DROP VIEW through the REST view routes: each
     commit-log row has source 'api', as for tables."""
