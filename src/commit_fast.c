@@ -1061,20 +1061,18 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 			appendStringInfo(out, "%s%s", first ? "" : ", ", fc->added_text);
 		appendStringInfoChar(out, ']');
 	}
-	else if (strcmp(key, "snapshot-log") == 0 && (fc->main_set || refs_only))
+	else if (strcmp(key, "snapshot-log") == 0 && fc->main_set)
 	{
-		const SkadeMetaLogEntry *l = SkadeMetaLog(fc->base);
-
+		/* (whole in the refs variant too) */
 		appendStringInfoChar(out, '[');
 		for (i = 0; m && i < m->nelems; i++)
-			if (!refs_only || keeps(fc, l[i].snapshot_id))
-			{
-				if (!first)
-					appendStringInfoString(out, ", ");
-				appendBinaryStringInfo(out, m->elems[i].p, m->elems[i].len);
-				first = false;
-			}
-		if (fc->main_set && (!refs_only || keeps(fc, fc->current)))
+		{
+			if (!first)
+				appendStringInfoString(out, ", ");
+			appendBinaryStringInfo(out, m->elems[i].p, m->elems[i].len);
+			first = false;
+		}
+		if (fc->main_set)
 			appendStringInfo(out, "%s{\"timestamp-ms\": " INT64_FORMAT ", \"snapshot-id\": " INT64_FORMAT "}",
 							 first ? "" : ", ", fc->log_ts, fc->current);
 		appendStringInfoChar(out, ']');

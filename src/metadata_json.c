@@ -329,7 +329,11 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 		refarr[0].min_snapshots_to_keep = -1;
 	}
 
-	/* the refs variant: only snapshots a ref points at, log trimmed to them */
+	/*
+	 * the refs variant: only snapshots a ref points at; the snapshot log
+	 * stays whole, as Java's suppressHistoricalSnapshots() keeps it (a
+	 * client's history() reads it; snapshots load lazily)
+	 */
 	keep = palloc(sizeof(int64) * (hdr.nrefs + 1));
 	for (i = 0; i < hdr.nrefs; i++)
 		if (!id_in(refarr[i].snapshot_id, keep, nkeep))
@@ -337,21 +341,11 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 	if ((size_t) nkeep < hdr.nsnapshots)
 	{
 		json_t	   *kept = json_array();
-		json_t	   *kept_log = json_array();
 
 		for (i = 0; i < hdr.nsnapshots; i++)
 			if (id_in(snapshots[i].snapshot_id, keep, nkeep))
 				json_array_append(kept, json_array_get(snaps, i));
 		json_object_set_new(root, "snapshots", kept);
-		if (log)
-		{
-			for (i = 0; i < hdr.nlog; i++)
-				if (id_in(entries[i].snapshot_id, keep, nkeep))
-					json_array_append(kept_log, json_array_get(log, i));
-			json_object_set_new(root, "snapshot-log", kept_log);
-		}
-		else
-			json_decref(kept_log);
 		refs_text = json_dumps(root, JSON_COMPACT);
 		if (refs_text == NULL)
 			elog(ERROR, "could not serialize the refs variant of \"%s\"", location);
