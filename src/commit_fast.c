@@ -999,8 +999,8 @@ new_location(FastCommit *fc)
 
 /*
  * The new document (refs_only: its refs-only variant, as metadata_json.c
- * makes it: only the snapshots a ref names, the snapshot log trimmed to
- * them): the base's members in order, changed ones replaced, new ones last.
+ * makes it: only the snapshots a ref names, the snapshot log whole): the
+ * base's members in order, changed ones replaced, new ones last.
  */
 static void
 emit_document(FastCommit *fc, StringInfo out, bool refs_only)

@@ -10,7 +10,7 @@
  * timestamp, operation, manifest list, summary), snapshot log, refs, and
  * last-updated; plus the file's own text and a "refs" variant of it that
  * keeps only the snapshots that a branch or tag points at (Iceberg's
- * suppressHistoricalSnapshots), with the snapshot log trimmed to them.
+ * suppressHistoricalSnapshots), the snapshot log kept whole as Java keeps it.
  * Without "refs" in the file, "main" is the current snapshot (spec).
  *
  * Errors name the file and the field: malformed JSON (22032, with line and
