@@ -14,7 +14,8 @@
  *	 - truncate[W]: an integer or decimal value v (unscaled) bounds the
  *	   column to [v, v+W-1], a string value is a lower bound (every value
  *	   starts with it), a binary value a lower bound and, rounded up (its
- *	   last byte below 0xff incremented, the rest cut), a strict upper one;
+ *	   last byte below 0xff incremented, the rest cut), a strict upper one
+ *	   (a value shorter than W is exact: an upper bound itself);
  *	 - bucket[N]: the value (a summary's bounds) is the range of buckets of
  *	   every row, used for eq and in (Iceberg's murmur3 bucket hash);
  *	 - void and unknown transforms give nothing;
@@ -333,8 +334,10 @@ derive(const SkadeBoundPartition *part, const SkadeColumn *col, SkadePartitionDa
 /*
  * Bounds of a binary or decimal column from truncate[W] results lo and hi,
  * where the file has none: lo itself is a lower bound; hi + W - 1 (decimal,
- * unscaled) an upper one, or hi rounded up a strict one (binary: every
- * value starting with hi sorts below it; none if hi is all 0xff bytes).
+ * unscaled) an upper one; for binary, hi itself if it is shorter than W
+ * (W did not cut it, and a value whose result is at most hi is at most hi
+ * itself), else hi rounded up, a strict one (every value starting with hi
+ * sorts below it; none if hi is all 0xff bytes).
  */
 static void
 truncate_bounds(const SkadeBoundPartition *part, const SkadeColumn *col, SkadePartitionDatum lo,
@@ -349,7 +352,14 @@ truncate_bounds(const SkadeBoundPartition *part, const SkadeColumn *col, SkadePa
 	}
 	if (hi.len < 0 || !SkadeBoundLengthOk(col, hi.len) || st->bound[1] != NULL)
 		return;
-	if (binary)
+	if (binary && hi.len < part->param)
+	{
+		/* shorter than W: the value itself (and the largest of them) */
+		st->bound[1] = hi.p;
+		st->bound_len[1] = hi.len;
+		st->upper_strict = false;
+	}
+	else if (binary)
 	{
 		int			n = hi.len;
 		char	   *up;
