@@ -149,6 +149,184 @@ SELECT count(*) FROM skade.manifests('fixtures', 'empty');
 SELECT count(*) FROM skade.files('fixtures', 'empty');
 SELECT count(*) FROM skade.plan_files('fixtures', 'empty', '{"type": "eq", "term": "id", "value": 1}');
 
+-- plan_files on decimal, uuid, binary and fixed columns: tables whose
+-- bounds, partition values and partition summaries data/avro/typed_bounds.py
+-- writes byte by byte (its banner lists them; no data file exists)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set ECHO none
+SELECT format($$COPY (SELECT 1) TO PROGRAM 'rm -rf /tmp/skade_regress/typed && python3 %s/data/avro/typed_bounds.py /tmp/skade_regress/typed'$$,
+              :'abs_srcdir') \gexec
+\set ECHO all
+SET skade.allowed_roots = '/tmp/skade-fixtures,/tmp/skade_regress/typed';
+SELECT t, skade.register_table('fixtures', t, format('/tmp/skade_regress/typed/%s/metadata/v1.metadata.json', t)) > 0 AS registered
+FROM unnest(ARRAY['typed', 'typed_part', 'typed_summary', 'typed_bad']) t;
+-- the files' bounds: decimals of 1 to 16 bytes (f4's lower one
+-- sign-extended to 16), uuids on both sides of the high bit, binary bounds
+-- truncated to 16 bytes as Java writes them (f2: values of 20 bytes
+-- starting with 16 "a"), f5 all null, f6 without statistics
+SELECT regexp_replace(file_path, '^.*/', '') AS file, c.key AS col, c.value->'lower' AS lower,
+	   c.value->'upper' AS upper, c.value->'null_count' AS nulls
+FROM skade.files('fixtures', 'typed'), jsonb_each(columns) c
+ORDER BY file, (c.value->'id')::int;
+CREATE FUNCTION pg_temp.tplan(tab text, filter jsonb) RETURNS text LANGUAGE sql AS $$
+	SELECT coalesce(string_agg(regexp_replace(file_path, '^.*/(\w+)\.parquet$', '\1'), ' '
+							   ORDER BY file_path), '(none)')
+	FROM skade.plan_files('fixtures', tab, filter)
+$$;
+-- decimal(9,2): by value at scale 2; a number or a string, any scale or an
+-- exponent; a literal scale 2 cannot hold equals nothing and compares exactly
+SELECT f AS filter, pg_temp.tplan('typed', f::jsonb) AS files FROM (VALUES
+	('{"type": "eq", "term": "price", "value": 12.34}'),
+	('{"type": "eq", "term": "price", "value": "12.34"}'),
+	('{"type": "eq", "term": "price", "value": "12.340"}'),
+	('{"type": "eq", "term": "price", "value": 12.345}'),
+	('{"type": "lt", "term": "price", "value": 12.345}'),
+	('{"type": "gt", "term": "price", "value": 12.345}'),
+	('{"type": "gt-eq", "term": "price", "value": 12.341}'),
+	('{"type": "lt-eq", "term": "price", "value": 12.339}'),
+	('{"type": "gt", "term": "price", "value": "45.00"}'),
+	('{"type": "lt", "term": "price", "value": -0.005}'),
+	('{"type": "gt", "term": "price", "value": -0.005}'),
+	('{"type": "eq", "term": "price", "value": -12.5}'),
+	('{"type": "in", "term": "price", "values": [12.345, 45.01, "-0.011"]}'),
+	('{"type": "in", "term": "price", "values": [12.345, "0.001"]}'),
+	('{"type": "not-eq", "term": "price", "value": 12.34}'),
+	('{"type": "not-eq", "term": "price", "value": 12.345}'),
+	('{"type": "not-in", "term": "price", "values": [12.34, 1]}'),
+	('{"type": "eq", "term": "price", "value": 1e3}'),
+	('{"type": "eq", "term": "price", "value": "1.2345E+3"}'),
+	('{"type": "gt", "term": "price", "value": 1e40}'),
+	('{"type": "lt", "term": "price", "value": "-1e40"}'),
+	('{"type": "is-null", "term": "price"}'),
+	('{"type": "not-null", "term": "price"}'),
+	('{"type": "not", "child": {"type": "lt", "term": "price", "value": 12.345}}')
+) v(f);
+-- decimal(38,10): 16-byte values at both ends of its range
+SELECT f AS filter, pg_temp.tplan('typed', f::jsonb) AS files FROM (VALUES
+	('{"type": "eq", "term": "big", "value": "12345678901234567890.123456789"}'),
+	('{"type": "gt", "term": "big", "value": 9999999999999999999999999999.9999999999}'),
+	('{"type": "lt", "term": "big", "value": "-9999999999999999999999999999.99999999995"}'),
+	('{"type": "lt-eq", "term": "big", "value": "-9999999999999999999999999999.9999999999"}'),
+	('{"type": "gt-eq", "term": "big", "value": 1e27}'),
+	('{"type": "eq", "term": "big", "value": -1}')
+) v(f);
+-- uuid: unsigned bytes (f2 spans 1000... to 9000..., f3 is above 8000...)
+SELECT f AS filter, pg_temp.tplan('typed', f::jsonb) AS files FROM (VALUES
+	('{"type": "eq", "term": "u", "value": "90000000-0000-0000-0000-000000000000"}'),
+	('{"type": "eq", "term": "u", "value": "8fffffff-ffff-ffff-ffff-fffffffffffe"}'),
+	('{"type": "lt", "term": "u", "value": "10000000-0000-0000-0000-000000000000"}'),
+	('{"type": "gt", "term": "u", "value": "f0000000-0000-0000-0000-000000000000"}'),
+	('{"type": "gt-eq", "term": "u", "value": "80000000-0000-0000-0000-000000000000"}'),
+	('{"type": "eq", "term": "u", "value": "C0FFEE00-0000-4000-8000-000000000000"}'),
+	('{"type": "not-eq", "term": "u", "value": "c0ffee00-0000-4000-8000-000000000000"}'),
+	('{"type": "in", "term": "u", "values": ["00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"]}')
+) v(f);
+-- binary (hex, or skade's \x form): unsigned bytes, a prefix first; f2's
+-- truncated bounds keep every value that starts with 16 "a"
+SELECT f AS filter, pg_temp.tplan('typed', f::jsonb) AS files FROM (VALUES
+	('{"type": "eq", "term": "b", "value": "6162"}'),
+	('{"type": "eq", "term": "b", "value": "6161616161616161616161616161616161616161"}'),
+	('{"type": "eq", "term": "b", "value": "\\x616161"}'),
+	('{"type": "lt", "term": "b", "value": "00"}'),
+	('{"type": "lt-eq", "term": "b", "value": ""}'),
+	('{"type": "gt", "term": "b", "value": "ff"}'),
+	('{"type": "gt-eq", "term": "b", "value": "80"}'),
+	('{"type": "gt", "term": "b", "value": "616161616161616161616161616161616161"}'),
+	('{"type": "not-eq", "term": "b", "value": "6162"}'),
+	('{"type": "not-eq", "term": "b", "value": "00"}')
+) v(f);
+-- fixed[4]
+SELECT f AS filter, pg_temp.tplan('typed', f::jsonb) AS files FROM (VALUES
+	('{"type": "eq", "term": "fx", "value": "80000000"}'),
+	('{"type": "gt", "term": "fx", "value": "7fffffff"}'),
+	('{"type": "lt", "term": "fx", "value": "00000001"}'),
+	('{"type": "lt-eq", "term": "fx", "value": "FFFFFF00"}'),
+	('{"type": "in", "term": "fx", "values": ["0000ffff", "ffffffff"]}'),
+	('{"type": "and", "left": {"type": "gt", "term": "price", "value": 12.345}, "right": {"type": "lt", "term": "u", "value": "80000000-0000-0000-0000-000000000000"}}')
+) v(f);
+-- literals of these types that are not ones, and bounds of the wrong length
+CREATE FUNCTION pg_temp.errd(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	d text;
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
+	RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM, '/tmp/skade_regress/typed/', '…/')
+		|| coalesce(' DETAIL: ' || nullif(d, ''), '');
+END $$;
+SELECT pg_temp.errd(format($$SELECT count(*) FROM skade.plan_files('fixtures', 'typed', %L)$$, f))
+FROM (VALUES
+	('{"type": "eq", "term": "price", "value": true}'),
+	('{"type": "eq", "term": "price", "value": "12,34"}'),
+	('{"type": "eq", "term": "price", "value": "NaN"}'),
+	('{"type": "eq", "term": "price", "value": "1e"}'),
+	('{"type": "eq", "term": "u", "value": 1}'),
+	('{"type": "eq", "term": "u", "value": "c0ffee00-0000-4000-8000-00000000000"}'),
+	('{"type": "eq", "term": "u", "value": "c0ffee00x0000-4000-8000-000000000000"}'),
+	('{"type": "eq", "term": "b", "value": "abc"}'),
+	('{"type": "eq", "term": "b", "value": "zz"}'),
+	('{"type": "eq", "term": "fx", "value": "0001"}'),
+	('{"type": "starts-with", "term": "b", "value": "61"}')
+) v(f);
+SELECT pg_temp.errd($$SELECT count(*) FROM skade.plan_files('fixtures', 'typed_bad', '{"type": "eq", "term": "price", "value": 1}')$$);
+SELECT pg_temp.errd($$SELECT count(*) FROM skade.plan_files('fixtures', 'typed_bad', '{"type": "gt", "term": "u", "value": "00000000-0000-0000-0000-000000000000"}')$$);
+-- (a filter on another column keeps the file, whose row shows its bounds: an error too)
+SELECT pg_temp.errd($$SELECT count(*) FROM skade.plan_files('fixtures', 'typed_bad', '{"type": "eq", "term": "id", "value": 1}')$$);
+
+-- partition values: truncate[500](price) (p1: 10.00 to 14.99, p2: -5.00 to
+-- -0.01), bucket[4](u) (p1 holds 6ba7b810-..., p2 f79c3e09-...),
+-- truncate[2](b) (p1: "ab"..., p2: ffff..., p3: exactly "a"), identity(fx)
+-- and identity(big); p3 is null but for b
+SELECT f AS filter, pg_temp.tplan('typed_part', f::jsonb) AS files FROM (VALUES
+	('{"type": "eq", "term": "price", "value": 12.34}'),
+	('{"type": "eq", "term": "price", "value": 15}'),
+	('{"type": "eq", "term": "price", "value": 12.345}'),
+	('{"type": "lt", "term": "price", "value": 0}'),
+	('{"type": "gt-eq", "term": "price", "value": 14.99}'),
+	('{"type": "eq", "term": "u", "value": "6ba7b810-9dad-11d1-80b4-00c04fd430c8"}'),
+	('{"type": "eq", "term": "u", "value": "f79c3e09-677c-4bbd-a479-3f349cb785e7"}'),
+	('{"type": "in", "term": "u", "values": ["6ba7b810-9dad-11d1-80b4-00c04fd430c8", "f79c3e09-677c-4bbd-a479-3f349cb785e7"]}'),
+	('{"type": "eq", "term": "b", "value": "6162"}'),
+	('{"type": "eq", "term": "b", "value": "616263"}'),
+	('{"type": "eq", "term": "b", "value": "6163"}'),
+	('{"type": "gt-eq", "term": "b", "value": "6163"}'),
+	('{"type": "eq", "term": "b", "value": "61"}'),
+	('{"type": "lt", "term": "b", "value": "6162"}'),
+	('{"type": "eq", "term": "fx", "value": "80000000"}'),
+	('{"type": "not-eq", "term": "fx", "value": "00000001"}'),
+	('{"type": "is-null", "term": "fx"}'),
+	('{"type": "eq", "term": "big", "value": 1.5}'),
+	('{"type": "eq", "term": "big", "value": "1.50000000001"}'),
+	('{"type": "lt", "term": "big", "value": -1.99999999999}')
+) v(f);
+-- partition summaries: typed_summary's one manifest is gone, so a plan
+-- that needs it fails; its summaries say price 100.00 to 104.99, u in
+-- 6ba7b810-...'s bucket, b starting with "zz", fx 0000abcd, big 7
+CREATE FUNCTION pg_temp.reads(filter jsonb) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM count(*) FROM skade.plan_files('fixtures', 'typed_summary', filter);
+	RETURN 'pruned by its summaries';
+EXCEPTION WHEN OTHERS THEN
+	RETURN 'reads the manifest: ' || SQLSTATE;
+END $$;
+SELECT f AS filter, pg_temp.reads(f::jsonb) AS manifest FROM (VALUES
+	('{"type": "eq", "term": "price", "value": 100.01}'),
+	('{"type": "eq", "term": "price", "value": 105}'),
+	('{"type": "eq", "term": "price", "value": 100.005}'),
+	('{"type": "eq", "term": "u", "value": "6ba7b810-9dad-11d1-80b4-00c04fd430c8"}'),
+	('{"type": "eq", "term": "u", "value": "f79c3e09-677c-4bbd-a479-3f349cb785e7"}'),
+	('{"type": "eq", "term": "b", "value": "7a7a"}'),
+	('{"type": "eq", "term": "b", "value": "7a7b"}'),
+	('{"type": "lt", "term": "b", "value": "7a"}'),
+	('{"type": "eq", "term": "fx", "value": "0000abcd"}'),
+	('{"type": "eq", "term": "fx", "value": "0000abce"}'),
+	('{"type": "eq", "term": "big", "value": 7}'),
+	('{"type": "gt", "term": "big", "value": 7}')
+) v(f);
+SET skade.allowed_roots = '/tmp/skade-fixtures';
+
 -- bad input
 SELECT skade.manifests('fixtures', 'events', 42);
 SELECT skade.manifests('fixtures', 'nope');

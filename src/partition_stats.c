@@ -11,8 +11,11 @@
  *	 - year, month, day, hour: the value names a time range; its first and
  *	   last instant (in the source's unit: days for a date, micro- or
  *	   nanoseconds for a timestamp) become bounds where the file has none;
- *	 - truncate[W]: an integer value v bounds the column to [v, v+W-1], a
- *	   string value is a lower bound (every value starts with it);
+ *	 - truncate[W]: an integer or decimal value v (unscaled) bounds the
+ *	   column to [v, v+W-1], a string value is a lower bound (every value
+ *	   starts with it), a binary value a lower bound and, rounded up (its
+ *	   last byte below 0xff incremented, the rest cut), a strict upper one
+ *	   (a value shorter than W is exact: an upper bound itself);
  *	 - bucket[N]: the value (a summary's bounds) is the range of buckets of
  *	   every row, used for eq and in (Iceberg's murmur3 bucket hash);
  *	 - void and unknown transforms give nothing;
@@ -57,6 +60,9 @@ static void set_all_null(SkadeColumnStats *st);
 static void set_no_nulls(SkadeColumnStats *st);
 static void derive(const SkadeBoundPartition *part, const SkadeColumn *col,
 				   SkadePartitionDatum lo, SkadePartitionDatum hi, SkadeColumnStats *st);
+static void truncate_bounds(const SkadeBoundPartition *part, const SkadeColumn *col,
+							SkadePartitionDatum lo, SkadePartitionDatum hi,
+							SkadeColumnStats *st);
 
 /*
  * SkadeBindPartition
@@ -241,8 +247,9 @@ derive(const SkadeBoundPartition *part, const SkadeColumn *col, SkadePartitionDa
 	switch (part->transform)
 	{
 		case SKADE_TR_IDENTITY:
-			/* decimals and binary are not compared */
-			if (col->width < 0 && strcmp(type, "string") != 0)
+			/* types of any width whose bounds are compared, and fixed widths */
+			if (col->width < 0 && strcmp(type, "string") != 0 && strcmp(type, "binary") != 0 &&
+				strncmp(type, "decimal", 7) != 0)
 				return;
 			if (lo.len >= 0 && SkadeBoundLengthOk(col, lo.len))
 			{
@@ -253,6 +260,7 @@ derive(const SkadeBoundPartition *part, const SkadeColumn *col, SkadePartitionDa
 			{
 				st->bound[1] = hi.p;
 				st->bound_len[1] = hi.len;
+				st->upper_strict = false;
 			}
 			return;
 		case SKADE_TR_YEAR:
@@ -315,9 +323,67 @@ derive(const SkadeBoundPartition *part, const SkadeColumn *col, SkadePartitionDa
 				st->bound[0] = lo.p;
 				st->bound_len[0] = lo.len;
 			}
+			else if (strcmp(type, "binary") == 0 || strncmp(type, "decimal", 7) == 0)
+				truncate_bounds(part, col, lo, hi, st);
 			return;
 		default:
 			return;
+	}
+}
+
+/*
+ * Bounds of a binary or decimal column from truncate[W] results lo and hi,
+ * where the file has none: lo itself is a lower bound; hi + W - 1 (decimal,
+ * unscaled) an upper one; for binary, hi itself if it is shorter than W
+ * (W did not cut it, and a value whose result is at most hi is at most hi
+ * itself), else hi rounded up, a strict one (every value starting with hi
+ * sorts below it; none if hi is all 0xff bytes).
+ */
+static void
+truncate_bounds(const SkadeBoundPartition *part, const SkadeColumn *col, SkadePartitionDatum lo,
+				SkadePartitionDatum hi, SkadeColumnStats *st)
+{
+	bool		binary = strcmp(col->type, "binary") == 0;
+
+	if (lo.len >= 0 && SkadeBoundLengthOk(col, lo.len) && st->bound[0] == NULL)
+	{
+		st->bound[0] = lo.p;
+		st->bound_len[0] = lo.len;
+	}
+	if (hi.len < 0 || !SkadeBoundLengthOk(col, hi.len) || st->bound[1] != NULL)
+		return;
+	if (binary && hi.len < part->param)
+	{
+		/* shorter than W: the value itself (and the largest of them) */
+		st->bound[1] = hi.p;
+		st->bound_len[1] = hi.len;
+		st->upper_strict = false;
+	}
+	else if (binary)
+	{
+		int			n = hi.len;
+		char	   *up;
+
+		while (n > 0 && (unsigned char) hi.p[n - 1] == 0xff)
+			n--;
+		if (n == 0)
+			return;				/* no byte string is above every value */
+		up = palloc(n);
+		memcpy(up, hi.p, n);
+		up[n - 1] = (char) ((unsigned char) up[n - 1] + 1);
+		st->bound[1] = up;
+		st->bound_len[1] = n;
+		st->upper_strict = true;
+	}
+	else
+	{
+		const int128 max = (int128) ((((uint128) 1) << 127) - 1);
+		int128		v = SkadeDecimalBound(hi.p, hi.len);
+		char	   *up = palloc(16);
+
+		v = v > max - (part->param - 1) ? max : v + (part->param - 1);
+		st->bound[1] = up;
+		st->bound_len[1] = SkadeDecimalBytes(v, up);
 	}
 }
 

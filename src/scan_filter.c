@@ -9,15 +9,28 @@
  * Invariants:
  *	 - evaluation answers "may match" unless the statistics prove that no
  *	   row of the file can match: a file is never dropped on a guess.  A
- *	   missing statistic, a type whose bounds are not compared (decimal,
- *	   uuid, binary, fixed) or a column the file has no stats for all
- *	   answer "may match";
+ *	   missing statistic, a type whose bounds are not compared (geometry,
+ *	   variant, a type skade does not know) or a column the file has no
+ *	   stats for all answer "may match";
+ *	 - decimals compare by value, as Iceberg's comparator does: a bound is
+ *	   the big-endian two's-complement unscaled value at the column's scale
+ *	   (1 to 16 bytes, any sign extension), a literal (a JSON number, or a
+ *	   string in any scale or with an exponent) is converted to that scale
+ *	   exactly.  One the scale cannot hold lies strictly between two
+ *	   unscaled values: eq and in can never match it, the order comparisons
+ *	   stay exact (lt 12.345 is lt-eq 12.34 at scale 2);
+ *	 - uuid, fixed and binary compare as unsigned bytes, a shorter prefix
+ *	   first (Iceberg's expression spec; the bucket hash is over the same
+ *	   bytes); a literal is a uuid string, or hex ("\\x" prefix allowed)
+ *	   of exactly the fixed length;
  *	 - not is pushed down the way Iceberg rewrites it (De Morgan, each
  *	   predicate replaced by its inverse); as in Iceberg, a null row matches
  *	   not-eq, not-in and not-starts-with (and is-null), nothing else;
  *	 - floats compare in Iceberg's total order, -0.0 before 0.0;
- *	 - string bounds may be truncated (lower: a prefix, upper: rounded up);
- *	   every comparison here stays correct for truncated bounds;
+ *	 - string and binary bounds may be truncated (lower: a prefix, upper:
+ *	   rounded up); every comparison here stays correct for truncated
+ *	   bounds.  An upper bound marked strict (derived from a truncate
+ *	   partition) is above every value: equal to a literal, it excludes it;
  *	 - binding errors (unknown column, literal of the wrong type, malformed
  *	   JSON) are reported before any file is read.
  *
@@ -68,15 +81,24 @@ static const char *const op_names[] = {
 /* how a column's bounds compare */
 typedef enum CmpKind
 {
-	CMP_NONE, CMP_INT4, CMP_INT8, CMP_FLOAT4, CMP_FLOAT8, CMP_STRING, CMP_BOOL
+	CMP_NONE, CMP_INT4, CMP_INT8, CMP_FLOAT4, CMP_FLOAT8, CMP_STRING, CMP_BOOL,
+	CMP_DECIMAL,				/* unscaled value at the column's scale */
+	CMP_BYTES					/* uuid, fixed, binary: unsigned bytes */
 } CmpKind;
+
+/* the largest decimal scale (and precision) Iceberg allows */
+#define MAX_ICEBERG_DECIMAL	38
 
 typedef struct FilterValue
 {
 	int64		i;
 	double		d;
-	const char *s;
+	const char *s;				/* string, uuid, fixed, binary: the bytes */
 	size_t		slen;
+	int128		dec;			/* decimal: unscaled value at the scale ... */
+	int			dec_off;		/* ... exactly (0), or just above it (1: a
+								 * value between dec and dec + 1, or past the
+								 * largest) or below it (-1) */
 } FilterValue;
 
 struct SkadeFilter
@@ -97,6 +119,14 @@ static JsonbValue *get_key(JsonbValue *obj, const char *key);
 static char *jstring(JsonbValue *v);
 static const SkadeColumn *bind_term(JsonbValue *term, const SkadeColumn *cols, int ncols);
 static CmpKind cmp_kind(const char *type);
+static int	decimal_scale(const char *type);
+static void bind_decimal(JsonbValue *v, const SkadeColumn *c, FilterValue *out);
+static bool decimal_literal(const char *text, int scale, FilterValue *out);
+static void bind_bytes(JsonbValue *v, const SkadeColumn *c, FilterValue *out);
+static void bad_literal(const SkadeColumn *c, const char *lit, const char *detail)
+			pg_attribute_noreturn();
+static int	decimal_cmp(int128 b, const FilterValue *v);
+static int	hex_digit(char c);
 static void bind_value(JsonbValue *v, const SkadeColumn *c, CmpKind cmp, const char *op,
 					   FilterValue *out);
 static bool may_match(const SkadeFilter *f, bool negated, const SkadeColumn *cols, int ncols,
@@ -177,6 +207,51 @@ SkadeBoundFloat(const char *p, size_t len)
 		memcpy(&d, &u, 8);
 		return d;
 	}
+}
+
+/*
+ * SkadeDecimalBound
+ *		A decimal bound's unscaled value: big-endian two's complement of 1 to
+ *		16 bytes (callers check the length first).
+ */
+int128
+SkadeDecimalBound(const char *p, size_t len)
+{
+	int128		v;
+	size_t		i;
+
+	if (len < 1 || len > 16)
+		elog(ERROR, "decimal bound of %zu bytes", len);
+	v = (signed char) p[0];
+	for (i = 1; i < len; i++)
+		v = v * 256 + (unsigned char) p[i];
+	return v;
+}
+
+/*
+ * SkadeDecimalBytes
+ *		v as the shortest big-endian two's complement (Java's
+ *		BigInteger.toByteArray(), what Iceberg's single-value form and bucket
+ *		hash use) into out (16 bytes); returns the length.
+ */
+int
+SkadeDecimalBytes(int128 v, char *out)
+{
+	uint128		u = (uint128) v;	/* the same bits */
+	unsigned char b[16];
+	int			i,
+				start = 0;
+
+	for (i = 15; i >= 0; i--)
+	{
+		b[i] = (unsigned char) (u & 0xff);
+		u >>= 8;
+	}
+	while (start < 15 && ((b[start] == 0x00 && !(b[start + 1] & 0x80)) ||
+						  (b[start] == 0xff && (b[start + 1] & 0x80))))
+		start++;
+	memcpy(out, b + start, 16 - start);
+	return 16 - start;
 }
 
 /*
@@ -391,7 +466,26 @@ cmp_kind(const char *type)
 		return CMP_STRING;
 	if (strcmp(type, "boolean") == 0)
 		return CMP_BOOL;
+	if (strncmp(type, "decimal", 7) == 0)
+		return decimal_scale(type) >= 0 ? CMP_DECIMAL : CMP_NONE;
+	if (strcmp(type, "uuid") == 0 || strcmp(type, "binary") == 0 ||
+		strncmp(type, "fixed[", 6) == 0)
+		return CMP_BYTES;
 	return CMP_NONE;
+}
+
+/* S of "decimal(P,S)", -1 unless 0 <= S <= P <= 38 */
+static int
+decimal_scale(const char *type)
+{
+	int			precision,
+				scale;
+	char		close;
+
+	if (sscanf(type, "decimal(%d ,%d %c", &precision, &scale, &close) != 3 || close != ')' ||
+		precision < 1 || precision > MAX_ICEBERG_DECIMAL || scale < 0 || scale > precision)
+		return -1;
+	return scale;
 }
 
 /* a literal, converted to the column's representation in bounds */
@@ -466,6 +560,16 @@ bind_value(JsonbValue *v, const SkadeColumn *c, CmpKind cmp, const char *op, Fil
 			else
 				ok = false;
 			break;
+		case CMP_DECIMAL:
+			ok = v->type == jbvNumeric || v->type == jbvString;
+			if (ok)
+				bind_decimal(v, c, out);
+			break;
+		case CMP_BYTES:
+			ok = v->type == jbvString;
+			if (ok)
+				bind_bytes(v, c, out);
+			break;
 		case CMP_NONE:
 			/* not compared: any scalar literal is accepted */
 			ok = v->type == jbvNumeric || v->type == jbvString || v->type == jbvBool;
@@ -477,7 +581,186 @@ bind_value(JsonbValue *v, const SkadeColumn *c, CmpKind cmp, const char *op, Fil
 				 errmsg("filter \"%s\" on column \"%s\" of type %s has a literal of another type",
 						op, c->name, t),
 				 errhint("Use a JSON number for numeric columns, a string for string columns, "
-						 "an ISO string or number for date, time and timestamp columns.")));
+						 "an ISO string or number for date, time and timestamp columns, "
+						 "a number or a string for decimal columns, a string for uuid columns "
+						 "and a hex string for binary and fixed columns.")));
+}
+
+/*
+ * A decimal literal (a JSON number, or a string as Iceberg writes a decimal:
+ * "12.34", "-1E+3") at the column's scale; Java's BigDecimal syntax.
+ */
+static void
+bind_decimal(JsonbValue *v, const SkadeColumn *c, FilterValue *out)
+{
+	char	   *text;
+
+	if (v->type == jbvNumeric)
+		text = DatumGetCString(DirectFunctionCall1(numeric_out,
+												   NumericGetDatum(v->val.numeric)));
+	else
+		text = jstring(v);
+	if (!decimal_literal(text, decimal_scale(c->type), out))
+		bad_literal(c, text, "A decimal literal is a number: digits with an optional sign, "
+					"decimal point and exponent, e.g. \"-12.34\" or \"1.5E+3\".");
+}
+
+/*
+ * The exact unscaled value of a decimal's text at scale, in out->dec and
+ * out->dec_off (see FilterValue); false if the text is not a number.  A
+ * value the scale cannot hold is cut towards zero and lies beyond it, one
+ * past the range of 16 bytes is the largest (smallest) value and beyond.
+ */
+static bool
+decimal_literal(const char *text, int scale, FilterValue *out)
+{
+	const uint128 limit = ((uint128) 1) << 127; /* |INT128_MIN| */
+	const char *p = text;
+	const char *digits;
+	bool		neg = false;
+	bool		point = false;
+	bool		inexact = false;
+	bool		overflow = false;
+	int64		nint = 0;		/* digits before the point */
+	int64		ndig = 0;
+	int64		exp = 0;
+	int64		keep;
+	int64		k;
+	uint128		mag = 0;
+
+	if (*p == '+' || *p == '-')
+		neg = *p++ == '-';
+	digits = p;
+	for (; isdigit((unsigned char) *p) || (*p == '.' && !point); p++)
+	{
+		if (*p == '.')
+			point = true;
+		else
+			nint += !point;
+	}
+	ndig = (p - digits) - point;
+	if (ndig == 0)
+		return false;
+	if (*p == 'e' || *p == 'E')
+	{
+		bool		eneg = false;
+
+		p++;
+		if (*p == '+' || *p == '-')
+			eneg = *p++ == '-';
+		if (!isdigit((unsigned char) *p))
+			return false;
+		for (; isdigit((unsigned char) *p); p++)
+			if (exp < 1000000)	/* past any scale or 16 bytes: saturated */
+				exp = exp * 10 + (*p - '0');
+		exp = eneg ? -exp : exp;
+	}
+	if (*p != '\0')
+		return false;
+
+	/* the unscaled value is the first nint + exp + scale digits */
+	keep = nint + exp + scale;
+	for (k = 0, p = digits; k < ndig; p++)
+	{
+		int			d;
+
+		if (*p == '.')
+			continue;
+		d = *p - '0';
+		if (k++ >= keep)
+			inexact |= d != 0;
+		else if (!overflow && (mag > (limit - d) / 10))
+			overflow = true;
+		else if (!overflow)
+			mag = mag * 10 + d;
+	}
+	for (k = ndig; k < keep && mag != 0 && !overflow; k++)
+	{
+		if (mag > limit / 10)
+			overflow = true;
+		else
+			mag *= 10;
+	}
+	if (overflow || (!neg && mag == limit))
+	{
+		/* beyond every value of 16 bytes */
+		out->dec = neg ? -(int128) (limit - 1) - 1 : (int128) (limit - 1);
+		out->dec_off = neg ? -1 : 1;
+		return true;
+	}
+	out->dec = neg ? -(int128) (mag - 1) - 1 : (int128) mag;
+	if (neg && mag == 0)
+		out->dec = 0;
+	out->dec_off = !inexact ? 0 : (neg ? -1 : 1);
+	return true;
+}
+
+/*
+ * A uuid ("f79c3e09-677c-4bbd-a479-3f349cb785e7", as Iceberg writes one),
+ * fixed or binary literal (hex, as Iceberg writes one; skade's "\\x" form
+ * too) as its bytes; a fixed literal has exactly the column's length.
+ */
+static void
+bind_bytes(JsonbValue *v, const SkadeColumn *c, FilterValue *out)
+{
+	char	   *text = jstring(v);
+	const char *h = text;
+	size_t		n = strlen(text);
+	bool		uuid = strcmp(c->type, "uuid") == 0;
+	char	   *bytes;
+	size_t		len = 0;
+	size_t		i;
+
+	if (!uuid && h[0] == '\\' && h[1] == 'x')
+		h += 2, n -= 2;
+	if (uuid && (n != 36 || h[8] != '-' || h[13] != '-' || h[18] != '-' || h[23] != '-'))
+		bad_literal(c, text, "A uuid literal has 32 hex digits in groups of 8, 4, 4, 4 and 12 "
+					"separated by hyphens.");
+	bytes = palloc(n / 2 + 1);
+	for (i = 0; i < n; i++)
+	{
+		int			hi,
+					lo;
+
+		if (uuid && (i == 8 || i == 13 || i == 18 || i == 23))
+			continue;
+		hi = hex_digit(h[i]);
+		lo = i + 1 < n ? hex_digit(h[i + 1]) : -1;
+		if (hi < 0 || lo < 0)
+			bad_literal(c, text, uuid ?
+						"A uuid literal has 32 hex digits in groups of 8, 4, 4, 4 and 12 "
+						"separated by hyphens." :
+						"A binary or fixed literal is an even number of hex digits.");
+		bytes[len++] = (char) (hi * 16 + lo);
+		i++;
+	}
+	if (c->width >= 0 && (int) len != c->width)
+		bad_literal(c, text, psprintf("A %s literal is %d bytes (%d hex digits).",
+									  c->type, c->width, 2 * c->width));
+	out->s = bytes;
+	out->slen = len;
+}
+
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static void
+bad_literal(const SkadeColumn *c, const char *lit, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid %s literal \"%s\" in a filter on column \"%s\"",
+					c->type, lit, c->name),
+			 errdetail_internal("%s", detail)));
 }
 
 /*
@@ -639,11 +922,17 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 		case OP_IN:
 			for (i = 0; i < f->nvalues; i++)
 			{
-				if (lower && cmp_bound(f, lower, st->bound_len[0], &f->values[i], false) > 0)
+				const FilterValue *v = &f->values[i];
+
+				/* a decimal the column's scale cannot hold equals no value */
+				if (f->cmp == CMP_DECIMAL && v->dec_off != 0)
 					continue;
-				if (upper && cmp_bound(f, upper, st->bound_len[1], &f->values[i], true) < 0)
+				if (lower && cmp_bound(f, lower, st->bound_len[0], v, false) > 0)
 					continue;
-				if (st->bucket_n > 0 && !bucket_may_match(f, c, st, &f->values[i]))
+				/* a strict upper bound is above every value */
+				if (upper && cmp_bound(f, upper, st->bound_len[1], v, true) < (st->upper_strict ? 1 : 0))
+					continue;
+				if (st->bucket_n > 0 && !bucket_may_match(f, c, st, v))
 					continue;
 				return true;
 			}
@@ -655,7 +944,8 @@ pred_may_match(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 		case OP_GT:
 			return !(upper && cmp_bound(f, upper, st->bound_len[1], &f->values[0], true) <= 0);
 		case OP_GT_EQ:
-			return !(upper && cmp_bound(f, upper, st->bound_len[1], &f->values[0], true) < 0);
+			return !(upper && cmp_bound(f, upper, st->bound_len[1], &f->values[0], true) <
+					 (st->upper_strict ? 1 : 0));
 		case OP_STARTS_WITH:
 			{
 				const FilterValue *v = &f->values[0];
@@ -734,7 +1024,15 @@ bounds_cmp(CmpKind cmp, const char *a, size_t alen, const char *b, size_t blen)
 					return x < y ? -1 : 1;
 				return (signbit(x) ? 0 : 1) - (signbit(y) ? 0 : 1);
 			}
+		case CMP_DECIMAL:
+			{
+				int128		x = SkadeDecimalBound(a, alen);
+				int128		y = SkadeDecimalBound(b, blen);
+
+				return x < y ? -1 : (x > y ? 1 : 0);
+			}
 		case CMP_STRING:
+		case CMP_BYTES:
 			{
 				int			r = memcmp(a, b, Min(alen, blen));
 
@@ -750,8 +1048,9 @@ bounds_cmp(CmpKind cmp, const char *a, size_t alen, const char *b, size_t blen)
 /*
  * Are bounds written for a column of type "written" comparable with a filter
  * bound to type "bound"?  The same type, or the promotions that keep the
- * unit (int to long, float to double, a wider decimal); not date to
- * timestamp or timestamp to timestamp_ns (days vs micro- vs nanoseconds).
+ * unit (int to long, float to double, a wider decimal of the same scale);
+ * not date to timestamp or timestamp to timestamp_ns (days vs micro- vs
+ * nanoseconds), nor decimals of another scale (no promotion makes one).
  */
 static bool
 same_representation(const char *written, const char *bound)
@@ -762,7 +1061,8 @@ same_representation(const char *written, const char *bound)
 		return true;
 	if (strcmp(written, "float") == 0 && strcmp(bound, "double") == 0)
 		return true;
-	return strncmp(written, "decimal", 7) == 0 && strncmp(bound, "decimal", 7) == 0;
+	return strncmp(written, "decimal", 7) == 0 && strncmp(bound, "decimal", 7) == 0 &&
+		decimal_scale(written) >= 0 && decimal_scale(written) == decimal_scale(bound);
 }
 
 /*
@@ -779,7 +1079,7 @@ single_value_excluded(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 	const char *lower = st->bound[0];
 	int			i;
 
-	if (f->cmp == CMP_NONE || f->cmp == CMP_FLOAT4 || f->cmp == CMP_FLOAT8 ||
+	if (f->cmp == CMP_NONE || f->cmp == CMP_FLOAT4 || f->cmp == CMP_FLOAT8 || st->upper_strict ||
 		!st->has_count[SKADE_STAT_NULLS] || st->count[SKADE_STAT_NULLS] != 0 ||
 		lower == NULL || st->bound[1] == NULL || st->bound_len[0] != st->bound_len[1] ||
 		memcmp(lower, st->bound[1], st->bound_len[0]) != 0)
@@ -796,7 +1096,9 @@ single_value_excluded(const SkadeFilter *f, FilterOp op, const SkadeColumn *c,
 /*
  * May the literal v be in the file's (or manifest's) buckets?  Iceberg's
  * bucket hash: ints, longs, dates, times and microsecond timestamps as a
- * long, strings as their UTF-8 bytes; anything else is not decided here.
+ * long, strings as their UTF-8 bytes, uuid, fixed and binary as their
+ * bytes, decimals as the shortest two's complement of the unscaled value;
+ * anything else is not decided here.
  */
 static bool
 bucket_may_match(const SkadeFilter *f, const SkadeColumn *c, const SkadeColumnStats *st,
@@ -806,8 +1108,14 @@ bucket_may_match(const SkadeFilter *f, const SkadeColumn *c, const SkadeColumnSt
 
 	if ((f->cmp == CMP_INT4 || f->cmp == CMP_INT8) && strstr(c->type, "_ns") == NULL)
 		b = SkadeBucketLong(v->i, st->bucket_n);
-	else if (f->cmp == CMP_STRING)
+	else if (f->cmp == CMP_STRING || f->cmp == CMP_BYTES)
 		b = SkadeBucketBytes(v->s, v->slen, st->bucket_n);
+	else if (f->cmp == CMP_DECIMAL && v->dec_off == 0)
+	{
+		char		bytes[16];
+
+		b = SkadeBucketBytes(bytes, SkadeDecimalBytes(v->dec, bytes), st->bucket_n);
+	}
 	else
 		return true;
 	return b >= st->bucket_lo && b <= st->bucket_hi;
@@ -845,7 +1153,10 @@ cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v,
 					return b < d ? -1 : 1;
 				return (signbit(b) ? 0 : 1) - (signbit(d) ? 0 : 1);
 			}
+		case CMP_DECIMAL:
+			return decimal_cmp(SkadeDecimalBound(p, len), v);
 		case CMP_STRING:
+		case CMP_BYTES:
 			{
 				int			r = memcmp(p, v->s, Min(len, v->slen));
 
@@ -856,4 +1167,13 @@ cmp_bound(const SkadeFilter *f, const char *p, size_t len, const FilterValue *v,
 		default:
 			return 0;
 	}
+}
+
+/* unscaled bound b <=> the decimal literal v, exactly (see FilterValue) */
+static int
+decimal_cmp(int128 b, const FilterValue *v)
+{
+	if (b != v->dec)
+		return b < v->dec ? -1 : 1;
+	return -v->dec_off;
 }

@@ -24,6 +24,8 @@ typedef struct SkadeColumnStats
 	bool		has_count[4];
 	const char *bound[2];		/* lower, upper (NULL: none) */
 	size_t		bound_len[2];
+	bool		upper_strict;	/* every value is below bound[1] (a truncate
+								 * partition's prefix, rounded up) */
 	int32		bucket_n;		/* > 0: every row's bucket[bucket_n] of the */
 	int32		bucket_lo;		/* column is in [bucket_lo, bucket_hi] */
 	int32		bucket_hi;
@@ -46,6 +48,8 @@ extern void SkadeCheckBoundLength(const SkadeColumn *c, size_t len, const char *
 								  const char *file);
 extern int64 SkadeLeInt(const char *p, size_t len);
 extern double SkadeBoundFloat(const char *p, size_t len);
+extern int128 SkadeDecimalBound(const char *p, size_t len);
+extern int	SkadeDecimalBytes(int128 v, char *out);
 extern int32 SkadeBucketLong(int64 v, int32 n);
 extern int32 SkadeBucketBytes(const char *p, size_t len, int32 n);
 

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,6 +22,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
+import java.util.regex.Pattern;
 import java.util.function.Supplier;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionField;
@@ -40,6 +44,7 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.Literal;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.Comparators;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -189,6 +194,7 @@ class PlanFilesTest extends CatalogTestBase {
     int identical;
     int fewer;
     int tighter;
+    boolean canonical;
     long prunedBySkade;
     long prunedByJava;
 
@@ -500,7 +506,24 @@ class PlanFilesTest extends CatalogTestBase {
       if (v == null) {
         return null;
       }
-      return lit.comparator().compare(v, lit.value());
+      return compare(v, lit.value(), lit.comparator());
+    }
+
+    /**
+     * v <=> x as Iceberg's expression spec orders them: a uuid as its unsigned bytes (Java's
+     * UUID.compareTo compares signed longs), a decimal by value whatever the scales.
+     */
+    @SuppressWarnings("unchecked")
+    static <T> int compare(T v, T x, java.util.Comparator<T> cmp) {
+      if (v instanceof UUID a && x instanceof UUID b) {
+        int c = Long.compareUnsigned(a.getMostSignificantBits(), b.getMostSignificantBits());
+        return c != 0 ? c : Long.compareUnsigned(a.getLeastSignificantBits(),
+            b.getLeastSignificantBits());
+      }
+      if (v instanceof ByteBuffer a && x instanceof ByteBuffer b) {
+        return Comparators.unsignedBytes().compare(a, b);
+      }
+      return cmp.compare(v, x);
     }
 
     @Override
@@ -541,6 +564,10 @@ class PlanFilesTest extends CatalogTestBase {
     @Override
     public <T> Boolean in(Bound<T> t, Set<T> values) {
       T v = t.eval(row);
+      if (v instanceof BigDecimal d) {
+        // by value: a set of BigDecimals holds 12.340 and 12.34 apart
+        return values.stream().anyMatch(x -> ((BigDecimal) x).compareTo(d) == 0);
+      }
       return v != null && values.contains(v);
     }
 
@@ -767,6 +794,414 @@ class PlanFilesTest extends CatalogTestBase {
         }
       }
       return b.append('"').toString();
+    }
+  }
+
+  // ------------------------------------------------ decimal, uuid, binary and fixed columns
+
+  /** price and rate: decimals of two scales (rate's values take 16 bytes); fx: fixed[4]. */
+  static final Schema TYPED =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "price", Types.DecimalType.of(9, 2)),
+          Types.NestedField.optional(3, "rate", Types.DecimalType.of(38, 10)),
+          Types.NestedField.optional(4, "u", Types.UUIDType.get()),
+          Types.NestedField.optional(5, "b", Types.BinaryType.get()),
+          Types.NestedField.optional(6, "fx", Types.FixedType.ofLength(4)));
+
+  /** One row of TYPED. */
+  record TypedRow(long id, BigDecimal price, BigDecimal rate, UUID u, byte[] b, byte[] fx) {}
+
+  static BigDecimal dec(String s) {
+    return s == null ? null : new BigDecimal(s);
+  }
+
+  static byte[] bytes(int... v) {
+    byte[] b = new byte[v.length];
+    for (int i = 0; i < v.length; i++) {
+      b[i] = (byte) v[i];
+    }
+    return b;
+  }
+
+  /** A uuid whose every file stays on one side of the high bit of each half (see below). */
+  static UUID uuid(long msb, long lsb) {
+    return new UUID(msb, lsb | Long.MIN_VALUE);
+  }
+
+  /**
+   * The rows, as commits. Each commit's uuids share the sign of both halves: Java compares uuids
+   * as signed longs (UUID.compareTo), the spec and skade as unsigned bytes, and on a file whose
+   * bounds span a sign change the two disagree even for eq.
+   */
+  static List<List<TypedRow>> typedCommits() {
+    List<List<TypedRow>> commits = new ArrayList<>();
+    List<TypedRow> c = new ArrayList<>();
+    // negative decimals, small uuids, one-byte binaries
+    for (int i = 1; i <= 8; i++) {
+      c.add(new TypedRow(i, dec("-50.00").add(dec("6.17").multiply(BigDecimal.valueOf(i))),
+          dec("-100000000000000000000.0000000001").add(BigDecimal.valueOf(i)),
+          uuid(0x0000_0000_0000_4000L + i, i), bytes(i), bytes(0, 0, 0, i)));
+    }
+    commits.add(c);
+    // 0.00 .. 12.34; binaries of 20 bytes starting with 16 "a" (bounds truncated)
+    c = new ArrayList<>();
+    for (int i = 9; i <= 16; i++) {
+      byte[] b = new byte[20];
+      java.util.Arrays.fill(b, (byte) 'a');
+      b[19] = (byte) i;
+      c.add(new TypedRow(i, i == 16 ? dec("12.34") : dec("1.50").multiply(BigDecimal.valueOf(i - 9)),
+          dec("0.0000000001").multiply(BigDecimal.valueOf(i)),
+          uuid(0x3000_0000_0000_0000L + i, 0x10L * i), b, bytes(0x7f, 0xff, 0xff, 0xf0 + i)));
+    }
+    commits.add(c);
+    // 12.35 .. 45.00; uuids above 8000...; binaries and fixed with high bytes
+    c = new ArrayList<>();
+    for (int i = 17; i <= 24; i++) {
+      c.add(new TypedRow(i, i == 24 ? dec("45.00") : dec("12.35").add(BigDecimal.valueOf(i - 17)),
+          dec("9999999999999999999999999999.9999999999").subtract(BigDecimal.valueOf(i)),
+          uuid(0x8000_0000_0000_0000L + i, i), bytes(0x80 + i, 0xff, i), bytes(0xff, 0xff, 0xff, i)));
+    }
+    commits.add(c);
+    // every column null
+    c = new ArrayList<>();
+    for (int i = 25; i <= 28; i++) {
+      c.add(new TypedRow(i, null, null, null, null, null));
+    }
+    commits.add(c);
+    // one value in every row (12.34, one uuid); the empty binary and 00
+    c = new ArrayList<>();
+    for (int i = 29; i <= 33; i++) {
+      c.add(new TypedRow(i, dec("12.34"), dec("-1.0000000000"),
+          uuid(0xc0ff_ee00_0000_4000L, 0L), i % 2 == 0 ? bytes() : bytes(0), bytes(0x80, 0, 0, 0)));
+    }
+    commits.add(c);
+    // 45.01 .. 99999.99; uuids from f000...; "ab" exactly
+    c = new ArrayList<>();
+    for (int i = 34; i <= 40; i++) {
+      c.add(new TypedRow(i, i == 40 ? dec("99999.99") : dec("45.01").add(BigDecimal.valueOf(i * 100L)),
+          dec("12345678901234567890.1234567890").add(BigDecimal.valueOf(i)),
+          uuid(0xf000_0000_0000_0000L + i, -1L), bytes('a', 'b'), bytes(0x80, 0, 0, i)));
+    }
+    commits.add(c);
+    // near zero, some nulls, binary prefixes of one another
+    c = new ArrayList<>();
+    String[] prices = {"-0.99", "-0.01", null, "0.00", "0.01", "0.99", null, "-0.50"};
+    int[][] bins = {{'a'}, {'a', 'b'}, {'a', 'b', 'c'}, {'a', 'b', 'd'}, {'a', 'c'}, {}, {'b'}, {}};
+    for (int i = 41; i <= 48; i++) {
+      int k = i - 41;
+      c.add(new TypedRow(i, dec(prices[k]), k % 3 == 0 ? null : dec("0.0000000005").multiply(
+          BigDecimal.valueOf(k - 4)), k == 2 ? null : uuid(0x5000_0000_0000_0000L + k, k),
+          k == 7 ? null : bytes(bins[k]), bytes(0x00, 0x01, k, k)));
+    }
+    commits.add(c);
+    return commits;
+  }
+
+  @Test
+  void typedPlansKeepNoMoreThanJava() throws Exception {
+    List<Subject> subjects = new ArrayList<>();
+    subjects.add(createTyped("typed", PartitionSpec.unpartitioned(), false));
+    // (not identity(fx): Java 1.12 writes a fixed partition value as Avro bytes, with a length
+    // its manifest's schema does not have, so no Avro reader but its own reads that manifest)
+    subjects.add(createTyped("typed_part", PartitionSpec.builderFor(TYPED).bucket("price", 3)
+        .bucket("u", 2).truncate("b", 2).bucket("fx", 2).build(), true));
+    List<String> failures = new ArrayList<>();
+    int uuidRanges = 0;
+    for (Subject s : subjects) {
+      TypedGen gen = new TypedGen(new Random(SEED + 1), s.canonical);
+      for (int n = 0; n < FILTERS; n++) {
+        uuidRanges += checkTyped(s, gen.expr(2), failures) ? 1 : 0;
+      }
+      String summary = String.format("plan_files %s (%s; %d files): %d filters: skade plan"
+          + " identical to Java's for %d, tighter for %d, files pruned by skade %d, by Java %d",
+          s.name, spec(s.table), s.rowsByFile.size(), FILTERS, s.identical, s.tighter,
+          s.prunedBySkade, s.prunedByJava);
+      System.out.println(summary);
+      System.err.println("PlanFilesTest: " + summary);
+    }
+    String note = String.format("%d filters order uuids (Java's order is signed): Java's planner"
+        + " drops files with rows matching in the spec's unsigned order for %d, prunes a file"
+        + " without a matching row that skade keeps for %d", uuidRanges, javaUuidMisses,
+        javaUuidPrunesMore);
+    System.out.println(note);
+    System.err.println("PlanFilesTest: " + note);
+    if (!failures.isEmpty()) {
+      failures.forEach(System.out::println);
+      fail(failures.size() + " typed plan_files failures, the first:\n"
+          + String.join("\n", failures.subList(0, Math.min(10, failures.size()))));
+    }
+  }
+
+  private Subject createTyped(String name, PartitionSpec spec, boolean canonical) {
+    TableIdentifier id = TableIdentifier.of(ns, name);
+    Table table = catalog.buildTable(id, TYPED).withPartitionSpec(spec).create();
+    for (List<TypedRow> commit : typedCommits()) {
+      List<Record> recs = new ArrayList<>();
+      for (TypedRow r : commit) {
+        recs.add(Rows.rec(TYPED, r.id(), r.price(), r.rate(), r.u(),
+            r.b() == null ? null : ByteBuffer.wrap(r.b()), r.fx()));
+      }
+      Rows.append(table, recs);
+    }
+    table = catalog.loadTable(id);
+    Subject s = new Subject(name, table, false);
+    s.canonical = canonical;
+    InternalRecordWrapper wrap = new InternalRecordWrapper(TYPED.asStruct());
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask t : tasks) {
+        String path = t.file().location();
+        List<StructLike> rows = new ArrayList<>();
+        try (CloseableIterable<Record> it =
+            Parquet.read(table.io().newInputFile(path))
+                .project(TYPED)
+                .createReaderFunc(fs -> GenericParquetReaders.buildReader(TYPED, fs))
+                .build()) {
+          for (Record r : it) {
+            rows.add(wrap.copyFor(r.copy()));
+          }
+        }
+        s.rowsByFile.put(path, rows);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    assertTrue(s.rowsByFile.size() >= 7, name + " has " + s.rowsByFile.size() + " files");
+    return s;
+  }
+
+  private int javaUuidMisses;
+  private int javaUuidPrunesMore;
+
+  static final Pattern UUID_ORDER =
+      Pattern.compile("\"type\":\"(lt|lt-eq|gt|gt-eq)\",\"term\":\"u\"");
+
+  /**
+   * Java's plan, skade's and the matching files for one filter: skade keeps every file with a
+   * matching row and no file Java prunes; a file Java keeps skade may drop only if no row of it
+   * matches. The JSON is parsed without the schema, so a decimal literal keeps its scale (Java
+   * binds it unchanged and compares by value, as skade does); a filter ordering uuids is checked
+   * for matching rows only, as Java orders uuids as signed longs (so, with the rows above, its
+   * planner drops files with rows that match in the spec's unsigned order). True for those.
+   */
+  private boolean checkTyped(Subject s, String json, List<String> failures) throws Exception {
+    Expression expr = ExpressionParser.fromJson(json);
+    boolean uuidOrder = UUID_ORDER.matcher(json).find();
+    Set<String> java = new LinkedHashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = s.table.newScan().filter(expr).planFiles()) {
+      for (FileScanTask t : tasks) {
+        java.add(t.file().location());
+      }
+    }
+    Expression bound = Expressions.rewriteNot(Binder.bind(TYPED.asStruct(), expr, true));
+    Set<String> matching = new LinkedHashSet<>();
+    for (Map.Entry<String, List<StructLike>> e : s.rowsByFile.entrySet()) {
+      for (StructLike row : e.getValue()) {
+        if (ExpressionVisitors.visit(bound, new Matches(row))) {
+          matching.add(e.getKey());
+          break;
+        }
+      }
+    }
+    List<String> skade = skadePlan(s, json, failures);
+    if (skade == null) {
+      return uuidOrder;
+    }
+    Set<String> skadeSet = new LinkedHashSet<>(skade);
+    String where = s.name + " filter " + json;
+    List<String> missingRows = missing(matching, skadeSet);
+    if (!missingRows.isEmpty()) {
+      failures.add(where + ": skade drops files with matching rows: " + missingRows);
+    }
+    List<String> extra = missing(skadeSet, java);
+    if (!uuidOrder) {
+      if (!extra.isEmpty()) {
+        failures.add(where + ": skade keeps files Java prunes: " + extra);
+      }
+      if (!java.containsAll(matching)) {
+        failures.add(where + ": Java's planner drops files with matching rows: "
+            + missing(matching, java));
+      }
+    } else {
+      javaUuidMisses += java.containsAll(matching) ? 0 : 1;
+      // a file skade keeps and Java prunes without a matching row: skade looser than Java
+      for (String f : extra) {
+        if (matchingRows(s, List.of(f), bound) == 0) {
+          javaUuidPrunesMore++;
+          failures.add(where + ": skade keeps a file Java prunes, no row of it matching: " + f);
+          break;
+        }
+      }
+    }
+    List<String> missingJava = missing(java, skadeSet);
+    if (!missingJava.isEmpty()) {
+      if (matchingRows(s, missingJava, bound) > 0) {
+        failures.add(where + ": skade drops files Java plans: " + missingJava);
+      } else {
+        s.tighter++;
+      }
+    }
+    if (skadeSet.equals(java)) {
+      s.identical++;
+    }
+    s.prunedBySkade += s.rowsByFile.size() - skadeSet.size();
+    s.prunedByJava += s.rowsByFile.size() - java.size();
+    return uuidOrder;
+  }
+
+  /**
+   * Random REST expression JSON over TYPED's columns. Decimals are strings (as Iceberg writes
+   * them) of any scale or whole JSON numbers, or with canonical, strings at the column's scale
+   * only: Java's bucket transform hashes a literal's unscaled value as it is, so it projects
+   * 12.340 into another bucket than 12.34 (and drops the file that holds it).
+   */
+  static final class TypedGen {
+    private final Random rnd;
+    private final boolean canonical;
+    private final List<TypedRow> rows = new ArrayList<>();
+
+    TypedGen(Random rnd, boolean canonical) {
+      this.rnd = rnd;
+      this.canonical = canonical;
+      typedCommits().forEach(rows::addAll);
+    }
+
+    String expr(int depth) {
+      if (depth == 0 || rnd.nextInt(100) < 40) {
+        return leaf();
+      }
+      switch (rnd.nextInt(5)) {
+        case 0:
+          return "{\"type\":\"not\",\"child\":" + expr(depth - 1) + "}";
+        case 1:
+        case 2:
+          return "{\"type\":\"and\",\"left\":" + expr(depth - 1) + ",\"right\":" + expr(depth - 1)
+              + "}";
+        default:
+          return "{\"type\":\"or\",\"left\":" + expr(depth - 1) + ",\"right\":" + expr(depth - 1)
+              + "}";
+      }
+    }
+
+    private <T> T pick(T[] a) {
+      return a[rnd.nextInt(a.length)];
+    }
+
+    private TypedRow row() {
+      return rows.get(rnd.nextInt(rows.size()));
+    }
+
+    String leaf() {
+      String col = pick(new String[] {"price", "rate", "u", "b", "fx"});
+      String op = pick(new String[] {"eq", "not-eq", "lt", "lt-eq", "gt", "gt-eq", "in", "not-in",
+          "eq", "lt", "gt", "in", "is-null", "not-null"});
+      String term = FilterGen.str(col);
+      switch (op) {
+        case "is-null":
+        case "not-null":
+          return "{\"type\":" + FilterGen.str(op) + ",\"term\":" + term + "}";
+        case "in":
+        case "not-in":
+          {
+            List<String> vals = new ArrayList<>();
+            for (int i = 1 + rnd.nextInt(3); i > 0; i--) {
+              vals.add(value(col));
+            }
+            return "{\"type\":" + FilterGen.str(op) + ",\"term\":" + term + ",\"values\":["
+                + String.join(",", vals) + "]}";
+          }
+        default:
+          return "{\"type\":" + FilterGen.str(op) + ",\"term\":" + term + ",\"value\":"
+              + value(col) + "}";
+      }
+    }
+
+    private String value(String col) {
+      boolean fromData = rnd.nextInt(100) < 65;
+      TypedRow r = row();
+      switch (col) {
+        case "price":
+          return decimal(fromData && r.price() != null ? r.price() : dec(pick(new String[] {
+              "0.00", "-0.01", "12.34", "12.35", "45.00", "99999.99", "100000.00", "-50.00",
+              "-99999.99", "7.50"})), 2, "0.01");
+        case "rate":
+          return decimal(fromData && r.rate() != null ? r.rate() : dec(pick(new String[] {
+              "0.0000000001", "-1.0000000000", "100000000000000000000.0000000000",
+              "9999999999999999999999999999.9999999999",
+              "-9999999999999999999999999999.9999999999", "0E-10"})), 10, "0.0000000001");
+        case "u":
+          {
+            UUID u = fromData && r.u() != null ? r.u() : pick(new UUID[] {
+                new UUID(0, 0), new UUID(-1, -1), new UUID(Long.MIN_VALUE, 0),
+                new UUID(Long.MAX_VALUE, -1), uuid(0x3000_0000_0000_0000L, 0),
+                uuid(0xc0ff_ee00_0000_4000L, 0L)});
+            if (fromData && rnd.nextInt(3) == 0) {
+              u = new UUID(u.getMostSignificantBits(),
+                  u.getLeastSignificantBits() + (rnd.nextBoolean() ? 1 : -1));
+            }
+            return FilterGen.str(u.toString());
+          }
+        case "b":
+          {
+            byte[] b = fromData && r.b() != null ? r.b() : bytes(pick(new int[][] {
+                {}, {0}, {'a'}, {'a', 'b'}, {'a', 'b', 'c'}, {0x80}, {0xff}, {0xff, 0xff},
+                {'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a',
+                 'a'}}));
+            int k = rnd.nextInt(4);
+            if (fromData && k == 0 && b.length > 0) {
+              b = java.util.Arrays.copyOf(b, b.length - 1);   // a prefix
+            } else if (fromData && k == 1) {
+              b = java.util.Arrays.copyOf(b, b.length + 1);   // followed by 00
+            }
+            return FilterGen.str(hex(b));
+          }
+        default:
+          {
+            byte[] b = fromData && r.fx() != null ? r.fx().clone() : bytes(pick(new int[][] {
+                {0, 0, 0, 0}, {0xff, 0xff, 0xff, 0xff}, {0x7f, 0xff, 0xff, 0xff},
+                {0x80, 0, 0, 0}, {0, 1, 2, 3}}));
+            if (fromData && rnd.nextInt(3) == 0) {
+              b[3] += (byte) (rnd.nextBoolean() ? 1 : -1);
+            }
+            return FilterGen.str(hex(b));
+          }
+      }
+    }
+
+    /** A decimal literal near v: v, a unit away, or (not canonical) of another scale. */
+    private String decimal(BigDecimal v, int scale, String unit) {
+      switch (rnd.nextInt(canonical ? 3 : 7)) {
+        case 1:
+          v = v.add(dec(unit));
+          break;
+        case 2:
+          v = v.subtract(dec(unit));
+          break;
+        case 3:
+          // a digit the scale cannot hold: equals no value, orders between two
+          return FilterGen.str(v.toPlainString() + pick(new String[] {"5", "1", "9"}));
+        case 4:
+          return FilterGen.str(v.setScale(scale + 1).toPlainString());   // 12.340
+        case 5:
+          if (v.stripTrailingZeros().scale() <= 0
+              && v.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) < 0) {
+            return v.toBigInteger().toString();   // a JSON integer
+          }
+          return FilterGen.str(v.toString());
+        case 6:
+          return FilterGen.str(v.stripTrailingZeros().toString());   // 1.5E+3, 12.3
+        default:
+          break;
+      }
+      return FilterGen.str(v.setScale(scale).toPlainString());
+    }
+
+    static String hex(byte[] b) {
+      StringBuilder sb = new StringBuilder();
+      for (byte x : b) {
+        sb.append(String.format("%02x", x & 0xff));
+      }
+      return sb.toString();
     }
   }
 

@@ -3,6 +3,7 @@ package skade.interop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigDecimal;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
@@ -155,5 +156,89 @@ class TypePromotionPlanTest extends CatalogTestBase {
         assertEquals(1, rs.getInt(1), "the equality delete, once");
       }
     }
+  }
+
+  /**
+   * A decimal(9,2) widened to decimal(18,2): the old files' bounds (the shortest two's
+   * complement of 9 digits) and the new ones compare by value at scale 2, as Java's; a literal
+   * of another scale is compared exactly (one scale 2 cannot hold equals nothing: skade prunes
+   * every file, Java keeps those whose bounds surround it).
+   */
+  @Test
+  void promotedDecimalPlansLikeJava() throws Exception {
+    Schema d9 =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "d", Types.DecimalType.of(9, 2)));
+    TableIdentifier tid = TableIdentifier.of(ns, "promo_dec");
+    Table t =
+        catalog
+            .buildTable(tid, d9)
+            .withPartitionSpec(PartitionSpec.unpartitioned())
+            .withProperty(TableProperties.FORMAT_VERSION, "2")
+            .create();
+    String[][] commits = {{"-12.50", "-0.01"}, {"0.00", "12.34"}, {"12.35", "9999999.99"}};
+    long id = 0;
+    for (String[] c : commits) {
+      List<Record> rows = new ArrayList<>();
+      for (String v : c) {
+        rows.add(Rows.rec(d9, ++id, new BigDecimal(v)));
+      }
+      Rows.append(t, rows);
+    }
+    t.updateSchema().updateColumn("d", Types.DecimalType.of(18, 2)).commit();
+    t.refresh();
+    List<Record> rows = new ArrayList<>();
+    for (String v : new String[] {"-99999999999.99", "123456789012.34"}) {
+      rows.add(Rows.rec(t.schema(), ++id, new BigDecimal(v)));
+    }
+    Rows.append(t, rows);
+    t.refresh();
+
+    for (String lit :
+        List.of("\"12.34\"", "\"-0.01\"", "\"10000000.00\"", "\"-99999999999.99\"", "0")) {
+      for (String op : List.of("eq", "lt", "gt-eq")) {
+        String json = "{\"type\":\"" + op + "\",\"term\":\"d\",\"value\":" + lit + "}";
+        assertEquals(javaPlan(t, json), skadePlan("promo_dec", json),
+            "plan_files " + json + " = Java's");
+      }
+    }
+    // 12.345 at scale 2: no value equals it; lt and gt-eq compare exactly
+    Set<String> skadeEq = skadePlan("promo_dec", "{\"type\":\"eq\",\"term\":\"d\",\"value\":\"12.345\"}");
+    assertTrue(skadeEq.isEmpty(), "eq 12.345 at scale 2 plans nothing: " + skadeEq);
+    for (String op : List.of("lt", "gt-eq")) {
+      String json = "{\"type\":\"" + op + "\",\"term\":\"d\",\"value\":\"12.345\"}";
+      assertEquals(javaPlan(t, json), skadePlan("promo_dec", json), "plan_files " + json);
+    }
+  }
+
+  /** The data files Java plans for a REST filter (parsed without the schema: any scale). */
+  private static Set<String> javaPlan(Table t, String json) throws Exception {
+    Set<String> out = new LinkedHashSet<>();
+    try (CloseableIterable<FileScanTask> tasks =
+        t.newScan().filter(ExpressionParser.fromJson(json)).planFiles()) {
+      for (FileScanTask task : tasks) {
+        out.add(task.file().location());
+      }
+    }
+    return out;
+  }
+
+  private Set<String> skadePlan(String table, String json) throws Exception {
+    Set<String> out = new LinkedHashSet<>();
+    try (PreparedStatement ps =
+        conn.prepareStatement(
+            "SELECT file_path FROM skade.plan_files(?, ?, ?::jsonb, NULL, ?) WHERE content = 'data'")) {
+      ps.setString(1, ns.toString());
+      ps.setString(2, table);
+      ps.setString(3, json);
+      ps.setString(4, Skade.CATALOG);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+    }
+    return out;
   }
 }
