@@ -7,8 +7,15 @@
  * 1.5: views changed through skade's functions (create_view, update_view,
  * register_view, drop_view, rename_view: the REST view routes) are logged
  * as API changes (source 'api', op create/commit/register/drop/rename),
- * as tables are.
+ * as tables are; resolve_locations answers resolve_many's question as one
+ * text[] (issue 15: no row per id).
  */
+
+CREATE FUNCTION skade.resolve_locations(snapshot_ids bigint[]) RETURNS text[]
+	AS 'MODULE_PATHNAME', 'skade_resolve_locations' LANGUAGE C STABLE
+	PARALLEL RESTRICTED;
+REVOKE ALL ON FUNCTION skade.resolve_locations(bigint[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION skade.resolve_locations(bigint[]) TO skade_reader;
 
 -- view_pointer: the one change of a view's row each view function makes,
 -- logged as an API change (view_api.c): op create/register (a: location),

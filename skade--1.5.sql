@@ -338,6 +338,9 @@ CREATE FUNCTION skade.resolve_many(snapshot_ids bigint[])
 				   metadata_location text)
 	AS 'MODULE_PATHNAME', 'skade_resolve_many' LANGUAGE C STABLE
 	COST 100 PARALLEL RESTRICTED SUPPORT skade.resolve_many_support;
+CREATE FUNCTION skade.resolve_locations(snapshot_ids bigint[]) RETURNS text[]
+	AS 'MODULE_PATHNAME', 'skade_resolve_locations' LANGUAGE C STABLE
+	PARALLEL RESTRICTED;
 CREATE FUNCTION skade.load_table_at(namespace text, name text, snapshot_id bigint,
 									snapshots text DEFAULT 'all', catalog text DEFAULT NULL,
 									OUT snapshot_id bigint, OUT metadata_location text,
@@ -2715,6 +2718,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.plan_files(text, text, jsonb, bigint, text),
 	skade.cache_stats(),
 	skade.resolve_many(bigint[]),
+	skade.resolve_locations(bigint[]),
 	skade.load_table_at(text, text, bigint, text, text),
 	skade.load_table_as_of(text, text, timestamptz, text, text),
 	skade.index_status(),

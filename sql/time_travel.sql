@@ -88,6 +88,28 @@ SELECT tree_answers - :t2 AS tree_used FROM skade.index_status();
 SELECT skade.rebuild_index();
 RESET skade.index_enabled;
 
+-- resolve_locations: resolve_many's locations as one array, the same answers in
+-- the same order, from the tree and from the heap (NULL: unknown id or NULL element)
+CREATE TEMP TABLE rl_ids AS
+SELECT ARRAY[3051729675574597003, NULL, 42, 3051729675574597000, 3051729675574597003,
+             3051729675574597001, -1]::bigint[] AS ids;
+SELECT array_length(skade.resolve_locations(ids), 1) AS n,
+       skade.resolve_locations(ids) IS NOT DISTINCT FROM
+         ARRAY(SELECT r.metadata_location FROM skade.resolve_many(ids) WITH ORDINALITY r(s, c, n, t, metadata_location, o) ORDER BY o) AS same_as_resolve_many,
+       (SELECT array_agg(regexp_replace(l, '^.*/', '')) FROM unnest(skade.resolve_locations(ids)) l) AS files
+FROM rl_ids;
+SET skade.index_enabled = off;
+SELECT skade.resolve_locations(ids) IS NOT DISTINCT FROM
+         ARRAY(SELECT r.metadata_location FROM skade.resolve_many(ids) WITH ORDINALITY r(s, c, n, t, metadata_location, o) ORDER BY o) AS same_from_heap
+FROM rl_ids;
+RESET skade.index_enabled;
+SELECT skade.resolve_locations('{}') AS empty, skade.resolve_locations(ARRAY[NULL]::bigint[]) AS one_null,
+       array_dims(skade.resolve_locations(ARRAY[3051729675574597001])) AS dims;
+SELECT skade.resolve_locations(NULL);
+SELECT skade.resolve_locations(ARRAY[[1, 2], [3, 4]]::bigint[]);
+SELECT cardinality(a), cardinality(array_remove(a, NULL)) AS known
+FROM (SELECT skade.resolve_locations(array(SELECT g FROM generate_series(1, 100000) g)) a) x;
+
 -- bad input
 SELECT * FROM skade.resolve_many(NULL);
 SELECT * FROM skade.resolve_many(ARRAY[[1, 2], [3, 4]]::bigint[]);

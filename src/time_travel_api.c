@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * time_travel_api.c
- *	  SQL-callable time travel: skade.resolve_many(), skade.load_table_at(),
+ *	  SQL-callable time travel: skade.resolve_many(),
+ *	  skade.resolve_locations(), skade.load_table_at(),
  *	  skade.load_table_as_of(), and skade.index_check() (tree vs heap).
  *
  * Snapshot ids resolve through IndexResolve (the STree64 index where it
@@ -10,7 +11,9 @@
  * the L0 summary, O(log n).  "snapshots" selects the metadata returned, as
  * for load_table: 'all', 'refs' or 'none'.  resolve_many works in chunks so that a huge
  * array never needs more than one chunk's lookups in memory besides the
- * result tuplestore (which spills to disk past work_mem).
+ * result tuplestore (which spills to disk past work_mem); resolve_locations
+ * answers the same ids as one text[] (bounded by the 1 GB of a value),
+ * built in place without a row per id.
  *
  * IDENTIFICATION
  *	  src/time_travel_api.c
@@ -48,6 +51,7 @@ static Datum load_table_at(FunctionCallInfo fcinfo, int catalog_arg, int snapsho
 static Datum load_table_as_of(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg);
 
 PG_FUNCTION_INFO_V1(skade_resolve_many);
+PG_FUNCTION_INFO_V1(skade_resolve_locations);
 PG_FUNCTION_INFO_V1(skade_resolve_many_support);
 PG_FUNCTION_INFO_V1(skade_load_table_at);
 PG_FUNCTION_INFO_V1(skade_load_table_at_1_1);
@@ -62,6 +66,19 @@ static void resolve_chunked(ArrayType *arr, const char *catalog, const char *ns,
 															const SnapshotHit *h, void *arg),
 							void *arg);
 static void emit_row(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg);
+static ArrayType *snapshot_ids_arg(FunctionCallInfo fcinfo);
+
+/* resolve_locations' answer as it grows: the text[]'s data area and nulls */
+typedef struct LocationArray
+{
+	StringInfoData data;		/* the elements, 4-byte headers, int-aligned */
+	bool	   *nulls;			/* [n] */
+	bool		any_null;
+	int			n;
+} LocationArray;
+
+static void emit_location(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg);
+static ArrayType *location_array(LocationArray *a, int n);
 static Datum load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns,
 					 const char *name, int64 snapshot_id, TimestampTz made_current_at,
 					 bool with_time, int want);
@@ -92,6 +109,41 @@ Datum
 skade_resolve_many(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ArrayType  *arr = snapshot_ids_arg(fcinfo);
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	resolve_chunked(arr, NULL, NULL, NULL, emit_row, rsinfo);
+	return (Datum) 0;
+}
+
+/*
+ * skade.resolve_locations(snapshot_ids bigint[]) -> text[]
+ *
+ * resolve_many's metadata_location column as one array, in input order
+ * (NULL for unknown ids and NULL elements): the same answers, without a
+ * row per id to form, materialise and scan.
+ */
+Datum
+skade_resolve_locations(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = snapshot_ids_arg(fcinfo);
+	int			n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	LocationArray a;
+
+	if (n == 0)
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(TEXTOID));
+	initStringInfo(&a.data);
+	a.nulls = palloc0(sizeof(bool) * n);
+	a.any_null = false;
+	a.n = n;
+	resolve_chunked(arr, NULL, NULL, NULL, emit_location, &a);
+	PG_RETURN_ARRAYTYPE_P(location_array(&a, n));
+}
+
+/* The snapshot_ids argument, checked; the JDBC tables attached. */
+static ArrayType *
+snapshot_ids_arg(FunctionCallInfo fcinfo)
+{
 	ArrayType  *arr;
 
 	SkadeRequireShared();
@@ -105,9 +157,63 @@ skade_resolve_many(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("snapshot_ids must be a one-dimensional array")));
 	StoreRequireAttached();
-	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	resolve_chunked(arr, NULL, NULL, NULL, emit_row, rsinfo);
-	return (Datum) 0;
+	return arr;
+}
+
+/* Append one answer to the array being built (its text copied: the chunk goes). */
+static void
+emit_location(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg)
+{
+	LocationArray *a = (LocationArray *) arg;
+	text	   *t;
+	int32		len;
+
+	if (isnull || !h->found)
+	{
+		a->nulls[ord - 1] = true;
+		a->any_null = true;
+		return;
+	}
+	t = DatumGetTextPP(h->location);
+	len = VARHDRSZ + VARSIZE_ANY_EXHDR(t);
+	if ((Size) a->data.len + INTALIGN(len) >= MaxAllocSize - ARR_OVERHEAD_WITHNULLS(1, a->n))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the locations of " INT64_FORMAT " snapshot ids exceed the size of an array",
+						ord),
+				 errhint("Resolve fewer ids at a time, or use skade.resolve_many().")));
+	enlargeStringInfo(&a->data, INTALIGN(len));
+	SET_VARSIZE(a->data.data + a->data.len, len);
+	memcpy(a->data.data + a->data.len + VARHDRSZ, VARDATA_ANY(t), len - VARHDRSZ);
+	memset(a->data.data + a->data.len + len, 0, INTALIGN(len) - len);
+	a->data.len += INTALIGN(len);
+}
+
+/* The text[] of n elements whose data area and nulls a holds. */
+static ArrayType *
+location_array(LocationArray *a, int n)
+{
+	int32		dataoffset = a->any_null ? ARR_OVERHEAD_WITHNULLS(1, n) : 0;
+	Size		overhead = a->any_null ? dataoffset : ARR_OVERHEAD_NONULLS(1);
+	ArrayType  *result = palloc0(overhead + a->data.len);
+	int			i;
+
+	SET_VARSIZE(result, overhead + a->data.len);
+	result->ndim = 1;
+	result->dataoffset = dataoffset;
+	result->elemtype = TEXTOID;
+	ARR_DIMS(result)[0] = n;
+	ARR_LBOUND(result)[0] = 1;
+	if (a->any_null)
+	{
+		bits8	   *bitmap = ARR_NULLBITMAP(result);
+
+		for (i = 0; i < n; i++)
+			if (!a->nulls[i])
+				bitmap[i / 8] |= 1 << (i % 8);
+	}
+	memcpy(ARR_DATA_PTR(result), a->data.data, a->data.len);
+	return result;
 }
 
 static void
