@@ -49,7 +49,8 @@
  *   - Size: the table holds at most skade.pointer_cache_entries entries
  *     (HASH_FIXED_SIZE, never more shared memory than its setting).  A change
  *     or a fill that finds no free slot evicts an entry that is not changing
- *     (the first of the bucket walk); a change that still finds none
+ *     by a clock with second chance (entries hit since the hand last passed
+ *     are spared once; no scan of the table per victim); a change that still finds none
  *     falls back to a global in-flight mark, a fill just does not fill.  A
  *     miss always falls back to the heap.
  *   - Views are mirrored too (is_view), so table_exists stays exact.
@@ -111,6 +112,8 @@ typedef struct MirrorEntry
 	bool		previous_null;
 	TransactionId xmin;			/* writer of the version held */
 	uint64		order;			/* change counter of the version held */
+	uint32		slot;			/* its place on the clock */
+	pg_atomic_uint32 referenced;	/* hit since the hand last passed */
 	char		location[SKADE_MAX_LOCATION_LEN + 1];
 	char		previous[SKADE_MAX_LOCATION_LEN + 1];
 } MirrorEntry;
@@ -131,6 +134,12 @@ typedef struct MirrorShared
 	pg_atomic_uint64 order;		/* change counter */
 	pg_atomic_uint64 hits;
 	pg_atomic_uint64 misses;
+	/* the clock (under lock): entries by slot, a stack of free slots */
+	uint32		nslots;
+	uint32		hand;
+	uint32		nfree;
+	MirrorEntry **ring;			/* [nslots]; NULL: a free slot */
+	uint32	   *free_slots;		/* [nslots] */
 } MirrorShared;
 
 /* a change of this backend's transaction, applied at commit */
@@ -166,6 +175,7 @@ static int	key_match(const void *a, const void *b, Size keysize);
 static bool own_pending(const MirrorKey *key);
 static MirrorEntry *enter_entry(const MirrorKey *key);
 static bool evict_one(void);
+static Size clock_size(void);
 static void remove_entry(MirrorEntry *e);
 static void scope_invalidate(Datum arg, Oid relid);
 static bool standby_refuses(Snapshot snap);
@@ -184,8 +194,11 @@ MirrorShmemSize(void)
 	Size		size = MAXALIGN(sizeof(MirrorShared));
 
 	if (skade_pointer_cache_entries > 0)
+	{
+		size = add_size(size, clock_size());
 		size = add_size(size, hash_estimate_size(skade_pointer_cache_entries,
 												 sizeof(MirrorEntry)));
+	}
 	return size;
 }
 
@@ -198,9 +211,22 @@ MirrorShmemInit(void)
 
 	if (skade_pointer_cache_entries <= 0)
 		return;
-	l1 = ShmemInitStruct("skade l1", MAXALIGN(sizeof(MirrorShared)), &found);
+	l1 = ShmemInitStruct("skade l1", MAXALIGN(sizeof(MirrorShared)) + clock_size(), &found);
 	if (!found)
 	{
+		char	   *clock = ((char *) l1) + MAXALIGN(sizeof(MirrorShared));
+		uint32		i;
+
+		l1->nslots = (uint32) skade_pointer_cache_entries;
+		l1->hand = 0;
+		l1->ring = (MirrorEntry **) clock;
+		l1->free_slots = (uint32 *) (clock + MAXALIGN(sizeof(MirrorEntry *) * l1->nslots));
+		for (i = 0; i < l1->nslots; i++)
+		{
+			l1->ring[i] = NULL;
+			l1->free_slots[i] = l1->nslots - 1 - i;
+		}
+		l1->nfree = l1->nslots;
 		l1->tranche_id = LWLockNewTrancheId();
 		LWLockInitialize(&l1->lock, l1->tranche_id);
 		l1->global_changing = 0;
@@ -221,6 +247,14 @@ MirrorShmemInit(void)
 	l1_index = ShmemInitHash("skade l1 index", skade_pointer_cache_entries,
 							 skade_pointer_cache_entries, &info,
 							 HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_FIXED_SIZE);
+}
+
+/* the clock's ring and free-slot stack */
+static Size
+clock_size(void)
+{
+	return add_size(MAXALIGN(mul_size(sizeof(MirrorEntry *), skade_pointer_cache_entries)),
+					MAXALIGN(mul_size(sizeof(uint32), skade_pointer_cache_entries)));
 }
 
 /* _PG_init: the transaction callbacks that apply pending changes */
@@ -307,6 +341,8 @@ MirrorLookup(const MirrorScope *scope, const char *catalog, const char *ns,
 		out->xmin = e->xmin;
 		out->xmax = InvalidTransactionId;
 		hit = true;
+		if (pg_atomic_read_u32(&e->referenced) == 0)
+			pg_atomic_write_u32(&e->referenced, 1);
 	}
 	LWLockRelease(&l1->lock);
 	pg_atomic_fetch_add_u64(hit ? &l1->hits : &l1->misses, 1);
@@ -730,7 +766,11 @@ enter_entry(const MirrorKey *key)
 	e = hash_search(l1_index, key, HASH_ENTER_NULL, &found);
 	if (e == NULL)
 		return NULL;
+	Assert(l1->nfree > 0);
 	l1->slots++;
+	e->slot = l1->free_slots[--l1->nfree];
+	l1->ring[e->slot] = e;
+	pg_atomic_init_u32(&e->referenced, 1);
 	e->changing = 0;
 	e->valid = false;
 	e->order = 0;
@@ -739,31 +779,36 @@ enter_entry(const MirrorKey *key)
 }
 
 /*
- * Remove the first entry of the bucket walk that no writer is changing;
- * false if every entry is being changed.  Caller holds the lock exclusively.
- * (Which keys stay is decided by their hash: with a working set larger than
- * the table, a stable subset of it hits.)
+ * Remove an entry no writer is changing, by the clock: the hand passes
+ * over entries hit since it last passed (clearing the mark: a second
+ * chance) and takes the first unmarked one -- amortised O(1), never more
+ * than two turns; false if every entry is being changed.  Caller holds the
+ * lock exclusively.
  */
 static bool
 evict_one(void)
 {
-	HASH_SEQ_STATUS status;
-	MirrorEntry *e;
+	uint32		steps;
 
-	hash_seq_init(&status, l1_index);
-	while ((e = hash_seq_search(&status)) != NULL)
-		if (e->changing == 0)
+	for (steps = 0; steps < 2 * l1->nslots; steps++)
+	{
+		MirrorEntry *e = l1->ring[l1->hand];
+
+		l1->hand = (l1->hand + 1) % l1->nslots;
+		if (e == NULL || e->changing > 0)
+			continue;
+		if (pg_atomic_read_u32(&e->referenced) != 0)
 		{
-			hash_seq_term(&status);
-			break;
+			pg_atomic_write_u32(&e->referenced, 0);
+			continue;
 		}
-	if (e == NULL)
-		return false;
-	if (e->valid)
-		l1->entries--;
-	l1->evictions++;
-	remove_entry(e);
-	return true;
+		if (e->valid)
+			l1->entries--;
+		l1->evictions++;
+		remove_entry(e);
+		return true;
+	}
+	return false;
 }
 
 /* Drop e from the table; caller holds the lock exclusively. */
@@ -772,6 +817,8 @@ remove_entry(MirrorEntry *e)
 {
 	MirrorKey	key = e->key;
 
+	l1->ring[e->slot] = NULL;
+	l1->free_slots[l1->nfree++] = e->slot;
 	hash_search(l1_index, &key, HASH_REMOVE, NULL);
 	l1->slots--;
 }
