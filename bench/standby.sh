@@ -24,7 +24,7 @@ FILES=$BASE/meta
 OUT=$BASE/out
 
 install_build_deps
-build_and_install
+bench_build_and_install
 mkdir -p "$FILES" "$OUT"
 python3 "$SKADE_ROOT/data/metadata/generate.py" big 100 "$FILES/m.metadata.json"
 cp "$FILES/m.metadata.json" "$FILES/n.metadata.json"
