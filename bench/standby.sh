@@ -9,10 +9,12 @@
 #   until its heap shows the new pointer, and skade's answer in the same
 #   snapshot must show it too (count of polls where the heap was ahead).
 # Usage: bash bench/standby.sh [seconds-per-pgbench-run=5]
+# (SKADE_BENCH_FRESHNESS_COMMITS: commits of the freshness check, 200; SKADE_BENCH_NO_BUILD=1)
 set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
 
 SECS=${1:-5}
+FRESH=${SKADE_BENCH_FRESHNESS_COMMITS:-200}
 P1=$(free_port)
 P2=$(free_port)
 BASE=$(mktemp -d /tmp/skade-bench-standby.XXXXXX)
@@ -71,7 +73,7 @@ done
 # freshness: after each primary commit, poll the standby until its heap shows
 # it; in that same snapshot, skade's answer must show it too
 behind=0
-for i in $(seq 1 200); do
+for i in $(seq 1 "$FRESH"); do
     if [ $((i % 2)) -eq 0 ]; then new=m; old=n; else new=n; old=m; fi
     pg "$P1" -q -c "SELECT skade.commit_table('b', 't1', 'file://$FILES/$old.metadata.json', 'file://$FILES/$new.metadata.json')" postgres >/dev/null
     while :; do
@@ -86,4 +88,4 @@ for i in $(seq 1 200); do
     done
 done
 echo
-echo "freshness: 200 commits; standby answers behind its own heap: $behind times (target 0)"
+echo "freshness: $FRESH commits; standby answers behind its own heap: $behind times (target 0)"
