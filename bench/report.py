@@ -71,6 +71,7 @@ class Result:
     verbatim: str = ""              # a block of the log shown as it is (benchmarks not parsed)
     # plot series: name -> {"x": [...], "y": [...]} (filled by the parsers, drawn by plots())
     series: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    annotations: list[tuple[float, str]] = field(default_factory=list)    # (x, text) on the plot
 
     def add(self, *args, **kw) -> Metric:
         m = Metric(*args, **kw)
@@ -278,6 +279,7 @@ def parse_time_travel(text: str, r: Result) -> None:
               t_heap, div(t_heap, t_many), "heap/tree")
         r.point("resolve_many, heap path (index off)", entries, ids / (t_heap / 1000))
         r.point("best SQL plan", entries, ids / (t_best / 1000))
+        r.annotations.append((entries, f"{ids:,} ids"))
         note = f"P3 {case}: median of {len(many)} runs"
         if plan:
             note += f"; PostgreSQL's own join: {plan.group(1).strip()}"
@@ -425,6 +427,19 @@ def parse_maintenance(text: str, r: Result) -> None:
               target="same rows", met=ok)
 
 
+def s3_section(title: str) -> str:
+    """A short name for one of s3.py's sections, from its title line."""
+    files = re.search(r"(\d+) data files", title)
+    files = f"{int(files.group(1)):,} files" if files else ""
+    if title.startswith("load_table"):
+        m = re.search(r"(\d+) snapshots", title)
+        return f"load_table, {int(m.group(1)):,} snapshots" if m else "load_table"
+    m = re.search(r"relay adding (\d+) ms", title)
+    if m:
+        return f"plan_files, {files}, through a {m.group(1)} ms relay"
+    return f"plan_files, {files}" if title.startswith("plan_files") else title.split(":")[0]
+
+
 def parse_s3(text: str, r: Result) -> None:
     """s3.py's table: fixed-width columns whose widths the header line gives."""
     section = ""
@@ -443,14 +458,14 @@ def parse_s3(text: str, r: Result) -> None:
         ms = num(line[3 + w:11 + w])
         base = line[14 + w:14 + w + wb].strip()
         bms = num(line[15 + w + wb:23 + w + wb])
-        ratio = num(line[24 + w + wb:31 + w + wb])
-        rest = line[32 + w + wb:].strip()
+        ratio = num(line[24 + w + wb:30 + w + wb])    # f"{ratio:6.2f}x  {target}{mark}"
+        rest = line[31 + w + wb:].strip()
         met = True if rest.endswith(" ok") else False if rest.endswith("MISSED") else None
         target = re.sub(r"\s+(ok|MISSED)$", "", rest)
-        if target.startswith("("):
-            target = ""                              # a note on the ratio's direction, not a target
-        short = section.split(":")[0]
-        r.add(f"{short}: {label}", ms, "ms", base, bms, ratio, "ms/baseline", target, met)
+        note = "ms/baseline"
+        if target.startswith("("):                   # a note on the ratio's direction, not a target
+            note, target = f"ms/baseline {target}", ""
+        r.add(f"{s3_section(section)}: {label}", ms, "ms", base, bms, ratio, note, target, met)
     m = re.search(r"^skade on S3: moto (\S+).*?median of (\d+) runs", text, re.M)
     if m:
         r.notes.append(f"moto {m.group(1)}, median of {m.group(2)} runs; moto shares the 2 cores: read ratios")
@@ -684,6 +699,7 @@ def plots(results: dict[str, Result], outdir: Path) -> dict[str, Path]:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib import ticker
     except ImportError:
         return {}
     made = {}
@@ -696,6 +712,9 @@ def plots(results: dict[str, Result], outdir: Path) -> dict[str, Path]:
             pts = sorted(zip(s["x"], s["y"]))
             style = "--" if label.startswith(("fixture", "pyiceberg", "best SQL", "floor", "JDBC", "cold")) else "-"
             ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", label=label)
+        for x, text in r.annotations:
+            ax.annotate(text, (x, 0), xycoords=("data", "axes fraction"), xytext=(0, 4),
+                        textcoords="offset points", ha="center", fontsize=8, color="dimgray")
         ax.set_title(title, fontsize=10)
         ax.set_xlabel(xl)
         ax.set_ylabel(yl)
@@ -703,6 +722,10 @@ def plots(results: dict[str, Result], outdir: Path) -> dict[str, Path]:
             ax.set_xscale("log")
         if logy:
             ax.set_yscale("log")
+        for axis, log in ((ax.xaxis, logx), (ax.yaxis, logy)):
+            if log:    # plain numbers on the ticks (60, not 6 x 10^1)
+                axis.set_major_formatter(ticker.LogFormatter(minor_thresholds=(2, 0.5)))
+                axis.set_minor_formatter(ticker.LogFormatter(minor_thresholds=(2, 0.5)))
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
@@ -718,8 +741,8 @@ def plots(results: dict[str, Result], outdir: Path) -> dict[str, Path]:
 def fmt(v: float | None, unit: str = "") -> str:
     if v is None:
         return "–"
-    if isinstance(v, int) or (isinstance(v, float) and v.is_integer() and abs(v) >= 1000):
-        s = f"{int(v):,}"
+    if isinstance(v, int) or abs(v) >= 1000:
+        s = f"{v:,.0f}"
     elif abs(v) >= 100:
         s = f"{v:.0f}"
     elif abs(v) >= 10:
@@ -796,6 +819,8 @@ def write_report(path: Path, logdir: Path, results: list[Result], pngs: dict[str
         if r.name in pngs:
             w("")
             w(f"![{r.name}]({rel(pngs[r.name])})")
+        if r.notes:
+            w("")
         for n in r.notes:
             w(f"- {n}")
         if r.verbatim:
