@@ -488,7 +488,8 @@ def parse_rest(text: str, r: Result) -> None:
             continue
         if not line.startswith("| ") or line.startswith("| metric"):
             continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        # "| metric | skade | fixture | ratio | target" (the target cell may be empty)
+        cells = [c.strip() for c in line.split("|")[1:]] + [""]
         if len(cells) < 5:
             continue
         name, s, f, ratio, target = cells[:5]
@@ -499,10 +500,13 @@ def parse_rest(text: str, r: Result) -> None:
             continue
         met = True if target.endswith("-> met") else False if target.endswith("NOT met") else None
         target = re.sub(r"\s*->\s*(NOT )?met$", "", target)
-        unit = "req/s" if "req/s" in name else "commits/s" if "commits/s" in name else \
+        unit = "req/s" if "req/s" in name or name.startswith("trivial") else "commits/s" if "commits/s" in name else \
             "ms" if "(ms" in name else ""
+        if s.endswith("%"):
+            unit, s, f = "%", s.rstrip("%"), f.rstrip("%")
         lower_better = unit == "ms"
-        r.add(f"{title}: {name}", num(s), unit, "Iceberg REST fixture 1.11.0", num(f),
+        base = "Iceberg REST fixture 1.11.0" if f not in ("", "-") else ""
+        r.add(f"{title}: {name}", num(s), unit, base, num(f),
               num(ratio.rstrip("x")) if ratio not in ("", "-") else None,
               "fixture/skade" if lower_better else "skade/fixture", target, met)
         if size is not None and name.endswith("1 client p50 (ms)"):
