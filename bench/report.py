@@ -592,7 +592,7 @@ BENCHES = [
           {"calls": 50000}, {"calls": 4000},
           lambda p: [(["bench/soak.sh", p["calls"]], _env(SKADE_BENCH_PORT=free_port()))], 1200),
     Bench("standby", "reads on a hot standby (issue 11)", parse_standby,
-          {"secs": 2, "freshness": 100}, {"secs": 1, "freshness": 20},
+          {"secs": 2, "freshness": 200}, {"secs": 1, "freshness": 20},
           lambda p: [(["bench/standby.sh", p["secs"]], _env(SKADE_BENCH_FRESHNESS_COMMITS=p["freshness"]))], 900),
 ]
 # bench/rest_plan.sh (issue 14 B3) is being written on another branch: run it when it is

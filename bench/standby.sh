@@ -46,7 +46,7 @@ SELECT skade.rebuild_index();
 SQL
 SNAP=$(pg "$P1" -At -c "SELECT snapshot_id FROM skade.snapshots('b', 't1') ORDER BY snapshot_id LIMIT 1 OFFSET 50" postgres)
 
-as_pg "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$P1" -U postgres -D "$STANDBY" -R -X stream >/dev/null
+as_pg "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$P1" -U postgres -D "$STANDBY" -R -X stream -c fast >/dev/null
 sed -i "s/^port = .*/port = $P2/" "$STANDBY/postgresql.conf"
 as_pg "$PGBIN/pg_ctl" -D "$STANDBY" -l "$STANDBY/server.log" -w start >/dev/null
 until [ "$(pg "$P2" -At -c "SELECT count(*) FROM iceberg_tables" postgres 2>/dev/null)" = 200 ]; do sleep 0.2; done
