@@ -462,6 +462,8 @@ def parse_s3(text: str, r: Result) -> None:
         base = line[14 + w:14 + w + wb].strip()
         bms = num(line[15 + w + wb:23 + w + wb])
         ratio = num(line[24 + w + wb:30 + w + wb])    # f"{ratio:6.2f}x  {target}{mark}"
+        if ms is not None and bms:
+            ratio = ms / bms                            # more digits than the two printed
         rest = line[31 + w + wb:].strip()
         met = True if rest.endswith(" ok") else False if rest.endswith("MISSED") else None
         if "share of cold" in label and ms is not None and ms < 0:
@@ -665,6 +667,8 @@ def run_bench(b: Bench, params: dict, logdir: Path, tmp: Path) -> Result:
         scratch = Path(tempfile.mkdtemp(prefix=f"{b.name}.", dir=tmp))
         scratch.chmod(0o755)     # the server (user postgres) reads below it
         env = dict(env, SKADE_BENCH_NO_BUILD="1", SKADE_BENCH_TMP=str(scratch))
+        if "SKADE_BENCH_PORT" in env:
+            env["SKADE_BENCH_PORT"] = str(free_port())   # picked now, not when the series was planned
         r.commands.append(" ".join([*(f"{k}={v}" for k, v in env.items() if k not in
                                       ("SKADE_BENCH_NO_BUILD", "SKADE_BENCH_TMP", "SKADE_BENCH_PORT")),
                                     "bash", *map(str, argv)]))
