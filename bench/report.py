@@ -656,7 +656,7 @@ def build(logdir: Path) -> bool:
     return rc == 0
 
 
-def run_bench(b: Bench, params: dict, logdir: Path, tmp: Path) -> Result:
+def run_bench(b: Bench, params: dict, logdir: Path, tmp: Path, timeout: int = 0) -> Result:
     r = Result(b.name, b.title)
     t0 = time.monotonic()
     texts = []
@@ -673,7 +673,7 @@ def run_bench(b: Bench, params: dict, logdir: Path, tmp: Path) -> Result:
                                       ("SKADE_BENCH_NO_BUILD", "SKADE_BENCH_TMP", "SKADE_BENCH_PORT")),
                                     "bash", *map(str, argv)]))
         print(f"  {b.name}: {' '.join(map(str, argv))}", flush=True)
-        st = run_step(argv, env, log, b.timeout)
+        st = run_step(argv, env, log, timeout or b.timeout)
         shutil.rmtree(scratch, ignore_errors=True)
         r.logs.append(log)
         texts.append(log.read_text(errors="replace"))
@@ -859,7 +859,8 @@ def write_report(path: Path, logdir: Path, results: list[Result], pngs: dict[str
             w("```")
             w(r.tail)
             w("```")
-    missing = [p for p in PLOTS if p[1] not in pngs]
+    ran = {r.name for r in results if r.status != "skipped"}
+    missing = [p for p in PLOTS if p[1] in ran and p[1] not in pngs]
     if missing:
         w("")
         w("Plots not drawn (no data, or matplotlib missing): " + ", ".join(p[0] for p in missing) + ".")
@@ -878,6 +879,8 @@ def parse_args() -> argparse.Namespace:
                     help="override one size parameter (see --list), e.g. --set plan_files.runs=5")
     ap.add_argument("--out", default=str(BENCH / "out"), help="directory of the report (default bench/out)")
     ap.add_argument("--no-build", action="store_true", help="use the skade already installed")
+    ap.add_argument("--timeout", type=int, default=0, metavar="SECONDS",
+                    help="stop any benchmark step after this long (default: each benchmark's own limit)")
     ap.add_argument("--list", action="store_true", help="list the benchmarks and their parameters")
     return ap.parse_args()
 
@@ -951,7 +954,7 @@ def main() -> int:
                 results.append(Result(b.name, b.title, status="skipped"))
                 continue
             print(f"[{time.monotonic() - t0:6.0f} s] {b.name} ({profile}: {params[b.name]})", flush=True)
-            r = run_bench(b, params[b.name], logdir, tmp)
+            r = run_bench(b, params[b.name], logdir, tmp, args.timeout)
             print(f"[{time.monotonic() - t0:6.0f} s] {b.name}: {r.status}, {len(r.metrics)} metrics, "
                   f"{r.seconds:.0f} s", flush=True)
             results.append(r)
