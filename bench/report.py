@@ -707,6 +707,11 @@ PLOTS = [
 ]
 
 
+def plain(v: float) -> str:
+    """A tick label: 1,000,000 and 0.2, never 1e+06."""
+    return f"{v:,.0f}" if v >= 1 else f"{v:g}"
+
+
 def plots(results: dict[str, Result], outdir: Path) -> dict[str, Path]:
     """Draw the plots whose benchmark produced series; returns benchmark -> PNG path."""
     try:
@@ -732,7 +737,7 @@ def plots(results: dict[str, Result], outdir: Path) -> dict[str, Path]:
             colour = colours.setdefault(key, f"C{len(colours) % 10}")
             ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", label=label, color=colour)
         for x, text in r.annotations:
-            ax.annotate(text, (x, 0), xycoords=("data", "axes fraction"), xytext=(0, 4),
+            ax.annotate(text, (x, 1), xycoords=("data", "axes fraction"), xytext=(0, -12),
                         textcoords="offset points", ha="center", fontsize=8, color="dimgray")
         ax.set_title(title, fontsize=10)
         ax.set_xlabel(xl)
@@ -743,9 +748,9 @@ def plots(results: dict[str, Result], outdir: Path) -> dict[str, Path]:
             ax.set_yscale("log")
         for axis, log in ((ax.xaxis, logx), (ax.yaxis, logy)):
             if log:    # plain numbers on the ticks (60, not 6 x 10^1); minor ticks at 2 and 5 only
-                axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,g}"))
+                axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: plain(v)))
                 axis.set_minor_formatter(ticker.FuncFormatter(
-                    lambda v, _: f"{v:,g}" if v > 0 and f"{v:e}"[0] in "25" else ""))
+                    lambda v, _: plain(v) if v > 0 and f"{v:e}"[0] in "25" else ""))
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
