@@ -766,7 +766,7 @@ def plots(results: dict[str, Result], outdir: Path) -> dict[str, Path]:
 def fmt(v: float | None, unit: str = "") -> str:
     if v is None:
         return "–"
-    if isinstance(v, int) or abs(v) >= 1000:
+    if isinstance(v, int) or abs(v) >= 1000 or float(v).is_integer():
         s = f"{v:,.0f}"
     elif abs(v) >= 100:
         s = f"{v:.0f}"
