@@ -18,9 +18,10 @@
 #
 # Usage: bash bench/rest_plan.sh
 # Environment: SKADE_BENCH_PLAN_TABLES ("t10k:100x100 t100k:100x1000", NAME:MANIFESTSxFILES),
-#   SKADE_BENCH_PLAN_FILTERS ("part idrange"; also idpoint, partid: see bench/rest/plan.py),
+#   SKADE_BENCH_PLAN_FILTERS ("part idrange": 100 files each, by partition value and by column
+#   bounds; also id1pct, idpoint, partid: see bench/rest/plan.py),
 #   SKADE_BENCH_PLAN_RUNS ("skade_cold skade_warm py_cold py_warm", default "10 100 5 5"),
-#   SKADE_BENCH_PLAN_RUNS_BIG (the same for tables of 50,000 files and more, "5 50 3 3"),
+#   SKADE_BENCH_PLAN_RUNS_BIG (the same for tables of 50,000 files and more, "5 30 3 3"),
 #   SKADE_BENCH_NO_BUILD=1 (use the skade already installed), SKADE_BENCH_KEEP=1 (keep the work
 #   directory), SKADE_VENV (pyiceberg's virtualenv, default test/interop/python/.venv)
 set -euo pipefail
@@ -29,7 +30,7 @@ set -euo pipefail
 TABLES=${SKADE_BENCH_PLAN_TABLES:-t10k:100x100 t100k:100x1000}
 FILTERS=${SKADE_BENCH_PLAN_FILTERS:-part idrange}
 RUNS=${SKADE_BENCH_PLAN_RUNS:-10 100 5 5}
-RUNS_BIG=${SKADE_BENCH_PLAN_RUNS_BIG:-5 50 3 3}
+RUNS_BIG=${SKADE_BENCH_PLAN_RUNS_BIG:-5 30 3 3}
 HERE=$SKADE_ROOT/bench/rest
 START=$SECONDS
 

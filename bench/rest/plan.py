@@ -40,12 +40,15 @@ def filters(files, manifests):
     files in manifests manifests (file k of manifest m holds ids (m*per+k)*10 .. +9)."""
     from pyiceberg import expressions as E
     per = files // manifests
-    cut = files * ROWS // 100  # the first 1% of the ids
+    cut = 100 * ROWS  # the ids of the first 100 files
     return {
         "part": (f"part = 7 (identity partition: 1 file per manifest, {manifests} files)",
                  {"type": "eq", "term": "part", "value": 7}, E.EqualTo("part", 7)),
-        "idrange": (f"id < {cut} (column bounds: 1% of the files, {files // 100})",
+        "idrange": (f"id < {cut} (column bounds: the first 100 files)",
                     {"type": "lt", "term": "id", "value": cut}, E.LessThan("id", cut)),
+        "id1pct": (f"id < {files * ROWS // 100} (column bounds: 1% of the files, {files // 100})",
+                   {"type": "lt", "term": "id", "value": files * ROWS // 100},
+                   E.LessThan("id", files * ROWS // 100)),
         "idpoint": (f"id = {(files // 2) * ROWS + 3} (column bounds: 1 file)",
                     {"type": "eq", "term": "id", "value": (files // 2) * ROWS + 3},
                     E.EqualTo("id", (files // 2) * ROWS + 3)),
@@ -229,6 +232,24 @@ class Bench:
                     "manifest_bytes FROM skade.cache_stats()")
         return out, st
 
+    def skade_sql(self, table, jf, runs):
+        """where skade's time goes, warm, in a SQL session (no HTTP): plan_files() alone (rows
+        counted in the server), and plan_table_scan() (plan_files + the answer's JSON)"""
+        out = {}
+        for key, sql in (("plan_files", "SELECT count(*) FROM skade.plan_files('b', %s, %s::jsonb)"),
+                         ("plan_table_scan", "SELECT length(skade.plan_table_scan('b', %s, %s::jsonb)::text)")):
+            arg = json.dumps(jf if key == "plan_files" else {"filter": jf})
+            ms = []
+            with self.sql.cursor() as c:
+                for i in range(runs + 1):
+                    t = time.perf_counter()
+                    c.execute(sql, (table, arg))
+                    c.fetchone()
+                    if i:
+                        ms.append((time.perf_counter() - t) * 1000)
+            out[key] = pct(ms, 50)
+        return out
+
     def skade_answer(self, table, jf):
         """paths planned, and the answer's size gzip (as sent to a client that accepts it) and not"""
         _, hd, raw = self.skade_plan(table, jf)
@@ -298,6 +319,7 @@ class Bench:
         sk_paths, sk_gz, gz_on, sk_id = self.skade_answer(name, jf)
         sk_cold, misses = self.skade_cold(name, jf, runs["skade_cold"])
         sk_warm, cache = self.skade_warm(name, jf, runs["skade_warm"])
+        in_sql = self.skade_sql(name, jf, max(3, runs["skade_warm"] // 10))
         print(f"    skade cold p50 {pct(sk_cold, 50):.1f} ms, warm p50 {pct(sk_warm, 50):.2f} ms",
               file=sys.stderr, flush=True)
         pc = self.py_cold(name, fname, runs["py_cold"])
@@ -340,6 +362,8 @@ class Bench:
         row("warm p99 (ms)", pct(sk_warm, 99), pct(py_warm, 99), "", f2)
         row(f"cold p50 (ms; skade n={len(sk_cold)}, py n={len(pc)})", pct(sk_cold, 50), pct(py_cold_ms, 50))
         row("cold p99 (ms)", pct(sk_cold, 99), pct(py_cold_ms, 99))
+        print(f"|   skade warm in SQL (no HTTP): plan_files() {in_sql['plan_files']:.2f} ms (count(*) of its rows), "
+              f"plan_table_scan() {in_sql['plan_table_scan']:.2f} ms (the same + the answer's JSON) (p50s)")
         print(f"|   pyiceberg cold = load_table {pct([r['load_ms'] for r in pc], 50):.1f} ms + plan_files "
               f"{pct([r['plan_ms'] for r in pc], 50):.1f} ms (p50s)")
         if srv:
@@ -351,13 +375,13 @@ class Bench:
         skade_bytes = f"{sk_gz:,}" + (" gz" if gz_on else "")
         py_bytes = fx["gzip"] + p["opened_bytes"]
         print(f"| {'bytes over the wire / read':<40} | {skade_bytes:>10} | {py_bytes:>10,} | "
-              f"{'':>7} | skade/py: {sk_gz / py_bytes:.3f}")
+              f"{py_bytes / sk_gz:>6.0f}x |")
         print(f"|   skade answer without gzip: {sk_id:,} B; pyiceberg: fixture loadTable {fx['gzip']:,} B gzip "
               f"({fx['identity']:,} B plain) + {p['opened_files']} files opened ({p['opens']} opens): "
               f"{p['opened_bytes']:,} B")
         hits, miss, ev, ent, mb = cache
-        print(f"|   skade cold: {misses} L0.5 misses per plan (manifest list + manifests; {t['manifests']} "
-              f"manifests); warm: L0.5 holds {ent} entries, {mb / 1048576:.1f} MiB, {ev} evictions")
+        print(f"|   skade cold: {misses} L0.5 misses per plan ({t['manifests']} manifests); warm: L0.5 holds "
+              f"{ent} entries, {mb / 1048576:.1f} MiB, {ev} evictions")
         self.summary.append((name, t["files"], label, pct(sk_warm, 50), pct(py_warm, 50), pct(sk_cold, 50),
                              pct(py_cold_ms, 50), len(sk_paths), agree, sk_gz, py_bytes))
 
@@ -371,7 +395,7 @@ class Bench:
                 if fname not in fl:
                     raise SystemExit(f"unknown filter {fname}: one of {' '.join(fl)}")
                 self.case(t, fname)
-        print("\nSummary (p50 ms; ratio = pyiceberg / skade; bytes = skade's answer vs what pyiceberg reads)")
+        print("\nSummary (p50 ms; ratio = pyiceberg / skade; bytes = skade's answer / what pyiceberg reads)")
         print(f"| {'table':<8} | {'files':>7} | {'filter':<12} | {'skade warm':>10} | {'py warm':>9} | "
               f"{'warm x':>7} | {'skade cold':>10} | {'py cold':>9} | {'cold x':>7} | {'planned':>7} | "
               f"{'bytes s/py':>18}")
