@@ -18,7 +18,7 @@
 #   SKADE_BENCH_LOAD_MIX ("all:25,refs:30,inm:30,commit:15"), SKADE_BENCH_LOAD_SNAPSHOTS (each
 #   table's snapshots to start, 100), SKADE_BENCH_REST_WORKERS (skade.rest_workers, 2),
 #   SKADE_BENCH_MEM_INTERVAL (10 s), SKADE_BENCH_MEM_WARMUP (30 s: the memory baseline is the
-#   first sample from then on), SKADE_BENCH_MEM_TOLERANCE ("8192 10": kB and percent, the larger
+#   first sample from then on), SKADE_BENCH_MEM_TOLERANCE ("2048 10": kB and percent, the larger
 #   wins), SKADE_BENCH_NO_BUILD=1 (use the skade already installed), SKADE_BENCH_KEEP=1 (keep the
 #   work directory: results, samples, server log)
 set -euo pipefail
@@ -32,7 +32,7 @@ SNAPS=${SKADE_BENCH_LOAD_SNAPSHOTS:-100}
 WORKERS=${SKADE_BENCH_REST_WORKERS:-2}
 INTERVAL=${SKADE_BENCH_MEM_INTERVAL:-10}
 WARMUP=${SKADE_BENCH_MEM_WARMUP:-30}
-read -r TOL_KB TOL_PCT <<<"${SKADE_BENCH_MEM_TOLERANCE:-8192 10}"
+read -r TOL_KB TOL_PCT <<<"${SKADE_BENCH_MEM_TOLERANCE:-2048 10}"
 HERE=$SKADE_ROOT/bench/rest
 START=$SECONDS
 

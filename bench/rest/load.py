@@ -5,8 +5,8 @@
         every INTERVAL seconds until killed (sample-once POSTMASTER_PID SECONDS OUT.tsv: one
         sample appended, at SECONDS), one line per REST worker (the postmaster's
         children whose process title is "postgres: skade rest worker N"): seconds since start,
-        pid, worker, Rss, RssAnon, RssShmem (/proc/PID/status), Pss, Private_Clean +
-        Private_Dirty (/proc/PID/smaps_rollup), all kB
+        pid, worker, Rss, RssAnon, RssShmem (/proc/PID/status), Pss (/proc/PID/smaps_rollup),
+        private (Private_Clean + Private_Dirty of its private mappings, /proc/PID/smaps), all kB
     python3 load.py report RESULT.json ACKED LOCATIONS.tsv SAMPLES.tsv CONFIG.json
         the report: requests by kind, errors by status, commits/s, p50/p99, lost updates
         (acknowledged commits missing from their table's parent chain), the workers' memory
@@ -20,6 +20,7 @@ METADATA-LOCATION" (after the run, and as registered before it).
 import gzip
 import json
 import os
+import re
 import sys
 import time
 
@@ -60,15 +61,36 @@ def rest_workers(postmaster):
     return sorted(out, key=lambda x: x[1])
 
 
+def private_kb(pid):
+    """Private_Clean + Private_Dirty of the process's private mappings (/proc/PID/smaps): its heap,
+    stacks and the pages of its libraries it wrote. Shared mappings (PostgreSQL's shared memory,
+    where skade's caches live) are left out: smaps counts a shared page only this process has
+    touched as "private" too, so smaps_rollup's Private_* grows as the caches fill."""
+    total, shared = 0, False
+    try:
+        with open(f"/proc/{pid}/smaps") as f:
+            for line in f:
+                head = line.split(None, 2)
+                if not head:
+                    continue
+                if "-" in head[0] and len(head) > 1 and len(head[1]) == 4:  # a mapping's header
+                    shared = head[1][3] == "s"
+                elif not shared and head[0] in ("Private_Clean:", "Private_Dirty:"):
+                    total += int(head[1])
+    except OSError:
+        return 0
+    return total
+
+
 def sample_once(postmaster, t, out):
     for pid, title in rest_workers(int(postmaster)):
         st = proc_kv(f"/proc/{pid}/status")
         sm = proc_kv(f"/proc/{pid}/smaps_rollup")
         if not st:
             continue
-        private = sm.get("Private_Clean", 0) + sm.get("Private_Dirty", 0)
-        print(f"{t:.1f}\t{pid}\t{title.rsplit(' ', 1)[-1]}\t{st.get('VmRSS', 0)}\t{st.get('RssAnon', 0)}\t"
-              f"{st.get('RssShmem', 0)}\t{sm.get('Pss', 0)}\t{private}", file=out, flush=True)
+        m = re.search(r"skade rest worker (\d+)", title)
+        print(f"{t:.1f}\t{pid}\t{m.group(1) if m else title}\t{st.get('VmRSS', 0)}\t{st.get('RssAnon', 0)}\t"
+              f"{st.get('RssShmem', 0)}\t{sm.get('Pss', 0)}\t{private_kb(pid)}", file=out, flush=True)
 
 
 def sample(postmaster, interval, out_path):
@@ -261,8 +283,8 @@ def report(result_path, acked_path, locations_path, samples_path, cfg_path):
     warm, tol_pct, tol_kb = cfg["warmup"], cfg["tol_pct"], cfg["tol_kb"]
     by_worker = read_samples(samples_path)
     print(f"\nREST workers' memory, kB, sampled every {cfg['interval']} s (RssAnon: private anonymous memory; "
-          f"private: Private_Clean + Private_Dirty of smaps_rollup; Rss includes the shared memory the "
-          f"worker touched: the caches)")
+          f"private: Private_Clean + Private_Dirty of its private mappings in smaps; Rss, Pss and RssShmem "
+          f"include the shared memory the worker touched: skade's caches, PostgreSQL's buffers)")
     if not by_worker:
         bad.append("no memory samples")
         print("no samples")
@@ -271,8 +293,9 @@ def report(result_path, acked_path, locations_path, samples_path, cfg_path):
         print(f"worker {w} (pid{'s' if len(pids) > 1 else ''} {', '.join(map(str, pids))})")
         print(f"| {'t s':>6} | {'RssAnon':>9} | {'private':>9} | {'Pss':>9} | {'Rss':>9} | {'RssShmem':>9} |")
         for x in xs:
+            note = " after the load" if x["t"] > secs + 1 else (" warm-up" if x["t"] < warm else "")
             print(f"| {x['t']:>6.0f} | {x['anon']:>9,} | {x['private']:>9,} | {x['pss']:>9,} | {x['rss']:>9,} | "
-                  f"{x['shmem']:>9,} |")
+                  f"{x['shmem']:>9,} |{note}")
         if len(pids) > 1:
             bad.append(f"worker {w} restarted during the run (pids {pids}): see the server log")
         after = [x for x in xs if x["t"] >= warm]
@@ -289,7 +312,10 @@ def report(result_path, acked_path, locations_path, samples_path, cfg_path):
             print(f"  {label}: {base[key]:,} kB at {base['t']:.0f} s (after the {warm} s warm-up) -> {last[key]:,} kB at "
                   f"{last['t']:.0f} s: {grow:+,} kB (tolerance +{tol:,.0f} kB: max({tol_kb:,} kB, {tol_pct}%)), peak "
                   f"{max(x[key] for x in after):,} kB -> {'flat' if ok else 'GROWS'}")
-        print(f"  RssAnon slope after the warm-up: {slope_kb_per_min(after):+,.0f} kB/min")
+        reqs = total * (min(last["t"], secs) - base["t"]) / secs  # about, at the average rate
+        print(f"  RssAnon slope after the warm-up: {slope_kb_per_min(after):+,.0f} kB/min; "
+              f"{(last['anon'] - base['anon']) * 1024 / max(1.0, reqs):+,.1f} bytes per request served by all "
+              f"workers meanwhile (about {reqs:,.0f})")
         if not all(verdicts):
             bad.append(f"worker {w}'s memory grows")
     if by_worker:
