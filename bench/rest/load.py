@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Helpers of bench/rest_load.sh (the issue 14 Load benchmark); Python standard library only.
 
-    python3 load.py sample POSTMASTER_PID INTERVAL OUT.tsv
-        every INTERVAL seconds until killed (sample-once POSTMASTER_PID SECONDS OUT.tsv: one
-        sample appended, at SECONDS), one line per REST worker (the postmaster's
+    python3 load.py sample POSTMASTER_PID INTERVAL WAREHOUSE OUT.tsv
+        every INTERVAL seconds until killed (sample-once POSTMASTER_PID SECONDS WAREHOUSE OUT.tsv:
+        one sample appended, at SECONDS), one line per REST worker (the postmaster's
         children whose process title is "postgres: skade rest worker N"): seconds since start,
         pid, worker, Rss, RssAnon, RssShmem (/proc/PID/status), Pss (/proc/PID/smaps_rollup),
-        private (Private_Clean + Private_Dirty of its private mappings, /proc/PID/smaps), all kB
+        private (Private_Clean + Private_Dirty of its private mappings, /proc/PID/smaps), and the
+        largest *.metadata.json under WAREHOUSE, all kB
     python3 load.py report RESULT.json ACKED LOCATIONS.tsv SAMPLES.tsv CONFIG.json
         the report: requests by kind, errors by status, commits/s, p50/p99, lost updates
         (acknowledged commits missing from their table's parent chain), the workers' memory
@@ -82,7 +83,20 @@ def private_kb(pid):
     return total
 
 
-def sample_once(postmaster, t, out):
+def largest_metadata_kb(warehouse):
+    big = 0
+    for d, _, files in os.walk(warehouse):
+        for f in files:
+            if f.endswith(".metadata.json"):
+                try:
+                    big = max(big, os.stat(os.path.join(d, f)).st_size)
+                except OSError:
+                    pass
+    return big // 1024
+
+
+def sample_once(postmaster, t, warehouse, out):
+    meta = largest_metadata_kb(warehouse)
     for pid, title in rest_workers(int(postmaster)):
         st = proc_kv(f"/proc/{pid}/status")
         sm = proc_kv(f"/proc/{pid}/smaps_rollup")
@@ -90,14 +104,14 @@ def sample_once(postmaster, t, out):
             continue
         m = re.search(r"skade rest worker (\d+)", title)
         print(f"{t:.1f}\t{pid}\t{m.group(1) if m else title}\t{st.get('VmRSS', 0)}\t{st.get('RssAnon', 0)}\t"
-              f"{st.get('RssShmem', 0)}\t{sm.get('Pss', 0)}\t{private_kb(pid)}", file=out, flush=True)
+              f"{st.get('RssShmem', 0)}\t{sm.get('Pss', 0)}\t{private_kb(pid)}\t{meta}", file=out, flush=True)
 
 
-def sample(postmaster, interval, out_path):
+def sample(postmaster, interval, warehouse, out_path):
     t0 = time.monotonic()
     with open(out_path, "w") as out:
         while True:
-            sample_once(postmaster, time.monotonic() - t0, out)
+            sample_once(postmaster, time.monotonic() - t0, warehouse, out)
             # sleep to the next multiple of the interval
             time.sleep(max(0.0, interval - ((time.monotonic() - t0) % interval)))
 
@@ -176,12 +190,12 @@ def read_samples(path):
     with open(path) as f:
         for line in f:
             p = line.rstrip("\n").split("\t")
-            if len(p) != 8:
+            if len(p) != 9:
                 continue
             t, pid, w = float(p[0]), int(p[1]), p[2]
-            rss, anon, shmem, pss, private = map(int, p[3:])
+            rss, anon, shmem, pss, private, meta = map(int, p[3:])
             by_worker.setdefault(w, []).append({"t": t, "pid": pid, "rss": rss, "anon": anon, "shmem": shmem,
-                                                "pss": pss, "private": private})
+                                                "pss": pss, "private": private, "meta": meta})
     return by_worker
 
 
@@ -280,22 +294,24 @@ def report(result_path, acked_path, locations_path, samples_path, cfg_path):
           f"verdict: {'OK' if lost == 0 and unexpected == 0 else 'FAIL'}")
 
     # memory
-    warm, tol_pct, tol_kb = cfg["warmup"], cfg["tol_pct"], cfg["tol_kb"]
+    warm, tol_pct, tol_kb, factor = cfg["warmup"], cfg["tol_pct"], cfg["tol_kb"], cfg["meta_factor"]
     by_worker = read_samples(samples_path)
     print(f"\nREST workers' memory, kB, sampled every {cfg['interval']} s (RssAnon: private anonymous memory; "
           f"private: Private_Clean + Private_Dirty of its private mappings in smaps; Rss, Pss and RssShmem "
-          f"include the shared memory the worker touched: skade's caches, PostgreSQL's buffers)")
+          f"include the shared memory the worker touched: skade's caches, PostgreSQL's buffers; metadata: the "
+          f"largest metadata file in the warehouse then)")
     if not by_worker:
         bad.append("no memory samples")
         print("no samples")
     for w, xs in sorted(by_worker.items()):
         pids = sorted({x["pid"] for x in xs})
         print(f"worker {w} (pid{'s' if len(pids) > 1 else ''} {', '.join(map(str, pids))})")
-        print(f"| {'t s':>6} | {'RssAnon':>9} | {'private':>9} | {'Pss':>9} | {'Rss':>9} | {'RssShmem':>9} |")
+        print(f"| {'t s':>6} | {'RssAnon':>9} | {'private':>9} | {'Pss':>9} | {'Rss':>9} | {'RssShmem':>9} | "
+              f"{'metadata':>9} |")
         for x in xs:
             note = " after the load" if x["t"] > secs + 1 else (" warm-up" if x["t"] < warm else "")
             print(f"| {x['t']:>6.0f} | {x['anon']:>9,} | {x['private']:>9,} | {x['pss']:>9,} | {x['rss']:>9,} | "
-                  f"{x['shmem']:>9,} |{note}")
+                  f"{x['shmem']:>9,} | {x['meta']:>9,} |{note}")
         if len(pids) > 1:
             bad.append(f"worker {w} restarted during the run (pids {pids}): see the server log")
         after = [x for x in xs if x["t"] >= warm]
@@ -303,16 +319,19 @@ def report(result_path, acked_path, locations_path, samples_path, cfg_path):
             print(f"  too few samples after the warm-up ({warm} s) for a verdict")
             continue
         base, last = after[0], after[-1]
+        meta_grow = max(0, last["meta"] - base["meta"])
         verdicts = []
         for key, label in (("anon", "RssAnon"), ("private", "private")):
             grow = last[key] - base[key]
-            tol = max(tol_kb, base[key] * tol_pct / 100)
+            tol = max(tol_kb, base[key] * tol_pct / 100) + factor * meta_grow
             ok = grow <= tol
             verdicts.append(ok)
-            print(f"  {label}: {base[key]:,} kB at {base['t']:.0f} s (after the {warm} s warm-up) -> {last[key]:,} kB at "
-                  f"{last['t']:.0f} s: {grow:+,} kB (tolerance +{tol:,.0f} kB: max({tol_kb:,} kB, {tol_pct}%)), peak "
-                  f"{max(x[key] for x in after):,} kB -> {'flat' if ok else 'GROWS'}")
+            print(f"  {label}: {base[key]:,} kB at {base['t']:.0f} s (the first sample after the {warm} s warm-up) -> "
+                  f"{last[key]:,} kB at {last['t']:.0f} s: {grow:+,} kB; peak {max(x[key] for x in after):,} kB; "
+                  f"tolerance +{tol:,.0f} kB -> {'flat' if ok else 'GROWS'}")
         reqs = total * (min(last["t"], secs) - base["t"]) / secs  # about, at the average rate
+        print(f"  tolerance = max({tol_kb:,} kB, {tol_pct}%) + {factor} x the largest metadata file's growth meanwhile "
+              f"({base['meta']:,} -> {last['meta']:,} kB)")
         print(f"  RssAnon slope after the warm-up: {slope_kb_per_min(after):+,.0f} kB/min; "
               f"{(last['anon'] - base['anon']) * 1024 / max(1.0, reqs):+,.1f} bytes per request served by all "
               f"workers meanwhile (about {reqs:,.0f})")
@@ -334,10 +353,10 @@ def report(result_path, acked_path, locations_path, samples_path, cfg_path):
 def main():
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "sample":
-        sample(sys.argv[2], float(sys.argv[3]), sys.argv[4])
+        sample(sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5])
     elif cmd == "sample-once":
-        with open(sys.argv[4], "a") as out:
-            sample_once(sys.argv[2], float(sys.argv[3]), out)
+        with open(sys.argv[5], "a") as out:
+            sample_once(sys.argv[2], float(sys.argv[3]), sys.argv[4], out)
     elif cmd == "report":
         sys.exit(report(*sys.argv[2:7]))
     else:
