@@ -318,6 +318,9 @@ class Bench:
 
         sk_paths, sk_gz, gz_on, sk_id = self.skade_answer(name, jf)
         sk_cold, misses = self.skade_cold(name, jf, runs["skade_cold"])
+        if misses < t["manifests"]:
+            self.failures.append(f"{name}, {label}: a cold plan missed L0.5 only {misses} times "
+                                 f"({t['manifests']} manifests): not cold")
         sk_warm, cache = self.skade_warm(name, jf, runs["skade_warm"])
         in_sql = self.skade_sql(name, jf, max(3, runs["skade_warm"] // 10))
         print(f"    skade cold p50 {pct(sk_cold, 50):.1f} ms, warm p50 {pct(sk_warm, 50):.2f} ms",
