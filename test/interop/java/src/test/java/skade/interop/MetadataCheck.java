@@ -265,15 +265,15 @@ final class MetadataCheck {
     }
     assertEquals(refd, kept, "load_table" + what + ", snapshots => 'refs': snapshot ids");
     // the snapshot log stays whole, as Java's suppressHistoricalSnapshots() keeps it
-    List<String> wantLog = new ArrayList<>();
+    List<String> wantRefsLog = new ArrayList<>();
     for (HistoryEntry h : table.history()) {
-      wantLog.add(h.snapshotId() + "@" + h.timestampMillis());
+      wantRefsLog.add(h.snapshotId() + "@" + h.timestampMillis());
     }
-    List<String> gotLog = new ArrayList<>();
+    List<String> gotRefsLog = new ArrayList<>();
     for (JsonNode e : orEmpty(trimmed.remove("snapshot-log"))) {
-      gotLog.add(e.get("snapshot-id").asLong() + "@" + e.get("timestamp-ms").asLong());
+      gotRefsLog.add(e.get("snapshot-id").asLong() + "@" + e.get("timestamp-ms").asLong());
     }
-    assertEquals(wantLog, gotLog, "load_table" + what + ", snapshots => 'refs': snapshot-log");
+    assertEquals(wantRefsLog, gotRefsLog, "load_table" + what + ", snapshots => 'refs': snapshot-log");
     full.remove("snapshot-log");
     assertEquals(full, trimmed, "load_table" + what + ", snapshots => 'refs': other fields");
   }
