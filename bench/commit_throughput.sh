@@ -18,11 +18,12 @@ SECS=${1:-10}
 PER_CLIENT=${2:-10000}
 ROUNDS=${SKADE_BENCH_ROUNDS:-3}
 PORT=${SKADE_BENCH_PORT:-5466}
-DATA=/tmp/skade-bench-pg
-OUT=$(mktemp -d /tmp/skade-bench.XXXXXX)
+TMPBASE=${SKADE_BENCH_TMP:-/tmp}
+DATA=$TMPBASE/skade-bench-pg
+OUT=$(mktemp -d "$TMPBASE/skade-bench.XXXXXX")
 
 install_build_deps
-build_and_install
+bench_build_and_install
 start_server "$DATA" "$PORT"
 trap 'stop_server "$DATA"; rm -rf "$OUT"' EXIT
 

@@ -25,7 +25,7 @@ WH=$BASE/wh
 # pyiceberg (root) and the server (postgres) both write below the warehouse
 mkdir -p "$WH" && chmod 777 "$WH"
 install_build_deps
-build_and_install
+bench_build_and_install
 start_server "$DATA" "$PORT"
 trap 'stop_server "$DATA"; rm -rf "$BASE"' EXIT
 cat >>"$DATA/postgresql.conf" <<CONF

@@ -18,12 +18,13 @@ set -euo pipefail
 SECS=${1:-5}
 P6_LOADS=${2:-1000000}
 PORT=${SKADE_BENCH_PORT:-5467}
-DATA=/tmp/skade-bench-md-pg
-FILES=/tmp/skade-bench-md
-OUT=$(mktemp -d /tmp/skade-bench.XXXXXX)
+TMPBASE=${SKADE_BENCH_TMP:-/tmp}
+DATA=$TMPBASE/skade-bench-md-pg
+FILES=$TMPBASE/skade-bench-md
+OUT=$(mktemp -d "$TMPBASE/skade-bench.XXXXXX")
 
 install_build_deps
-build_and_install
+bench_build_and_install
 rm -rf "$FILES" && mkdir -p "$FILES" && chmod 755 "$FILES"
 for n in 1 100 1000 9000 10000; do
     python3 "$SKADE_ROOT/data/metadata/generate.py" big "$n" "$FILES/s$n.metadata.json"

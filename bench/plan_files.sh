@@ -6,11 +6,12 @@ set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
 
 PORT=${SKADE_BENCH_PORT:-5469}
-DATA=/tmp/skade-bench-plan-pg
-WH=/tmp/skade-bench-plan-wh
+TMPBASE=${SKADE_BENCH_TMP:-/tmp}
+DATA=$TMPBASE/skade-bench-plan-pg
+WH=$TMPBASE/skade-bench-plan-wh
 
 install_build_deps
-build_and_install
+bench_build_and_install
 rm -rf "$WH" && mkdir -p "$WH" && chmod 777 "$WH"
 start_server "$DATA" "$PORT"
 echo "skade.allowed_roots = '$WH'" >>"$DATA/postgresql.conf"

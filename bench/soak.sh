@@ -18,7 +18,7 @@ DATA=$(mktemp -d /tmp/skade-bench-soak-pg.XXXXXX)
 FIX=$(mktemp -d /tmp/skade-bench-soak-fix.XXXXXX)
 
 install_build_deps
-build_and_install
+bench_build_and_install
 # the Avro fixtures record absolute paths under /tmp/skade-fixtures/avro
 mkdir -p /tmp/skade-fixtures/avro
 cp -r "$SKADE_ROOT/data/avro/warehouse/." /tmp/skade-fixtures/avro/

@@ -9,10 +9,12 @@
 #   until its heap shows the new pointer, and skade's answer in the same
 #   snapshot must show it too (count of polls where the heap was ahead).
 # Usage: bash bench/standby.sh [seconds-per-pgbench-run=5]
+# (SKADE_BENCH_FRESHNESS_COMMITS: commits of the freshness check, 200; SKADE_BENCH_NO_BUILD=1)
 set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
 
 SECS=${1:-5}
+FRESH=${SKADE_BENCH_FRESHNESS_COMMITS:-200}
 P1=$(free_port)
 P2=$(free_port)
 BASE=$(mktemp -d /tmp/skade-bench-standby.XXXXXX)
@@ -24,7 +26,7 @@ FILES=$BASE/meta
 OUT=$BASE/out
 
 install_build_deps
-build_and_install
+bench_build_and_install
 mkdir -p "$FILES" "$OUT"
 python3 "$SKADE_ROOT/data/metadata/generate.py" big 100 "$FILES/m.metadata.json"
 cp "$FILES/m.metadata.json" "$FILES/n.metadata.json"
@@ -44,7 +46,7 @@ SELECT skade.rebuild_index();
 SQL
 SNAP=$(pg "$P1" -At -c "SELECT snapshot_id FROM skade.snapshots('b', 't1') ORDER BY snapshot_id LIMIT 1 OFFSET 50" postgres)
 
-as_pg "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$P1" -U postgres -D "$STANDBY" -R -X stream >/dev/null
+as_pg "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$P1" -U postgres -D "$STANDBY" -R -X stream -c fast >/dev/null
 sed -i "s/^port = .*/port = $P2/" "$STANDBY/postgresql.conf"
 as_pg "$PGBIN/pg_ctl" -D "$STANDBY" -l "$STANDBY/server.log" -w start >/dev/null
 until [ "$(pg "$P2" -At -c "SELECT count(*) FROM iceberg_tables" postgres 2>/dev/null)" = 200 ]; do sleep 0.2; done
@@ -71,7 +73,7 @@ done
 # freshness: after each primary commit, poll the standby until its heap shows
 # it; in that same snapshot, skade's answer must show it too
 behind=0
-for i in $(seq 1 200); do
+for i in $(seq 1 "$FRESH"); do
     if [ $((i % 2)) -eq 0 ]; then new=m; old=n; else new=n; old=m; fi
     pg "$P1" -q -c "SELECT skade.commit_table('b', 't1', 'file://$FILES/$old.metadata.json', 'file://$FILES/$new.metadata.json')" postgres >/dev/null
     while :; do
@@ -86,4 +88,4 @@ for i in $(seq 1 200); do
     done
 done
 echo
-echo "freshness: 200 commits; standby answers behind its own heap: $behind times (target 0)"
+echo "freshness: $FRESH commits; standby answers behind its own heap: $behind times (target 0)"

@@ -9,19 +9,31 @@
 #        snapshot log (target >= 100x)
 #   single load_table_at latency (warm), and the rebuild time for 1M entries
 # Usage: bash bench/time_travel.sh [seconds-per-pgbench-run=5]
+# Sizes (environment; the defaults are the issue's): SKADE_BENCH_MAP_ENTRIES (1000000, the
+#   map of P3), SKADE_BENCH_PROBE_IDS (100000 ids, 95% known), SKADE_BENCH_SMALL_MAP (20000:
+#   the second P3 case, that many ids over that many entries), SKADE_BENCH_ASOF_SNAPSHOTS
+#   (100000, P4's table); SKADE_BENCH_PORT, SKADE_BENCH_TMP (scratch directory, /tmp),
+#   SKADE_BENCH_NO_BUILD=1 (use the skade already installed)
 set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
 
 SECS=${1:-5}
+MAP=${SKADE_BENCH_MAP_ENTRIES:-1000000}
+IDS=${SKADE_BENCH_PROBE_IDS:-100000}
+SMALL_MAP=${SKADE_BENCH_SMALL_MAP:-20000}
+ASOF=${SKADE_BENCH_ASOF_SNAPSHOTS:-100000}
+# human N: 1000000 -> 1M, 95000 -> 95k (as the headings print the default sizes)
+human() { python3 -c "n = $1; print(f'{n // 10**6}M' if n % 10**6 == 0 else f'{n // 1000}k' if n % 1000 == 0 else n)"; }
 PORT=${SKADE_BENCH_PORT:-5468}
-DATA=/tmp/skade-bench-tt-pg
-FILES=/tmp/skade-bench-tt
-OUT=$(mktemp -d /tmp/skade-bench.XXXXXX)
+TMPBASE=${SKADE_BENCH_TMP:-/tmp}
+DATA=$TMPBASE/skade-bench-tt-pg
+FILES=$TMPBASE/skade-bench-tt
+OUT=$(mktemp -d "$TMPBASE/skade-bench.XXXXXX")
 
 install_build_deps
-build_and_install
+bench_build_and_install
 rm -rf "$FILES" && mkdir -p "$FILES" && chmod 755 "$FILES"
-python3 "$SKADE_ROOT/data/metadata/generate.py" big 100000 "$FILES/big.metadata.json"
+python3 "$SKADE_ROOT/data/metadata/generate.py" big "$ASOF" "$FILES/big.metadata.json"
 python3 "$SKADE_ROOT/data/metadata/generate.py" big 100 "$FILES/small.metadata.json"
 chmod 644 "$FILES"/*
 start_server "$DATA" "$PORT"
@@ -44,7 +56,7 @@ lat() {
 ms() { pg "$PORT" -Atq -c '\timing on' -c "$1" 2>&1 | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1; }
 
 echo
-echo "setup: 1,000,000 snapshots over 1,000 tables in skade.snapshot_map"
+echo "setup: $(python3 -c "print(f'{$MAP:,}')") snapshots over 1,000 tables in skade.snapshot_map"
 pg "$PORT" -q >/dev/null <<SQL
 CREATE EXTENSION skade;
 SELECT skade.create_namespace('b');
@@ -52,17 +64,17 @@ INSERT INTO skade.snapshot_map
 SELECT 'skade', 'b', 't' || (g % 1000), (g::bigint * 2654435761) % 9000000000000000000, g % 7 <> 0,
        g, 'file:/wh/b/t' || (g % 1000) || '/metadata/' || lpad(g::text, 8, '0') || '-x.metadata.json',
        now()
-FROM generate_series(1, 1000000) g;
+FROM generate_series(1, $MAP) g;
 ANALYZE skade.snapshot_map;
 CREATE TABLE probe AS
-SELECT array(SELECT snapshot_id FROM skade.snapshot_map ORDER BY random() LIMIT 95000)
-       || array(SELECT (random() * 9e18)::bigint FROM generate_series(1, 5000)) AS ids;
+SELECT array(SELECT snapshot_id FROM skade.snapshot_map ORDER BY random() LIMIT $((IDS * 95 / 100)))
+       || array(SELECT (random() * 9e18)::bigint FROM generate_series(1, $((IDS - IDS * 95 / 100)))) AS ids;
 SELECT skade.register_table('b', 'big', 'file://$FILES/big.metadata.json');
 SELECT skade.register_table('b', 'small', 'file://$FILES/small.metadata.json');
 SQL
 
 echo
-echo "rebuild of the index (1M entries + the registered tables' snapshots):"
+echo "rebuild of the index ($(human "$MAP") entries + the registered tables' snapshots):"
 for run in 1 2; do
     wall=$(ms "SELECT skade.rebuild_index()")
     pg "$PORT" -Atq -c "SELECT '  run $run: build ' || round(build_ms::numeric, 1) || ' ms in the worker, ' || '$wall' || ' ms wall, ' || entries || ' entries, ' || pg_size_pretty(bytes) || ', ' || implementation FROM skade.index_status()"
@@ -109,8 +121,8 @@ print(f'         vs the best SQL plan: resolve_many {best / t:.1f}x, resolve_loc
     done
 }
 
-echo "P3: resolving 100k ids (95k known, 5k unknown) over 1M entries"
-p3 probe 100000 30
+echo "P3: resolving $(human "$IDS") ids ($(human $((IDS * 95 / 100))) known, $(human $((IDS - IDS * 95 / 100))) unknown) over $(human "$MAP") entries"
+p3 probe "$IDS" 30
 pg "$PORT" -Atq -c "SELECT '  routing: tree answers ' || tree_answers || ', heap answers ' || heap_answers FROM skade.index_status()"
 
 echo
@@ -118,19 +130,20 @@ echo "tree probe alone, 1M keys, 1M random lookups (ns per key; target <= 60 bat
 pg "$PORT" -Atq -F ' ' -c "SELECT method, round(ns_per_lookup::numeric, 1) FROM skade.stree64_bench(1000000, 1000000)" | sed 's/^/  /'
 
 echo
-echo "P4: load_table_as_of on a table with 100k snapshots (89 MB of metadata) vs a linear walk of its snapshot log"
+echo "P4: load_table_as_of on a table with $(human "$ASOF") snapshots ($(($(stat -c %s "$FILES/big.metadata.json") / 1000000)) MB of metadata) vs a linear walk of its snapshot log"
 pg "$PORT" -Atq -c "SELECT count(*) FROM skade.history('b', 'big')" >/dev/null   # warm the cache
-# 90% into the log: the client's walk covers 90,000 entries
-TS="to_timestamp((1700000000000 + 90000::bigint * 60000) / 1000.0)"
+# 90% into the log: the client's walk covers 90% of the entries (90,000 of 100k)
+AT=$((ASOF * 9 / 10))
+TS="to_timestamp((1700000000000 + $AT::bigint * 60000) / 1000.0)"
 asof=$(lat "SELECT snapshot_id FROM skade.load_table_as_of('b', 'big', $TS, snapshots => 'none');")
 walk_sql=$(lat "SELECT snapshot_id FROM skade.history('b', 'big') WHERE made_current_at <= $TS ORDER BY made_current_at DESC LIMIT 1;")
-python3 - "$FILES" "$asof" "$walk_sql" <<'PY'
+python3 - "$FILES" "$asof" "$walk_sql" "$AT" <<'PY'
 import json, sys, time
-files, asof, walk_sql = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+files, asof, walk_sql, at = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 with open(f"{files}/big.metadata.json", "rb") as f:
     md = json.loads(f.read())
 log = md["snapshot-log"]
-ts = 1700000000000 + 90000 * 60000      # the same instant as TS
+ts = 1700000000000 + at * 60000         # the same instant as TS
 reps = 50
 t = time.perf_counter()
 for _ in range(reps):
@@ -155,14 +168,15 @@ echo "  with metadata (100 snapshots, 90 kB): $(lat "SELECT metadata FROM skade.
 echo "  SELECT 1 for reference: $(lat "SELECT 1;") ms"
 
 echo
-echo "P3 at 20k ids over a 20k-entry map (19k known, 1k unknown; the map cut to its first 20,000 rows)"
-pg "$PORT" -q >/dev/null <<'SQL'
-DELETE FROM skade.snapshot_map WHERE table_name = 'big' OR (table_name <> 'small' AND seq > 20000);
+S=$SMALL_MAP SK=$((SMALL_MAP * 95 / 100))
+echo "P3 at $(human "$S") ids over a $(human "$S")-entry map ($(human "$SK") known, $(human $((S - SK))) unknown; the map cut to its first $(python3 -c "print(f'{$S:,}')") rows)"
+pg "$PORT" -q >/dev/null <<SQL
+DELETE FROM skade.snapshot_map WHERE table_name = 'big' OR (table_name <> 'small' AND seq > $S);
 ANALYZE skade.snapshot_map;
 CREATE TABLE probe20k AS
-SELECT array(SELECT snapshot_id FROM skade.snapshot_map WHERE seq <= 20000 ORDER BY random() LIMIT 19000)
-       || array(SELECT (random() * 9e18)::bigint FROM generate_series(1, 1000)) AS ids;
+SELECT array(SELECT snapshot_id FROM skade.snapshot_map WHERE seq <= $S ORDER BY random() LIMIT $SK)
+       || array(SELECT (random() * 9e18)::bigint FROM generate_series(1, $((S - SK)))) AS ids;
 SELECT skade.rebuild_index();
 SQL
 pg "$PORT" -Atq -c "SELECT '  map entries: ' || count(*) FROM skade.snapshot_map"
-p3 probe20k 20000 3
+p3 probe20k "$S" 3

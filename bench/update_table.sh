@@ -21,7 +21,7 @@ DATA=$BASE/pg
 WH=$BASE/wh
 mkdir -p "$WH" && chown "$PG_USER" "$WH"
 install_build_deps
-build_and_install
+bench_build_and_install
 start_server "$DATA" "$PORT"
 trap 'stop_server "$DATA"; rm -rf "$BASE"' EXIT
 cat >>"$DATA/postgresql.conf" <<CONF

@@ -42,6 +42,16 @@ build_and_install() {
     flock /tmp/skade-install.lock make -C "$tree" -s install >/dev/null
 }
 
+# bench_build_and_install : build_and_install, unless SKADE_BENCH_NO_BUILD=1 says the
+# skade already installed is to be used (bench/report builds once for all the benchmarks)
+bench_build_and_install() {
+    if [ "${SKADE_BENCH_NO_BUILD:-0}" = 1 ]; then
+        log "SKADE_BENCH_NO_BUILD=1: using the skade already installed"
+    else
+        build_and_install
+    fi
+}
+
 # a TCP port on 127.0.0.1 that nothing listens on now
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
