@@ -11,7 +11,7 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
               src/catalog_store.o src/commit_log.o src/log_prune.o src/avro_schema.o src/avro_container.o src/snappy_block.o src/avro_reader.o src/manifest_cache.o src/delete_index.o src/scan_filter.o src/bound_json.o src/partition_stats.o src/manifest_api.o \
               src/namespace_api.o src/table_api.o src/metadata_write.o src/restore.o \
               src/commit_fast.o src/manifest_write.o src/written_files.o \
-              src/sigv4.o src/sigv4_sql.o src/s3_client.o src/object_store.o \
+              src/sigv4.o src/sigv4_sql.o src/s3_client.o src/object_store.o src/rest_json.o \
               src/rest_worker.o src/rest_http.o src/rest_routes.o src/view_api.o
 # every version's script, each upgrade script, and 1.0's own control file
 DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
@@ -31,7 +31,7 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
                metadata create_table update_table update_fast swap_table rewrite_manifests written_files manifests manifest_cache avro_formats avro_hostile confinement cache pointer_mirror time_travel \
-               stree64 durability adopt search_path null_args log_trigger sigv4 object_store views privileges
+               stree64 durability adopt search_path null_args log_trigger sigv4 object_store views rest_json privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --inputdir=regress-run --outputdir=regress-run \
                --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale

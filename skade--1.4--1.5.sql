@@ -8,7 +8,10 @@
  * register_view, drop_view, rename_view: the REST view routes) are logged
  * as API changes (source 'api', op create/commit/register/drop/rename),
  * as tables are; resolve_locations answers resolve_many's question as one
- * text[] (issue 15: no row per id).
+ * text[] (issue 15: no row per id); rest_value_map is C and
+ * rest_content_file loses its SET search_path (plan_table_scan, which pins
+ * it, calls them once per planned file: a SQL body parsed again and a SET
+ * on each call were most of the work of planning over REST).
  */
 
 CREATE FUNCTION skade.resolve_locations(snapshot_ids bigint[]) RETURNS text[]
@@ -196,3 +199,32 @@ $rv$;
 
 REVOKE ALL ON FUNCTION skade.view_pointer(text, text, text, text, text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION skade.view_pointer(text, text, text, text, text, text) TO skade_writer;
+
+CREATE OR REPLACE FUNCTION skade.rest_value_map(columns jsonb, stat text) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'skade_rest_value_map' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION skade.rest_content_file(f skade.content_file, meta jsonb) RETURNS jsonb
+LANGUAGE sql STABLE AS $rcf$
+	SELECT jsonb_strip_nulls(jsonb_build_object(
+		'spec-id', f.partition_spec_id,
+		'content', CASE f.content WHEN 'position_deletes' THEN 'position-deletes'
+								  WHEN 'equality_deletes' THEN 'equality-deletes' ELSE 'data' END,
+		'file-path', f.file_path,
+		'file-format', lower(f.file_format),
+		'partition', coalesce((SELECT jsonb_agg(coalesce(f.partition->(pf->>'name'), 'null'::jsonb) ORDER BY o)
+							   FROM jsonb_array_elements(meta->'partition-specs') s,
+									jsonb_array_elements(s->'fields') WITH ORDINALITY x(pf, o)
+							   WHERE (s->>'spec-id')::integer = f.partition_spec_id), '[]'::jsonb),
+		'file-size-in-bytes', f.file_size_in_bytes,
+		'record-count', f.record_count,
+		'column-sizes', skade.rest_value_map(f.columns, 'size'),
+		'value-counts', skade.rest_value_map(f.columns, 'value_count'),
+		'null-value-counts', skade.rest_value_map(f.columns, 'null_count'),
+		'nan-value-counts', skade.rest_value_map(f.columns, 'nan_count'),
+		'lower-bounds', skade.rest_value_map(f.columns, 'lower'),
+		'upper-bounds', skade.rest_value_map(f.columns, 'upper'),
+		'equality-ids', to_jsonb(f.equality_ids),
+		'referenced-data-file', f.referenced_data_file,
+		'content-offset', f.content_offset,
+		'content-size-in-bytes', f.content_size_in_bytes))
+$rcf$;

@@ -36,12 +36,14 @@ EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
 
 # --------------------------------------------------------------- plan-table
 
-def plan_table(out_dir, loc, manifests=100, per=100):
+def plan_table(out_dir, loc, manifests=100, per=100, table_uuid=0x5ade, sid_base=1000000):
     """a table at loc (files written under out_dir, its local image) of
     manifests x per data files (identity partition part = file index in its
     manifest, 10 rows each, bounds on every column) as 'manifests' fast
     appends; no Parquet file is written (planning never opens one).  Prints
-    (JSON) the metadata, manifest list and manifest locations."""
+    (JSON) the metadata, manifest list and manifest locations.  table_uuid
+    (an int) and sid_base (snapshot ids are sid_base + m) tell tables of one
+    catalog apart (bench/rest/plan.py)."""
     from pyiceberg.conversions import to_bytes
     from pyiceberg.io.pyarrow import PyArrowFileIO
     from pyiceberg.manifest import (DataFile, DataFileContent, FileFormat, ManifestEntry,
@@ -64,7 +66,7 @@ def plan_table(out_dir, loc, manifests=100, per=100):
     base_ts = 1764547200000
     snapshots, written, parent, total_size = [], [], None, 0
     for m in range(manifests):
-        sid = 1000000 + m
+        sid = sid_base + m
         seq = m + 1
         commit = uuid.UUID(int=m + 1)
         name = f"{commit}-m0.avro"
@@ -117,7 +119,7 @@ def plan_table(out_dir, loc, manifests=100, per=100):
         snapshots.append(snap)
         parent = sid
     md = {
-        "format-version": 2, "table-uuid": str(uuid.UUID(int=0x5ade)), "location": loc,
+        "format-version": 2, "table-uuid": str(uuid.UUID(int=table_uuid)), "location": loc,
         "last-sequence-number": manifests, "last-updated-ms": snapshots[-1]["timestamp-ms"],
         "last-column-id": 3, "schemas": [json.loads(schema.model_dump_json(by_alias=True))],
         "current-schema-id": 0,
@@ -130,7 +132,7 @@ def plan_table(out_dir, loc, manifests=100, per=100):
         "metadata-log": [], "sort-orders": [{"order-id": 0, "fields": []}], "default-sort-order-id": 0,
         "refs": {"main": {"snapshot-id": parent, "type": "branch"}},
     }
-    name = f"00001-{uuid.UUID(int=0x5ade)}.metadata.json"
+    name = f"00001-{uuid.UUID(int=table_uuid)}.metadata.json"
     with open(os.path.join(local, "metadata", name), "w") as f:
         json.dump(md, f)
     print(json.dumps({"metadata": f"{loc}/metadata/{name}", "manifest_list": snapshots[-1]["manifest-list"],

@@ -17,7 +17,7 @@
 \set ECHO none
 CREATE FUNCTION pg_temp.sh(cmd text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-	EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', cmd);
+	EXECUTE format('COPY (SELECT 1 WHERE false) TO PROGRAM %L', cmd);
 END $$;
 -- a path without the fixture root, UUIDs and snapshot ids
 CREATE FUNCTION pg_temp.p(s text) RETURNS text LANGUAGE sql AS $$

@@ -6,7 +6,7 @@
 \pset null '(null)'
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set ECHO none
-SELECT format($$COPY (SELECT 1) TO PROGRAM 'rm -rf /tmp/skade_regress/hostile && python3 %s/data/avro/hostile.py /tmp/skade_regress/hostile'$$,
+SELECT format($$COPY (SELECT 1 WHERE false) TO PROGRAM 'rm -rf /tmp/skade_regress/hostile && python3 %s/data/avro/hostile.py /tmp/skade_regress/hostile'$$,
               :'abs_srcdir') \gexec
 -- the SQLSTATE and message of a failing call, paths shortened
 CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$

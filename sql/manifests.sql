@@ -6,17 +6,17 @@
 \set VERBOSITY default
 -- the fixtures are this run's copy (test/regress_prepare.sh), under /tmp/skade-fixtures/java
 \set ECHO none
-COPY (SELECT 1) TO PROGRAM 'cp /tmp/skade-fixtures/java/fixtures/events/metadata/snap-2389535939939507238-1-5e66da76-8a0e-4e34-be3c-6a5f6e99120b.avro /tmp/skade-fixtures/java/list.orig';
+COPY (SELECT 1 WHERE false) TO PROGRAM 'cp /tmp/skade-fixtures/java/fixtures/events/metadata/snap-2389535939939507238-1-5e66da76-8a0e-4e34-be3c-6a5f6e99120b.avro /tmp/skade-fixtures/java/list.orig';
 \set list '/tmp/skade-fixtures/java/fixtures/events/metadata/snap-2389535939939507238-1-5e66da76-8a0e-4e34-be3c-6a5f6e99120b.avro'
 -- overwrite the current manifest list of fixtures.events with: cmd < original
 CREATE FUNCTION pg_temp.damage(cmd text, list text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-	EXECUTE format('COPY (SELECT 1) TO PROGRAM %L',
+	EXECUTE format('COPY (SELECT 1 WHERE false) TO PROGRAM %L',
 				   format('%s /tmp/skade-fixtures/java/list.orig > %s', cmd, list));
 END $$;
 CREATE FUNCTION pg_temp.sh(cmd text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-	EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', cmd);
+	EXECUTE format('COPY (SELECT 1 WHERE false) TO PROGRAM %L', cmd);
 END $$;
 -- the SQLSTATE and message of a failing call
 CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
@@ -154,7 +154,7 @@ SELECT count(*) FROM skade.plan_files('fixtures', 'empty', '{"type": "eq", "term
 -- writes byte by byte (its banner lists them; no data file exists)
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set ECHO none
-SELECT format($$COPY (SELECT 1) TO PROGRAM 'rm -rf /tmp/skade_regress/typed && python3 %s/data/avro/typed_bounds.py /tmp/skade_regress/typed'$$,
+SELECT format($$COPY (SELECT 1 WHERE false) TO PROGRAM 'rm -rf /tmp/skade_regress/typed && python3 %s/data/avro/typed_bounds.py /tmp/skade_regress/typed'$$,
               :'abs_srcdir') \gexec
 \set ECHO all
 SET skade.allowed_roots = '/tmp/skade-fixtures,/tmp/skade_regress/typed';

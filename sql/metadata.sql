@@ -8,7 +8,7 @@
 --   /tmp/skade_regress/root      allowed: the fixtures, a directory, a FIFO, symlinks
 --   /tmp/skade_regress/outside   not allowed
 \set ECHO none
-SELECT format($$COPY (SELECT 1) TO PROGRAM 'rm -rf /tmp/skade_regress && mkdir -p /tmp/skade_regress/root/dir /tmp/skade_regress/outside && cp %s/data/metadata/*.json /tmp/skade_regress/root/ && mkfifo /tmp/skade_regress/root/fifo.metadata.json && echo {} > /tmp/skade_regress/outside/secret.metadata.json && ln -s /tmp/skade_regress/outside/secret.metadata.json /tmp/skade_regress/root/escape.metadata.json && ln -s 00003-v2.metadata.json /tmp/skade_regress/root/inside-link.metadata.json'$$,
+SELECT format($$COPY (SELECT 1 WHERE false) TO PROGRAM 'rm -rf /tmp/skade_regress && mkdir -p /tmp/skade_regress/root/dir /tmp/skade_regress/outside && cp %s/data/metadata/*.json /tmp/skade_regress/root/ && mkfifo /tmp/skade_regress/root/fifo.metadata.json && echo {} > /tmp/skade_regress/outside/secret.metadata.json && ln -s /tmp/skade_regress/outside/secret.metadata.json /tmp/skade_regress/root/escape.metadata.json && ln -s 00003-v2.metadata.json /tmp/skade_regress/root/inside-link.metadata.json'$$,
               :'abs_srcdir') \gexec
 \set ECHO all
 SET skade.allowed_roots = '/tmp/skade_regress/root';
@@ -121,10 +121,10 @@ SELECT skade.table_exists('md', 's3');
 SELECT * FROM skade.snapshots('md', 's3');
 
 -- a file that vanished after commit
-COPY (SELECT 1) TO PROGRAM 'cp /tmp/skade_regress/root/00001-v3.metadata.json /tmp/skade_regress/root/short-lived.metadata.json';
+COPY (SELECT 1 WHERE false) TO PROGRAM 'cp /tmp/skade_regress/root/00001-v3.metadata.json /tmp/skade_regress/root/short-lived.metadata.json';
 SELECT skade.register_table('md', 'vanish', 'file:///tmp/skade_regress/root/short-lived.metadata.json') > 0;
 SELECT skade.cache_reset();
-COPY (SELECT 1) TO PROGRAM 'rm /tmp/skade_regress/root/short-lived.metadata.json';
+COPY (SELECT 1 WHERE false) TO PROGRAM 'rm /tmp/skade_regress/root/short-lived.metadata.json';
 SELECT * FROM skade.load_table('md', 'vanish');
 \echo :LAST_ERROR_SQLSTATE
 
@@ -138,7 +138,7 @@ SELECT skade.commit_table('md', 'v2', 'file:///tmp/skade_regress/root/00003-v2.m
 SELECT table_name, snapshot_id FROM skade.commit_log
 WHERE table_namespace = 'md' AND table_name IN ('late', 'v2') ORDER BY seq;
 -- resolved later, once the file is there
-COPY (SELECT 1) TO PROGRAM 'cp /tmp/skade_regress/root/00004-v2next.metadata.json /tmp/skade_regress/root/later.metadata.json';
+COPY (SELECT 1 WHERE false) TO PROGRAM 'cp /tmp/skade_regress/root/00004-v2next.metadata.json /tmp/skade_regress/root/later.metadata.json';
 SELECT skade.resolve_commit_log() AS resolved;
 SELECT table_name, snapshot_id FROM skade.commit_log
 WHERE table_namespace = 'md' AND table_name = 'late';

@@ -59,8 +59,8 @@ FROM unnest(ARRAY['s3://other-bucket/warehouse/t/metadata/v1.metadata.json',
 -- no key: the server's environment has none and no file is set
 SELECT pg_temp.probe('obj', 's3://wh-bucket/warehouse/t/v1.metadata.json');
 -- the key's file must be the server's own and private
-COPY (SELECT 1) TO PROGRAM 'printf "[default]\naws_access_key_id = AKIDEXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n" > /tmp/skade_regress/s3-credentials && chmod 644 /tmp/skade_regress/s3-credentials';
-COPY (SELECT 1) TO PROGRAM 'printf "[other]\naws_access_key_id = AKIDEXAMPLE\naws_secret_access_key = x\n" > /tmp/skade_regress/s3-credentials-other && chmod 600 /tmp/skade_regress/s3-credentials-other';
+COPY (SELECT 1 WHERE false) TO PROGRAM 'printf "[default]\naws_access_key_id = AKIDEXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n" > /tmp/skade_regress/s3-credentials && chmod 644 /tmp/skade_regress/s3-credentials';
+COPY (SELECT 1 WHERE false) TO PROGRAM 'printf "[other]\naws_access_key_id = AKIDEXAMPLE\naws_secret_access_key = x\n" > /tmp/skade_regress/s3-credentials-other && chmod 600 /tmp/skade_regress/s3-credentials-other';
 SET skade.s3_credentials_file = '/tmp/skade_regress/no-such-file';
 SELECT pg_temp.probe('obj', 's3://wh-bucket/warehouse/t/v1.metadata.json');
 SET skade.s3_credentials_file = '/tmp/skade_regress/s3-credentials';
@@ -68,7 +68,7 @@ SELECT pg_temp.probe('obj', 's3://wh-bucket/warehouse/t/v1.metadata.json');
 -- no [default] profile in it
 SET skade.s3_credentials_file = '/tmp/skade_regress/s3-credentials-other';
 SELECT pg_temp.probe('obj', 's3://wh-bucket/warehouse/t/v1.metadata.json');
-COPY (SELECT 1) TO PROGRAM 'chmod 600 /tmp/skade_regress/s3-credentials';
+COPY (SELECT 1 WHERE false) TO PROGRAM 'chmod 600 /tmp/skade_regress/s3-credentials';
 SET skade.s3_credentials_file = '/tmp/skade_regress/s3-credentials';
 -- private now: accepted; the endpoint does not answer
 SELECT pg_temp.probe('obj', 's3://wh-bucket/warehouse/t/v1.metadata.json');

@@ -23,7 +23,7 @@ CREATE FUNCTION pg_temp.masked(loc text) RETURNS text LANGUAGE sql AS $$
 $$;
 CREATE FUNCTION pg_temp.sh(cmd text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-	EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', cmd);
+	EXECUTE format('COPY (SELECT 1 WHERE false) TO PROGRAM %L', cmd);
 END $$;
 -- the live files of a snapshot, as a comparable set
 CREATE FUNCTION pg_temp.fileset(ns text, t text, snap bigint) RETURNS TABLE (file_path text, record_count bigint,

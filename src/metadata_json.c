@@ -34,6 +34,7 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
+#include "utils/json.h"
 #include "utils/memutils.h"
 
 #include "guc.h"
@@ -56,6 +57,9 @@ typedef struct ParseCtx
 {
 	const char *location;
 	int			format_version;
+	/* a path starting with "." (or empty) is relative to array[index] */
+	const char *array;
+	int64		index;			/* -1: relative to array itself */
 } ParseCtx;
 
 /* the memory budget of the jansson parse in progress (0: none) */
@@ -75,6 +79,8 @@ static int64 get_int(ParseCtx *ctx, json_t *obj, const char *key, const char *pa
 static const char *get_str(ParseCtx *ctx, json_t *obj, const char *key,
 						   const char *path, bool required);
 static char *dump_compact(json_t *value);
+static char *dump_summary(json_t *summary);
+static void append_json_string(StringInfo b, const char *s);
 static uint32 add_string(StringInfo buf, const char *s);
 static uint32 add_bytes(StringInfo buf, const char *s, size_t len);
 static uint32 add_array(StringInfo buf, const void *data, size_t size);
@@ -83,7 +89,7 @@ static bool id_in(int64 id, const int64 *ids, int n);
 static void add_columns(json_t *fields, const char *prefix, List **out, const char *what,
 						int depth);
 static void set_bound_width(SkadeColumn *c);
-static void parse_snapshot(ParseCtx *ctx, json_t *s, const char *prefix,
+static void parse_snapshot(ParseCtx *ctx, json_t *s,
 						   SkadeMetaSnapshot *snap, char **op, char **ml, char **summary_text);
 
 /*
@@ -240,10 +246,9 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 	}
 	for (i = 0; i < hdr.nsnapshots; i++)
 	{
-		char		prefix[48];
-
-		snprintf(prefix, sizeof(prefix), "snapshots[%zu]", i);
-		parse_snapshot(&ctx, json_array_get(snaps, i), prefix, &snapshots[i],
+		ctx.array = "snapshots";
+		ctx.index = (int64) i;
+		parse_snapshot(&ctx, json_array_get(snaps, i), &snapshots[i],
 					   &snap_op[i], &snap_ml[i], &snap_summary[i]);
 	}
 	if (hdr.current_snapshot_id != SKADE_NO_SNAPSHOT)
@@ -261,19 +266,18 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 	hdr.nlog = log ? json_array_size(log) : 0;
 	if (hdr.nlog > 0)
 		entries = palloc0(sizeof(SkadeMetaLogEntry) * hdr.nlog);
+	ctx.array = "snapshot-log";
 	for (i = 0; i < hdr.nlog; i++)
 	{
 		json_t	   *e = json_array_get(log, i);
-		char		path[64];
 
-		snprintf(path, sizeof(path), "snapshot-log[%zu]", i);
+		ctx.index = (int64) i;
 		if (!json_is_object(e))
-			field_error(&ctx, path, "must be an object");
-		snprintf(path, sizeof(path), "snapshot-log[%zu].timestamp-ms", i);
-		entries[i].timestamp_ms = get_int(&ctx, e, "timestamp-ms", path, true, 0);
-		snprintf(path, sizeof(path), "snapshot-log[%zu].snapshot-id", i);
-		entries[i].snapshot_id = get_int(&ctx, e, "snapshot-id", path, true, 0);
+			field_error(&ctx, "", "must be an object");
+		entries[i].timestamp_ms = get_int(&ctx, e, "timestamp-ms", ".timestamp-ms", true, 0);
+		entries[i].snapshot_id = get_int(&ctx, e, "snapshot-id", ".snapshot-id", true, 0);
 	}
+	ctx.array = NULL;
 
 	/* refs; without them, main is the current snapshot */
 	refs = get_field(&ctx, root, "refs", "refs", false, JSON_OBJECT);
@@ -345,6 +349,8 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 		for (i = 0; i < hdr.nsnapshots; i++)
 			if (id_in(snapshots[i].snapshot_id, keep, nkeep))
 				json_array_append(kept, json_array_get(snaps, i));
+		/* the full array is kept alive: the parse context frees it at once */
+		json_incref(snaps);
 		json_object_set_new(root, "snapshots", kept);
 		refs_text = json_dumps(root, JSON_COMPACT);
 		if (refs_text == NULL)
@@ -473,8 +479,6 @@ SkadeParseSnapshot(const char *text, size_t len, int format_version, const char 
 	ParseCtx	ctx = {location, format_version};
 	json_error_t jerr;
 	json_t	   *root;
-	char		prefix[48];
-
 	parse_cxt = AllocSetContextCreate(caller, "skade snapshot parse", ALLOCSET_SMALL_SIZES);
 	MemoryContextSwitchTo(parse_cxt);
 	root = load_budgeted(text, len, 0, &jerr);
@@ -483,8 +487,9 @@ SkadeParseSnapshot(const char *text, size_t len, int format_version, const char 
 				(errcode(ERRCODE_INVALID_JSON_TEXT),
 				 errmsg("a snapshot of \"%s\" is not valid JSON", location),
 				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
-	snprintf(prefix, sizeof(prefix), "snapshots[%d]", index);
-	parse_snapshot(&ctx, root, prefix, snap, op, ml, summary);
+	ctx.array = "snapshots";
+	ctx.index = index;
+	parse_snapshot(&ctx, root, snap, op, ml, summary);
 	MemoryContextSwitchTo(caller);
 	*op = *op ? pstrdup(*op) : NULL;
 	*ml = *ml ? pstrdup(*ml) : NULL;
@@ -494,16 +499,16 @@ SkadeParseSnapshot(const char *text, size_t len, int format_version, const char 
 
 /* one element of "snapshots" (prefix names it in errors) */
 static void
-parse_snapshot(ParseCtx *ctx, json_t *s, const char *prefix, SkadeMetaSnapshot *snap,
+parse_snapshot(ParseCtx *ctx, json_t *s, SkadeMetaSnapshot *snap,
 			   char **op, char **ml, char **summary_text)
 {
 	json_t	   *summary;
-	char		path[96];
 	int			fv = ctx->format_version;
 
 	if (!json_is_object(s))
-		field_error(ctx, prefix, "must be an object");
-#define P(f) (snprintf(path, sizeof(path), "%s.%s", prefix, f), path)
+		field_error(ctx, "", "must be an object");
+	/* paths relative to ctx's array element, made only for an error */
+#define P(f) ("." f)
 	snap->snapshot_id = get_int(ctx, s, "snapshot-id", P("snapshot-id"), true, 0);
 	snap->parent_id = get_int(ctx, s, "parent-snapshot-id", P("parent-snapshot-id"),
 							  false, SKADE_NO_SNAPSHOT);
@@ -527,7 +532,7 @@ parse_snapshot(ParseCtx *ctx, json_t *s, const char *prefix, SkadeMetaSnapshot *
 	if (summary)
 	{
 		*op = pstrdup(get_str(ctx, summary, "operation", P("summary.operation"), true));
-		*summary_text = dump_compact(summary);
+		*summary_text = dump_summary(summary);
 	}
 #undef P
 }
@@ -766,6 +771,9 @@ load_budgeted(const char *text, size_t len, size_t flags, json_error_t *err)
 static void
 field_error(ParseCtx *ctx, const char *path, const char *problem)
 {
+	if (ctx->array && (path[0] == '.' || path[0] == '\0'))
+		path = ctx->index < 0 ? psprintf("%s%s", ctx->array, path) :
+			psprintf("%s[" INT64_FORMAT "]%s", ctx->array, ctx->index, path);
 	ereport(ERROR,
 			(errcode(ERRCODE_SKADE_INVALID_FILE),
 			 errmsg("invalid Iceberg table metadata in \"%s\"", ctx->location),
@@ -829,6 +837,57 @@ dump_compact(json_t *value)
 	if (s == NULL)
 		elog(ERROR, "could not serialize a JSON value");
 	return s;
+}
+
+/* s as a JSON string: as it is when nothing in it needs escaping */
+static void
+append_json_string(StringInfo b, const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *) s; *p; p++)
+		if (*p < 0x20 || *p == '"' || *p == '\\')
+		{
+			escape_json(b, s);
+			return;
+		}
+	appendStringInfoChar(b, '"');
+	appendBinaryStringInfo(b, s, (const char *) p - s);
+	appendStringInfoChar(b, '"');
+}
+
+/*
+ * A snapshot summary as compact JSON text: Iceberg's map of strings is
+ * written directly (a thousand json_dumps calls were a fifth of a cold
+ * load), in the object's order; any other shape, or a string holding NUL,
+ * goes through json_dumps.
+ */
+static char *
+dump_summary(json_t *summary)
+{
+	StringInfoData b;
+	const char *key;
+	json_t	   *v;
+	bool		first = true;
+
+	json_object_foreach(summary, key, v)
+	{
+		if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+			return dump_compact(summary);
+	}
+	initStringInfo(&b);
+	appendStringInfoChar(&b, '{');
+	json_object_foreach(summary, key, v)
+	{
+		if (!first)
+			appendStringInfoChar(&b, ',');
+		append_json_string(&b, key);
+		appendStringInfoChar(&b, ':');
+		append_json_string(&b, json_string_value(v));
+		first = false;
+	}
+	appendStringInfoChar(&b, '}');
+	return b.data;
 }
 
 static uint32

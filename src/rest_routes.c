@@ -176,7 +176,7 @@ static void note_target(Ctx *x, const char *ns_json_sql, const char *name_sql, c
 static char *q1(Ctx *x, const char *sql, int nargs, const char **args);
 static void json_body(Ctx *x, int status, const char *sql, int nargs, const char **args);
 static void paged(Ctx *x, const char *set_sql, const char *key, const char *item_sql, const char *ns);
-static void table_answer(Ctx *x, const char *mode);
+static void table_answer(Ctx *x, const char *mode, bool cached_gzip);
 static void append_answer(StringInfo b, const char *location, const struct varlena *json);
 static void *gzip_answer(const struct varlena *json, void *arg, Size *size);
 static void require_load_privilege(void);
@@ -862,7 +862,7 @@ create_table(Ctx *x)
 			  " $3::pg_catalog.jsonb -> 'schema', $3::pg_catalog.jsonb -> 'partition-spec',"
 			  " $3::pg_catalog.jsonb -> 'write-order', coalesce($3::pg_catalog.jsonb -> 'properties', '{}'),"
 			  " $3::pg_catalog.jsonb ->> 'location', 2, $2)", 3, args);
-	table_answer(x, "all");
+	table_answer(x, "all", false);
 }
 
 /* GET /v1/{prefix}/namespaces/{namespace}/tables/{table}[?snapshots=all|refs] */
@@ -887,7 +887,7 @@ load_table(Ctx *x)
 		x->resp->etag = etag_of(t.metadata_location, mode);
 		return;
 	}
-	table_answer(x, mode);
+	table_answer(x, mode, true);
 }
 
 /* HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table} */
@@ -909,7 +909,7 @@ commit_table(Ctx *x)
 	(void) q1(x, "SELECT skade.update_table($1, $2,"
 			  " coalesce($4::pg_catalog.jsonb -> 'requirements', '[]'),"
 			  " coalesce($4::pg_catalog.jsonb -> 'updates', '[]'), $3)", 4, args);
-	table_answer(x, "all");
+	table_answer(x, "all", false);
 }
 
 /* DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}[?purgeRequested=true] */
@@ -936,7 +936,7 @@ register_table(Ctx *x)
 	note_target(x, NULL, "$1::pg_catalog.jsonb ->> 'name'", NULL);
 	(void) q1(x, "SELECT skade.register_table($1, $3::pg_catalog.jsonb ->> 'name',"
 			  " $3::pg_catalog.jsonb ->> 'metadata-location', $2)", 3, args);
-	table_answer(x, "all");
+	table_answer(x, "all", false);
 }
 
 /*
@@ -1138,11 +1138,14 @@ view_answer(Ctx *x)
 /*
  * Answer {"metadata-location", "metadata", "config"} for x's table, the
  * metadata text spliced in as the cache holds it (pinned: not copied
- * before this); a client that accepts gzip gets the compressed answer the
- * cache keeps beside the metadata (made once per metadata file and mode).
+ * before this).  With cached_gzip (loadTable), a client that accepts gzip
+ * gets the compressed answer the cache keeps beside the metadata (made once
+ * per metadata file and mode); a change's answer is compressed only after
+ * its transaction ended (rest_http.c), not while it holds the table's row
+ * lock.
  */
 static void
-table_answer(Ctx *x, const char *mode)
+table_answer(Ctx *x, const char *mode, bool cached_gzip)
 {
 	bool		refs = strcmp(mode, "refs") == 0;
 	const char *location;
@@ -1155,7 +1158,7 @@ table_answer(Ctx *x, const char *mode)
 	json = SkadeLoadTablePinned(x->catalog, x->ns, x->name, refs, &location);
 	PopActiveSnapshot();
 	resetStringInfo(&x->resp->body);
-	if (VARSIZE_ANY_EXHDR(json) >= REST_GZIP_MIN && RestAcceptsGzip(x->req))
+	if (cached_gzip && VARSIZE_ANY_EXHDR(json) >= REST_GZIP_MIN && RestAcceptsGzip(x->req))
 	{
 		Size		size;
 		const void *gz = L0FetchDerivedPinned(location, refs, "rest-answer.gz",

@@ -68,10 +68,13 @@ static void resolve_chunked(ArrayType *arr, const char *catalog, const char *ns,
 static void emit_row(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg);
 static ArrayType *snapshot_ids_arg(FunctionCallInfo fcinfo);
 
-/* resolve_locations' answer as it grows: the text[]'s data area and nulls */
+/*
+ * resolve_locations' answer as it grows: the text[] itself, its header
+ * (with room for a null bitmap) reserved first, then the elements
+ */
 typedef struct LocationArray
 {
-	StringInfoData data;		/* the elements, 4-byte headers, int-aligned */
+	StringInfoData data;		/* header, then elements: 4-byte headers, int-aligned */
 	bool	   *nulls;			/* [n] */
 	bool		any_null;
 	int			n;
@@ -133,6 +136,10 @@ skade_resolve_locations(PG_FUNCTION_ARGS)
 	if (n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(TEXTOID));
 	initStringInfo(&a.data);
+	/* room for the header and a null bitmap, and ~64 bytes per location */
+	enlargeStringInfo(&a.data, ARR_OVERHEAD_WITHNULLS(1, n) +
+					  Min((Size) n * 64, MaxAllocSize / 2));
+	a.data.len = ARR_OVERHEAD_WITHNULLS(1, n);
 	a.nulls = palloc0(sizeof(bool) * n);
 	a.any_null = false;
 	a.n = n;
@@ -176,7 +183,7 @@ emit_location(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg)
 	}
 	t = DatumGetTextPP(h->location);
 	len = VARHDRSZ + VARSIZE_ANY_EXHDR(t);
-	if ((Size) a->data.len + INTALIGN(len) >= MaxAllocSize - ARR_OVERHEAD_WITHNULLS(1, a->n))
+	if ((Size) a->data.len + INTALIGN(len) >= MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("the locations of " INT64_FORMAT " snapshot ids exceed the size of an array",
@@ -189,18 +196,28 @@ emit_location(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg)
 	a->data.len += INTALIGN(len);
 }
 
-/* The text[] of n elements whose data area and nulls a holds. */
+/*
+ * The text[] of n elements a holds, its header written in place (no copy
+ * of the elements): with a null bitmap only when an element is NULL, else
+ * the elements move down over the room reserved for it.
+ */
 static ArrayType *
 location_array(LocationArray *a, int n)
 {
-	int32		dataoffset = a->any_null ? ARR_OVERHEAD_WITHNULLS(1, n) : 0;
-	Size		overhead = a->any_null ? dataoffset : ARR_OVERHEAD_NONULLS(1);
-	ArrayType  *result = palloc0(overhead + a->data.len);
+	ArrayType  *result = (ArrayType *) a->data.data;
+	Size		reserved = ARR_OVERHEAD_WITHNULLS(1, n);
+	Size		nbytes = a->data.len - reserved;
 	int			i;
 
-	SET_VARSIZE(result, overhead + a->data.len);
+	if (!a->any_null)
+	{
+		memmove(a->data.data + ARR_OVERHEAD_NONULLS(1), a->data.data + reserved, nbytes);
+		reserved = ARR_OVERHEAD_NONULLS(1);
+	}
+	memset(result, 0, reserved);
+	SET_VARSIZE(result, reserved + nbytes);
 	result->ndim = 1;
-	result->dataoffset = dataoffset;
+	result->dataoffset = a->any_null ? (int32) reserved : 0;
 	result->elemtype = TEXTOID;
 	ARR_DIMS(result)[0] = n;
 	ARR_LBOUND(result)[0] = 1;
@@ -212,7 +229,6 @@ location_array(LocationArray *a, int n)
 			if (!a->nulls[i])
 				bitmap[i / 8] |= 1 << (i % 8);
 	}
-	memcpy(ARR_DATA_PTR(result), a->data.data, a->data.len);
 	return result;
 }
 

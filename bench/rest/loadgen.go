@@ -6,6 +6,8 @@
 //	loadgen commit -url TABLE_URL [-H 'K: V']... [-c N] [-total N] [-d SECS] [-reload QUERY]
 //	               -manifest-list PATH -id-base N
 //	loadgen selftest [-size BYTES] [-c N] [-d SECS]
+//	loadgen mix    -base TABLES_URL -tables NAME:W,... [-mix KIND:W,...] [-H 'K: V']... [-c N]
+//	               [-d SECS] -manifest-list PATH -id-base N [-acked FILE] [-retries N]
 //
 // get: c clients send GET U back to back for d seconds (and until n requests completed in all,
 // at most max seconds); each client first sends 1 unrecorded request (connection set up, caches
@@ -20,6 +22,19 @@
 // TABLE_URL?QUERY) and tries again. Reports commits/s, the commit latency (first attempt to
 // success, reloads included) p50/p95, the 409 rate and attempts per success.
 //
+// mix (bench/rest_load.sh): c clients for d seconds, each request a table drawn by -tables'
+// weights (TABLES_URL/NAME) and a kind by -mix's: "all" (loadTable, snapshots=all), "refs"
+// (snapshots=refs), "inm" (snapshots=all with If-None-Match: the ETag of this client's last
+// full load of the table; 304 if it is still current, else 200; a client's first such request
+// on a table is a plain full load, counted as "all"), "commit" (an append as above: from the
+// client's last view of the table -- a refs reload the first time -- and on 409 a refs reload,
+// counted as "reload", and a retry, at most -retries times; no retry after d seconds).
+// Statuses other than 200 (and 304 for inm, 409 for commit) are errors, as are transport
+// errors; the first few are reported with their request and answer. Writes "TABLE SNAPSHOT-ID
+// ok|unknown" per acknowledged commit (unknown: an error left its outcome open) to -acked, for
+// the lost-update check. Reports per kind: requests, statuses, p50/p99 (commit: first attempt
+// to success; attempt: each POST), average bytes; commits/s and per table.
+//
 // selftest: the same get loop against a trivial in-process server answering SIZE bytes: what the
 // generator itself can drive on this machine (it shares the cores with the server).
 package main
@@ -31,6 +46,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand"
 	"net"
 	"net/http"
 	"os"
@@ -336,11 +352,341 @@ func runCommit(url string, hs headers, c int, total int64, dur time.Duration, re
 	return out
 }
 
+// ---------------------------------------------------------------- mix
+
+type weighted struct {
+	names []string
+	cum   []int
+}
+
+// parseWeights "a:3,b:1" (a name alone weighs 1)
+func parseWeights(spec string) (weighted, error) {
+	var w weighted
+	total := 0
+	for _, f := range strings.Split(spec, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		name, ws, ok := strings.Cut(f, ":")
+		n := 1
+		if ok {
+			if _, err := fmt.Sscan(ws, &n); err != nil || n < 0 {
+				return w, fmt.Errorf("bad weight in %q", f)
+			}
+		}
+		total += n
+		w.names = append(w.names, name)
+		w.cum = append(w.cum, total)
+	}
+	if total == 0 {
+		return w, fmt.Errorf("no weights in %q", spec)
+	}
+	return w, nil
+}
+
+func (w weighted) pick(r *rand.Rand) string {
+	x := r.Intn(w.cum[len(w.cum)-1])
+	for i, c := range w.cum {
+		if x < c {
+			return w.names[i]
+		}
+	}
+	return w.names[len(w.names)-1]
+}
+
+// kindStats: one kind of request of the mix
+type kindStats struct {
+	lat      []float64 // ms, successful requests (commit: first attempt to success)
+	statuses map[string]int
+	bytes    int64
+	n        int
+}
+
+type mixState struct {
+	mu        sync.Mutex
+	kinds     map[string]*kindStats
+	errors    map[string]int // status (or "transport") -> count, other than the allowed ones
+	firstErrs []string
+	perTable  map[string]int // acknowledged commits
+	abandoned int64
+	acked     *os.File
+}
+
+func (m *mixState) kind(k string) *kindStats {
+	ks := m.kinds[k]
+	if ks == nil {
+		ks = &kindStats{statuses: map[string]int{}}
+		m.kinds[k] = ks
+	}
+	return ks
+}
+
+// note records one request: its kind, status (0: transport error), latency and body size;
+// ok says whether the status is one the kind allows
+func (m *mixState) note(k string, status int, d time.Duration, n int64, ok bool, what string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ks := m.kind(k)
+	key := fmt.Sprint(status)
+	if status == 0 {
+		key = "transport"
+	}
+	ks.statuses[key]++
+	if !ok {
+		m.errors[key]++
+		if len(m.firstErrs) < 8 {
+			m.firstErrs = append(m.firstErrs, fmt.Sprintf("%s: %.600s", k, what))
+		}
+		return
+	}
+	if k != "commit" { // commits: latency from first attempt to success, noted by success()
+		ks.lat = append(ks.lat, ms(d))
+		ks.bytes += n
+		ks.n++
+	}
+}
+
+func (m *mixState) success(table string, id int64, d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ks := m.kind("commit")
+	ks.lat = append(ks.lat, ms(d))
+	ks.n++
+	m.perTable[table]++
+	if m.acked != nil {
+		fmt.Fprintf(m.acked, "%s %d ok\n", table, id)
+	}
+}
+
+func (m *mixState) unknown(table string, id int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.acked != nil {
+		fmt.Fprintf(m.acked, "%s %d unknown\n", table, id)
+	}
+}
+
+type view struct {
+	cur, seq int64
+	etag     string // of the last snapshots=all load
+	known    bool
+}
+
+func runMix(base string, hs headers, c int, dur time.Duration, tablesSpec, mixSpec, manifestList string,
+	idBase int64, ackedPath string, retries int) map[string]any {
+	tables, err := parseWeights(tablesSpec)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	kinds, err := parseWeights(mixSpec)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	for _, k := range kinds.names {
+		if k != "all" && k != "refs" && k != "inm" && k != "commit" {
+			fmt.Fprintf(os.Stderr, "unknown kind %q (all, refs, inm, commit)\n", k)
+			os.Exit(2)
+		}
+	}
+	st := &mixState{kinds: map[string]*kindStats{}, errors: map[string]int{}, perTable: map[string]int{}}
+	if ackedPath != "" {
+		f, err := os.Create(ackedPath)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		st.acked = f
+	}
+	client := newClient(c)
+	var nextID atomic.Int64
+	nextID.Store(idBase)
+	var attemptLat []float64
+	var attempts, conflicts int64
+
+	// do sends one request; returns status (0 on a transport error), body bytes read, the
+	// answer's ETag, the body (decoded) when keep, and the time to the last byte
+	do := func(method, url string, body []byte, extra map[string]string, keep bool) (int, int64, string, []byte, time.Duration, error) {
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, _ := http.NewRequest(method, url, rd)
+		apply(req, hs)
+		for k, v := range extra {
+			req.Header.Set(k, v)
+		}
+		t := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, 0, "", nil, time.Since(t), err
+		}
+		if keep {
+			b, err := readBody(resp)
+			return resp.StatusCode, int64(len(b)), resp.Header.Get("ETag"), b, time.Since(t), err
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, n, resp.Header.Get("ETag"), nil, time.Since(t), err
+	}
+	describe := func(method, url string, status int, body []byte, err error) string {
+		if err != nil {
+			return fmt.Sprintf("%s %s: %v", method, url, err)
+		}
+		return fmt.Sprintf("%s %s -> %d %s", method, url, status, body)
+	}
+
+	start := time.Now()
+	deadline := start.Add(dur)
+	var wg sync.WaitGroup
+	for i := 0; i < c; i++ {
+		wg.Add(1)
+		go func(seed int64) {
+			defer wg.Done()
+			r := rand.New(rand.NewSource(seed))
+			views := map[string]*view{}
+			var mineA []float64
+			// reload: the table's current snapshot and sequence number (snapshots=refs)
+			reload := func(table string, v *view) bool {
+				u := base + "/" + table + "?snapshots=refs"
+				status, n, _, b, d, err := do("GET", u, nil, nil, true)
+				ok := err == nil && status == 200
+				var s tableState
+				if ok {
+					if jerr := json.Unmarshal(b, &s); jerr != nil {
+						ok, err = false, jerr
+					}
+				}
+				if !ok {
+					b2 := b
+					if status == 200 {
+						b2 = nil
+					}
+					st.note("reload", status, d, n, false, describe("GET", u, status, b2, err))
+					return false
+				}
+				st.note("reload", status, d, n, true, "")
+				v.cur, v.seq, v.known = s.Metadata.Current, s.Metadata.LastSeq, true
+				return true
+			}
+			for time.Now().Before(deadline) {
+				table := tables.pick(r)
+				kind := kinds.pick(r)
+				v := views[table]
+				if v == nil {
+					v = &view{}
+					views[table] = v
+				}
+				u := base + "/" + table
+				switch kind {
+				case "all", "inm":
+					var extra map[string]string
+					if kind == "inm" && v.etag != "" {
+						extra = map[string]string{"If-None-Match": v.etag}
+					} else {
+						kind = "all"
+					}
+					status, n, etag, _, d, err := do("GET", u, nil, extra, false)
+					ok := err == nil && (status == 200 || (kind == "inm" && status == 304))
+					st.note(kind, status, d, n, ok, describe("GET", u, status, nil, err))
+					if ok && status == 200 && etag != "" {
+						v.etag = etag
+					}
+				case "refs":
+					status, n, _, _, d, err := do("GET", u+"?snapshots=refs", nil, nil, false)
+					ok := err == nil && status == 200
+					st.note(kind, status, d, n, ok, describe("GET", u+"?snapshots=refs", status, nil, err))
+				case "commit":
+					if !v.known && !reload(table, v) {
+						time.Sleep(50 * time.Millisecond)
+						continue
+					}
+					id := nextID.Add(1)
+					t0 := time.Now()
+					for try := 0; ; try++ {
+						body, _ := json.Marshal(map[string]any{
+							"requirements": []any{map[string]any{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": v.cur}},
+							"updates": []any{
+								map[string]any{"action": "add-snapshot", "snapshot": map[string]any{
+									"snapshot-id": id, "parent-snapshot-id": v.cur, "sequence-number": v.seq + 1,
+									"timestamp-ms": time.Now().UnixMilli(), "manifest-list": manifestList,
+									"summary": map[string]string{"operation": "append", "added-data-files": "1",
+										"added-records": "1", "added-files-size": "1000"},
+									"schema-id": 1,
+								}},
+								map[string]any{"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": id},
+							},
+						})
+						status, n, _, rb, d, err := do("POST", u, body, map[string]string{"Content-Type": "application/json"}, true)
+						atomic.AddInt64(&attempts, 1)
+						mineA = append(mineA, ms(d))
+						ok := err == nil && (status == 200 || status == 409)
+						st.note("commit", status, d, n, ok, describe("POST", u, status, rb, err))
+						if !ok {
+							// the outcome is open: the chain check counts it apart
+							st.unknown(table, id)
+							v.known = false
+							time.Sleep(50 * time.Millisecond)
+							break
+						}
+						if status == 200 {
+							st.success(table, id, time.Since(t0))
+							v.cur, v.seq = id, v.seq+1
+							break
+						}
+						atomic.AddInt64(&conflicts, 1)
+						if try >= retries || !time.Now().Before(deadline) {
+							atomic.AddInt64(&st.abandoned, 1)
+							v.known = false
+							break
+						}
+						if !reload(table, v) {
+							break
+						}
+					}
+				}
+			}
+			st.mu.Lock()
+			attemptLat = append(attemptLat, mineA...)
+			st.mu.Unlock()
+		}(idBase ^ int64(i+1)*7919)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	kindsOut := map[string]any{}
+	for k, ks := range st.kinds {
+		sort.Float64s(ks.lat)
+		o := map[string]any{"n": ks.n, "statuses": ks.statuses, "p50_ms": pct(ks.lat, 50), "p99_ms": pct(ks.lat, 99),
+			"max_ms": pct(ks.lat, 100), "rps": float64(ks.n) / elapsed.Seconds()}
+		if ks.n > 0 && k != "commit" {
+			o["bytes"] = ks.bytes / int64(ks.n)
+		}
+		kindsOut[k] = o
+	}
+	sort.Float64s(attemptLat)
+	commits := 0
+	for _, n := range st.perTable {
+		commits += n
+	}
+	out := map[string]any{
+		"clients": c, "elapsed_s": elapsed.Seconds(), "kinds": kindsOut, "errors": st.errors,
+		"first_errors": st.firstErrs, "commits": commits, "commits_per_s": float64(commits) / elapsed.Seconds(),
+		"attempts": attempts, "conflicts": conflicts, "abandoned": st.abandoned,
+		"attempt_p50_ms": pct(attemptLat, 50), "attempt_p99_ms": pct(attemptLat, 99),
+		"per_table": st.perTable,
+	}
+	return out
+}
+
 // ---------------------------------------------------------------- main
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|selftest [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|mix|selftest [flags]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
@@ -357,6 +703,11 @@ func main() {
 	idBase := fs.Int64("id-base", 7000000000000000000, "commit: first snapshot id - 1")
 	size := fs.Int("size", 2, "selftest: body bytes")
 	total := fs.Int("total", 1<<30, "commit: stop once this many commits succeeded")
+	base := fs.String("base", "", "mix: the tables' URL (TABLES_URL/NAME is a table)")
+	tablesSpec := fs.String("tables", "", "mix: NAME:WEIGHT,... the tables and how often each is drawn")
+	mixSpec := fs.String("mix", "all:25,refs:30,inm:25,commit:20", "mix: KIND:WEIGHT,... (all, refs, inm, commit)")
+	acked := fs.String("acked", "", "mix: write the acknowledged commits (TABLE ID ok|unknown) here")
+	retries := fs.Int("retries", 100, "mix: retries of a commit after 409s")
 	fs.Parse(os.Args[2:])
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
@@ -365,6 +716,8 @@ func main() {
 		emit(runGet(*url, hs, *c, sec(*d), sec(*maxd), *n, *expect))
 	case "commit":
 		emit(runCommit(*url, hs, *c, int64(*total), sec(*d), *reload, *ml, *idBase))
+	case "mix":
+		emit(runMix(*base, hs, *c, sec(*d), *tablesSpec, *mixSpec, *ml, *idBase, *acked, *retries))
 	case "selftest":
 		body := bytes.Repeat([]byte("x"), *size)
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -374,7 +727,7 @@ func main() {
 		go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
 		emit(runGet("http://"+ln.Addr().String()+"/", hs, *c, sec(*d), sec(*maxd), *n, 200))
 	default:
-		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|selftest [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|mix|selftest [flags]")
 		os.Exit(2)
 	}
 }

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 import requests
 
+from pyiceberg.expressions import GreaterThanOrEqual
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField
 
@@ -498,3 +499,37 @@ def test_idempotency_key_scoped_to_route_and_role(pg):
         assert call("HEAD", url("namespaces/proto_scope")).status_code == (404 if r.status_code == 204 else 204)
     finally:
         call("DELETE", url("namespaces/proto_scope"))
+
+
+# ------------------------------------------------------------ server-side scan planning
+
+def test_plan_table_scan_matches_the_client_plan(proto_table):
+    """POST .../plan answers completed with the data files pyiceberg plans itself for the same
+    filter, each with its statistics as {keys, values} maps by field id; no filter: every file."""
+    target = table_url("proto", "t") + "/plan"
+    table = restenv.make_catalog().load_table(("proto", "t"))
+    r = call("POST", target, body={"filter": {"type": "gt-eq", "term": "id", "value": 1}})
+    assert r.status_code == 200, r.text
+    plan = r.json()
+    assert plan["status"] == "completed" and plan["delete-files"] == [] and plan["plan-id"]
+    got = {t["data-file"]["file-path"]: t["data-file"] for t in plan["file-scan-tasks"]}
+    want = {t.file.file_path: t.file for t in table.scan(row_filter=GreaterThanOrEqual("id", 1)).plan_files()}
+    assert set(got) == set(want) and got, (sorted(got), sorted(want))
+    every_file = [t.file.file_path for t in table.scan().plan_files()]
+    assert len(got) < len(every_file), "the filter prunes (a file holds id 0 alone)"
+    for path, f in got.items():
+        w = want[path]
+        assert (f["content"], f["file-format"], f["spec-id"], f["partition"]) == ("data", "parquet", 0, [])
+        assert f["record-count"] == w.record_count and f["file-size-in-bytes"] == w.file_size_in_bytes
+        for key, stat in (("value-counts", w.value_counts), ("null-value-counts", w.null_value_counts),
+                          ("column-sizes", w.column_sizes)):
+            assert f[key]["keys"] == sorted(f[key]["keys"]), key
+            assert dict(zip(f[key]["keys"], f[key]["values"])) == dict(stat), key
+        assert f["lower-bounds"]["keys"] == sorted(w.lower_bounds) == f["upper-bounds"]["keys"]
+        rows = table.scan(row_filter=GreaterThanOrEqual("id", 1)).to_arrow()
+        assert f["lower-bounds"]["values"][0] == f["upper-bounds"]["values"][0] in rows["id"].to_pylist()
+    everything = call("POST", target, body={})
+    assert everything.status_code == 200
+    assert sorted(t["data-file"]["file-path"] for t in everything.json()["file-scan-tasks"]) == sorted(every_file)
+    assert_error(call("POST", target, body={"filter": {"type": "no-such-op", "term": "id"}}), 400)
+    assert_error(call("POST", target, body={"snapshot-id": "x"}), 400)
