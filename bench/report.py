@@ -530,6 +530,78 @@ def parse_rest(text: str, r: Result) -> None:
         r.notes.append(f"rest.sh's own run time: {m.group(1)} s")
 
 
+def parse_rest_plan(text: str, r: Result) -> None:
+    """bench/rest_plan.sh's summary table: one row per table and filter, p50 ms."""
+    summary = text.split("\nSummary (p50 ms", 1)
+    if len(summary) < 2:
+        return
+    first_filter = None
+    for m in re.finditer(r"^\|\s*(\S+)\s*\|\s*([\d,]+)\s*\|\s*(.+?)\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|"
+                         r"\s*[\d.]+x\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|\s*[\d.]+x\s*\|\s*(\d+) (\w+)\s*\|"
+                         r"\s*([\d,]+)/([\d,]+)", summary[1], re.M):
+        name, files, flt = m.group(1), int(m.group(2).replace(",", "")), m.group(3)
+        sk_warm, py_warm, sk_cold, py_cold = map(float, m.group(4, 5, 6, 7))
+        what = f"{files:,} files ({name}), filter {flt}"
+        ratio = div(py_warm, sk_warm)
+        r.add(f"B3 planTableScan warm p50, {what}", sk_warm, "ms", "pyiceberg client-side plan warm (fixture)",
+              py_warm, ratio, "pyiceberg/skade", ">= 20x", at_least(ratio, 20))
+        r.add(f"B3 planTableScan cold p50, {what}", sk_cold, "ms", "pyiceberg client-side plan cold (fixture)",
+              py_cold, div(py_cold, sk_cold), "pyiceberg/skade")
+        sk_b, py_b = int(m.group(10).replace(",", "")), int(m.group(11).replace(",", ""))
+        r.add(f"B3 bytes, {what}", sk_b, "B", "what pyiceberg reads", py_b, div(py_b, sk_b), "pyiceberg/skade")
+        r.add(f"B3 same data files planned, {what} ({m.group(8)} files)", None, target="same set",
+              met=m.group(9) == "ok")
+        first_filter = first_filter or flt
+        if flt == first_filter:
+            r.point("skade warm", files, sk_warm)
+            r.point("skade cold (caches reset)", files, sk_cold)
+            r.point("pyiceberg warm", files, py_warm)
+            r.point("pyiceberg cold", files, py_cold)
+    if first_filter:
+        r.notes.append(f"the plot shows the filter {first_filter}; every filter is in the table")
+    m = re.search(r"Run time (\d+) s", text)
+    if m:
+        r.notes.append(f"rest_plan.sh's own run time: {m.group(1)} s")
+
+
+def parse_rest_load(text: str, r: Result) -> None:
+    """bench/rest_load.sh: requests by kind, commits, and its own verdicts (no baseline)."""
+    for m in re.finditer(r"^\|\s*(all|refs|inm|commit)\s*\|\s*([\d,]+)\s*\|\s*([\d.,]+)\s*\|\s*([\d.]+)\s*\|"
+                         r"\s*([\d.]+)\s*\|", text, re.M):
+        kind = {"inm": "If-None-Match", "commit": "commit (with retries)"}.get(m.group(1), m.group(1))
+        r.add(f"{kind}: p50", float(m.group(4)), "ms")
+        r.add(f"{kind}: p99", float(m.group(5)), "ms")
+        if m.group(1) != "commit":     # commit requests count attempts: commits/s is below
+            r.add(f"{kind}: throughput", num(m.group(3)), "req/s")
+    m = re.search(r"^commits: ([\d,]+) acknowledged, ([\d.]+) commits/s;.*?409 rate ([\d.]+)%", text, re.M)
+    if m:
+        r.add("commits acknowledged per second", float(m.group(2)), "commits/s")
+        r.notes.append(f"{m.group(1)} commits acknowledged, 409 rate {m.group(3)}%")
+    m = re.search(r"^errors other than 409: (.*?) -> verdict: (\w+)", text, re.M)
+    if m:
+        r.add(f"errors other than 409 ({m.group(1)})", None, target="none", met=m.group(2) == "OK")
+    m = re.search(r"^lost updates: (\d+) of ([\d,]+) acknowledged commits; unexpected snapshots: (\d+) -> "
+                  r"verdict: (\w+)", text, re.M)
+    if m:
+        r.add(f"lost updates of {m.group(2)} acknowledged commits", int(m.group(1)), target="= 0",
+              met=m.group(4) == "OK")
+    worker = None
+    for line in text.splitlines():
+        w = re.match(r"worker (\d+) \(pid", line)
+        if w:
+            worker = w.group(1)
+        m = re.match(r"\s+RssAnon: ([\d,]+) kB at (\d+) s .*?-> ([\d,]+) kB at (\d+) s: ([+-][\d,]+) kB; "
+                     r"peak ([\d,]+) kB; tolerance \+([\d,]+) kB -> (\w+)", line)
+        if m and worker is not None:
+            first, last = num(m.group(1)), num(m.group(3))
+            r.add(f"REST worker {worker} RssAnon after the load (t={m.group(4)} s)", last, "kB",
+                  f"first sample after the warm-up (t={m.group(2)} s)", first, div(last, first), "last/first",
+                  f"growth <= {m.group(7)} kB (the script's tolerance)", m.group(8) == "flat")
+    m = re.search(r"Run time (\d+) s", text)
+    if m:
+        r.notes.append(f"rest_load.sh's own run time: {m.group(1)} s; no baseline server: the verdicts are the result")
+
+
 def parse_verbatim(text: str, r: Result) -> None:
     """A benchmark the report has no parser for: its last lines go in as they are."""
     r.verbatim = "\n".join(text.rstrip().splitlines()[-60:])
@@ -597,12 +669,24 @@ BENCHES = [
           {"secs": 2, "freshness": 200}, {"secs": 1, "freshness": 20},
           lambda p: [(["bench/standby.sh", p["secs"]], _env(SKADE_BENCH_FRESHNESS_COMMITS=p["freshness"]))], 900),
 ]
-# bench/rest_plan.sh (issue 14 B3) is being written on another branch: run it when it is
-# there, small, and show its output as printed (no parser yet)
+# issue 14's B3 and Load benchmarks (bench/rest_plan.sh, bench/rest_load.sh), when the checkout has them
 if (BENCH / "rest_plan.sh").exists():
-    BENCHES.append(Bench("rest_plan", "REST scan planning B3 (issue 14)", parse_verbatim,
-                         {"tables": "t10k:100x100"}, {"tables": "t1k:10x100"},
-                         lambda p: [(["bench/rest_plan.sh"], _env(SKADE_BENCH_PLAN_TABLES=p["tables"]))], 1200))
+    BENCHES.append(Bench(
+        "rest_plan", "REST planTableScan vs pyiceberg's client-side plan B3 (issue 14)", parse_rest_plan,
+        # tables NAME:MANIFESTSxFILES; runs "skade_cold skade_warm py_cold py_warm"
+        {"tables": "t1k:100x10 t10k:100x100 t30k:100x300", "filters": "part idrange", "runs": "10 100 5 5"},
+        {"tables": "t1k:10x100 t3k:10x300", "filters": "part idrange", "runs": "3 10 1 1"},
+        lambda p: [(["bench/rest_plan.sh"], _env(SKADE_BENCH_PLAN_TABLES=p["tables"],
+                                                   SKADE_BENCH_PLAN_FILTERS=p["filters"],
+                                                   SKADE_BENCH_PLAN_RUNS=p["runs"],
+                                                   SKADE_BENCH_PLAN_RUNS_BIG=p["runs"]))], 1500))
+if (BENCH / "rest_load.sh").exists():
+    BENCHES.append(Bench(
+        "rest_load", "REST port under a mixed load (issue 14 Load)", parse_rest_load,
+        {"secs": 60, "clients": 32, "warmup": 30, "interval": 10},
+        {"secs": 20, "clients": 8, "warmup": 5, "interval": 5},
+        lambda p: [(["bench/rest_load.sh", p["secs"], p["clients"]],
+                    _env(SKADE_BENCH_MEM_WARMUP=p["warmup"], SKADE_BENCH_MEM_INTERVAL=p["interval"]))], 900))
 
 
 def free_port() -> int:
@@ -703,6 +787,8 @@ PLOTS = [
     ("resolve.png", "time_travel", "Snapshot-id resolution throughput (time_travel.sh P3)",
      "entries in skade.snapshot_map", "ids resolved per second", True, True),
     ("plan_files.png", "plan_files", "Planning all files, filter true (plan_files.sh P7)",
+     "data files in the table", "ms per plan", True, True),
+    ("rest_plan.png", "rest_plan", "REST planTableScan vs pyiceberg's client-side plan, p50 (rest_plan.sh B3)",
      "data files in the table", "ms per plan", True, True),
 ]
 
