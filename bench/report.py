@@ -674,7 +674,7 @@ if (BENCH / "rest_plan.sh").exists():
     BENCHES.append(Bench(
         "rest_plan", "REST planTableScan vs pyiceberg's client-side plan B3 (issue 14)", parse_rest_plan,
         # tables NAME:MANIFESTSxFILES; runs "skade_cold skade_warm py_cold py_warm"
-        {"tables": "t1k:100x10 t10k:100x100 t30k:100x300", "filters": "part idrange", "runs": "10 100 5 5"},
+        {"tables": "t1k:100x10 t10k:100x100 t30k:100x300", "filters": "part idrange", "runs": "10 50 3 3"},
         {"tables": "t1k:10x100 t3k:10x300", "filters": "part idrange", "runs": "3 10 1 1"},
         lambda p: [(["bench/rest_plan.sh"], _env(SKADE_BENCH_PLAN_TABLES=p["tables"],
                                                    SKADE_BENCH_PLAN_FILTERS=p["filters"],
