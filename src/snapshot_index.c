@@ -97,7 +97,7 @@
 #define INDEX_MAGIC			0x534b5449	/* "SKTI" */
 #define DIRTY_IDS_MAX		65536
 #define DIRTY_TABLES_MAX	4096
-#define CHUNK				1024
+#define CHUNK				256	/* ids checked per lock hold, prefetched together */
 #define SKADE_ABSENT_BACKOFF_MAX_S	60
 
 typedef struct IndexShared
@@ -197,6 +197,10 @@ static IndexSegment *index_attach(void);
 static void index_xact_callback(XactEvent event, void *arg);
 static Oid	snapshot_map_relid(void);
 static void worker_detach(int code, Datum arg);
+static void locality_order(const uint64 *pos, int n, uint64 npos, int *order);
+static void tree_answer(IndexSegment *seg, const int64 *ids, const bool *nulls, int n,
+						const char *catalog, const char *ns, const char *name,
+						bool raw_locations, SnapshotHit *hits, bool *need_heap);
 
 /* ---------------------------------------------------------------- setup */
 
@@ -465,6 +469,147 @@ index_attach(void)
 }
 
 /*
+ * The order to visit ids[0..n) in: by their position in the tree (a
+ * counting sort on the position's high bits, about 256 entries a bucket),
+ * so that the keys, the payload and the strings are read front to back
+ * rather than at random; a few ids are visited as given.
+ */
+static void
+locality_order(const uint64 *pos, int n, uint64 npos, int *order)
+{
+	const int	nbuckets = 4096;
+	int		   *start;
+	int			shift = 0;
+	int			i;
+
+	if (n < 256)
+	{
+		for (i = 0; i < n; i++)
+			order[i] = i;
+		return;
+	}
+	while ((npos >> shift) >= (uint64) nbuckets)
+		shift++;
+	start = palloc0(sizeof(int) * (nbuckets + 1));
+	for (i = 0; i < n; i++)
+		start[(pos[i] >> shift) + 1]++;
+	for (i = 1; i <= nbuckets; i++)
+		start[i] += start[i - 1];
+	for (i = 0; i < n; i++)
+		order[start[pos[i] >> shift]++] = i;
+	pfree(start);
+}
+
+/*
+ * Answer ids[0..n) from the mapped generation seg where the tree answers as
+ * the heap would; mark need_heap[k] for the others (dirty, stale, or
+ * another table than asked for).  Texts are copied out of the segment,
+ * except locations when raw_locations (see SnapshotHit).
+ */
+static void
+tree_answer(IndexSegment *seg, const int64 *ids, const bool *nulls, int n,
+			const char *catalog, const char *ns, const char *name,
+			bool raw_locations, SnapshotHit *hits, bool *need_heap)
+{
+	const STree64 *tree = (const STree64 *) SEG_AT(seg, seg->tree_off);
+	const int64 *keys = STree64Keys(tree);
+	const IndexPayload *payload = (const IndexPayload *) SEG_AT(seg, seg->payload_off);
+	const IndexTable *tables = (const IndexTable *) SEG_AT(seg, seg->tables_off);
+	const char *strings = SEG_AT(seg, seg->strings_off);
+	uint64		want_table = catalog ? table_hash(catalog, ns, name) : 0;
+	uint64	   *pos = palloc(sizeof(uint64) * (n + 1));
+	int		   *order = palloc(sizeof(int) * (n + 1));
+	bool		stale = false;
+	bool		any_dirty_ids;
+	bool		any_dirty_tables;
+	int			base;
+	/* text datums of the tables answered so far, made once each */
+	Datum	   *tdatums = palloc0(sizeof(Datum) * 3 * (seg->ntables + 1));
+
+	/*
+	 * Search in slices, checking each hit while its key is still cached;
+	 * an id the tree does not hold gets position seg->n (unknown).
+	 */
+	for (base = 0; base < n; base += CHUNK)
+	{
+		int			cnt = Min(n - base, CHUNK);
+		int			q;
+
+		STree64LowerBoundBatch(tree, ids + base, pos + base, cnt);
+		for (q = base; q < base + cnt; q++)
+			if (pos[q] < seg->n && keys[pos[q]] != ids[q])
+				pos[q] = seg->n;
+	}
+	locality_order(pos, n, seg->n, order);
+	for (base = 0; base < n; base += CHUNK)
+	{
+		int			cnt = Min(n - base, CHUNK);
+		int			q;
+
+		/* keys, payload and strings are scattered reads: prefetch them */
+		for (q = 0; q < cnt; q++)
+			if (pos[order[base + q]] < seg->n)
+				__builtin_prefetch(&payload[pos[order[base + q]]]);
+		for (q = 0; q < cnt && !raw_locations; q++)
+			if (pos[order[base + q]] < seg->n)
+				__builtin_prefetch(strings + payload[pos[order[base + q]]].location);
+		LWLockAcquire(&ix->lock, LW_SHARED);
+		any_dirty_ids = ix->ndirty_ids > 0;
+		any_dirty_tables = ix->ndirty_tables > 0;
+		/*
+		 * The dirty marks describe the current generation only: a newer one
+		 * has dropped the marks that ours still needed.
+		 */
+		stale = stale || ix->gen != my_gen;
+		for (q = 0; q < cnt; q++)
+		{
+			int			k = order[base + q];
+			uint64		p = pos[k];
+			const IndexTable *tb;
+
+			if (nulls && nulls[k])
+				continue;
+			if (stale || ix->all_dirty ||
+				(any_dirty_ids && hash_search(dirty_ids, &ids[k], HASH_FIND, NULL) != NULL))
+			{
+				need_heap[k] = true;
+				continue;
+			}
+			if (p >= seg->n)
+				continue;		/* unknown */
+			tb = &tables[payload[p].table];
+			if ((any_dirty_tables && hash_search(dirty_tables, &tb->hash, HASH_FIND, NULL) != NULL) ||
+				(catalog && (tb->hash != want_table ||
+							 strcmp(strings + tb->catalog, catalog) != 0 ||
+							 strcmp(strings + tb->ns, ns) != 0 ||
+							 strcmp(strings + tb->name, name) != 0)))
+			{
+				/* changed since the build, or another table than asked for */
+				need_heap[k] = true;
+				continue;
+			}
+			if (tdatums[3 * payload[p].table] == (Datum) 0)
+			{
+				tdatums[3 * payload[p].table] = CStringGetTextDatum(strings + tb->catalog);
+				tdatums[3 * payload[p].table + 1] = CStringGetTextDatum(strings + tb->ns);
+				tdatums[3 * payload[p].table + 2] = CStringGetTextDatum(strings + tb->name);
+			}
+			hits[k].found = true;
+			hits[k].catalog = tdatums[3 * payload[p].table];
+			hits[k].ns = tdatums[3 * payload[p].table + 1];
+			hits[k].name = tdatums[3 * payload[p].table + 2];
+			if (raw_locations)
+				hits[k].raw_location = strings + payload[p].location;
+			else
+				hits[k].location = CStringGetTextDatum(strings + payload[p].location);
+		}
+		LWLockRelease(&ix->lock);
+	}
+	pfree(pos);
+	pfree(order);
+}
+
+/*
  * IndexResolve
  *		Resolve ids[0..n) (restricted to one table when catalog is given),
  *		from the tree where it answers as the heap would, else from the heap.
@@ -472,12 +617,10 @@ index_attach(void)
 void
 IndexResolve(const int64 *ids, const bool *nulls, int n,
 			 const char *catalog, const char *ns, const char *name,
-			 SnapshotHit *hits)
+			 bool raw_locations, SnapshotHit *hits)
 {
 	IndexSegment *seg = NULL;
 	bool	   *need_heap = palloc(sizeof(bool) * (n + 1));
-	uint64	   *pos = palloc(sizeof(uint64) * CHUNK);
-	uint64		want_table = catalog ? table_hash(catalog, ns, name) : 0;
 	int64		nheap = 0;
 	int64		ntree = 0;
 	int			i;
@@ -497,84 +640,7 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 		need_heap[i] = !(nulls && nulls[i]) && seg == NULL;
 
 	if (seg != NULL)
-	{
-		const STree64 *tree = (const STree64 *) SEG_AT(seg, seg->tree_off);
-		const int64 *keys = STree64Keys(tree);
-		const IndexPayload *payload = (const IndexPayload *) SEG_AT(seg, seg->payload_off);
-		const IndexTable *tables = (const IndexTable *) SEG_AT(seg, seg->tables_off);
-		const char *strings = SEG_AT(seg, seg->strings_off);
-		bool		stale = false;
-		bool		any_dirty_ids;
-		bool		any_dirty_tables;
-		int			base;
-		/* text datums of the tables answered so far, made once each */
-		Datum	   *tdatums = palloc0(sizeof(Datum) * 3 * (seg->ntables + 1));
-
-		for (base = 0; base < n; base += CHUNK)
-		{
-			int			cnt = Min(n - base, CHUNK);
-			int			q;
-
-			STree64LowerBoundBatch(tree, ids + base, pos, cnt);
-			/* the payload and strings are random accesses too: prefetch them */
-			for (q = 0; q < cnt; q++)
-				if (pos[q] < seg->n)
-					__builtin_prefetch(&payload[pos[q]]);
-			for (q = 0; q < cnt; q++)
-				if (pos[q] < seg->n)
-					__builtin_prefetch(strings + payload[pos[q]].location);
-			LWLockAcquire(&ix->lock, LW_SHARED);
-			any_dirty_ids = ix->ndirty_ids > 0;
-			any_dirty_tables = ix->ndirty_tables > 0;
-			/*
-			 * The dirty marks describe the current generation only: a newer
-			 * one has dropped the marks that ours still needed.
-			 */
-			stale = stale || ix->gen != my_gen;
-			for (q = 0; q < cnt; q++)
-			{
-				int			k = base + q;
-				uint64		p = pos[q];
-				bool		hit;
-				const IndexTable *tb;
-
-				if (nulls && nulls[k])
-					continue;
-				if (stale || ix->all_dirty ||
-					(any_dirty_ids && hash_search(dirty_ids, &ids[k], HASH_FIND, NULL) != NULL))
-				{
-					need_heap[k] = true;
-					continue;
-				}
-				hit = p < seg->n && keys[p] == ids[k];
-				if (!hit)
-					continue;	/* unknown */
-				tb = &tables[payload[p].table];
-				if ((any_dirty_tables && hash_search(dirty_tables, &tb->hash, HASH_FIND, NULL) != NULL) ||
-					(catalog && (tb->hash != want_table ||
-								 strcmp(strings + tb->catalog, catalog) != 0 ||
-								 strcmp(strings + tb->ns, ns) != 0 ||
-								 strcmp(strings + tb->name, name) != 0)))
-				{
-					/* changed since the build, or another table than asked for */
-					need_heap[k] = true;
-					continue;
-				}
-				if (tdatums[3 * payload[p].table] == (Datum) 0)
-				{
-					tdatums[3 * payload[p].table] = CStringGetTextDatum(strings + tb->catalog);
-					tdatums[3 * payload[p].table + 1] = CStringGetTextDatum(strings + tb->ns);
-					tdatums[3 * payload[p].table + 2] = CStringGetTextDatum(strings + tb->name);
-				}
-				hits[k].found = true;
-				hits[k].catalog = tdatums[3 * payload[p].table];
-				hits[k].ns = tdatums[3 * payload[p].table + 1];
-				hits[k].name = tdatums[3 * payload[p].table + 2];
-				hits[k].location = CStringGetTextDatum(strings + payload[p].location);
-			}
-			LWLockRelease(&ix->lock);
-		}
-	}
+		tree_answer(seg, ids, nulls, n, catalog, ns, name, raw_locations, hits, need_heap);
 
 	/* the heap, for everything the tree could not answer */
 	for (i = 0; i < n; i++)
@@ -592,7 +658,10 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 		m = 0;
 		for (i = 0; i < n; i++)
 			if (need_heap[i])
+			{
 				hits[i] = subhits[m++];
+				hits[i].raw_location = NULL;
+			}
 		pfree(sub);
 		pfree(subhits);
 	}
@@ -605,7 +674,6 @@ IndexResolve(const int64 *ids, const bool *nulls, int n,
 			pg_atomic_fetch_add_u64(&ix->misses_since, nheap);
 	}
 	pfree(need_heap);
-	pfree(pos);
 }
 
 /* ---------------------------------------------------------------- the worker */

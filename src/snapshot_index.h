@@ -29,7 +29,7 @@ extern void IndexNoteEverything(void);
 /* read side */
 extern void IndexResolve(const int64 *ids, const bool *nulls, int n,
 						 const char *catalog, const char *ns, const char *name,
-						 SnapshotHit *hits);
+						 bool raw_locations, SnapshotHit *hits);
 
 /* the worker */
 extern void IndexWorkerAttach(Latch *latch);

@@ -14,7 +14,13 @@
 #include "datatype/timestamp.h"
 #include "metadata_json.h"
 
-/* One resolved snapshot: text datums, palloc'd (tables may share theirs) */
+/*
+ * One resolved snapshot: text datums, palloc'd (tables may share theirs).
+ * When the caller asked for raw locations (IndexResolve), a tree answer's
+ * location is raw_location instead: the NUL-terminated string inside the
+ * mapped index generation, valid until this backend's next IndexResolve
+ * (location is then 0); heap answers always come as datums.
+ */
 typedef struct SnapshotHit
 {
 	bool		found;
@@ -22,6 +28,7 @@ typedef struct SnapshotHit
 	Datum		ns;
 	Datum		name;
 	Datum		location;
+	const char *raw_location;
 } SnapshotHit;
 
 /* write side: the commit-log trigger (runs as the log's owner) */

@@ -65,6 +65,13 @@ static void resolve_chunked(ArrayType *arr, const char *catalog, const char *ns,
 							const char *name, void (*emit) (int64 ord, bool isnull, int64 id,
 															const SnapshotHit *h, void *arg),
 							void *arg);
+/* resolve_many's rows: the result set, and a buffer for a location's text */
+typedef struct RowSink
+{
+	ReturnSetInfo *rsinfo;
+	StringInfoData text;
+} RowSink;
+
 static void emit_row(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg);
 static ArrayType *snapshot_ids_arg(FunctionCallInfo fcinfo);
 
@@ -113,9 +120,12 @@ skade_resolve_many(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ArrayType  *arr = snapshot_ids_arg(fcinfo);
+	RowSink		sink;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	resolve_chunked(arr, NULL, NULL, NULL, emit_row, rsinfo);
+	sink.rsinfo = rsinfo;
+	initStringInfo(&sink.text);
+	resolve_chunked(arr, NULL, NULL, NULL, emit_row, &sink);
 	return (Datum) 0;
 }
 
@@ -173,7 +183,8 @@ emit_location(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg)
 {
 	LocationArray *a = (LocationArray *) arg;
 	text	   *t;
-	int32		len;
+	const char *src;
+	Size		len;
 
 	if (isnull || !h->found)
 	{
@@ -181,8 +192,17 @@ emit_location(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg)
 		a->any_null = true;
 		return;
 	}
-	t = DatumGetTextPP(h->location);
-	len = VARHDRSZ + VARSIZE_ANY_EXHDR(t);
+	if (h->raw_location)
+	{
+		src = h->raw_location;
+		len = VARHDRSZ + strlen(src);
+	}
+	else
+	{
+		t = DatumGetTextPP(h->location);
+		src = VARDATA_ANY(t);
+		len = VARHDRSZ + VARSIZE_ANY_EXHDR(t);
+	}
 	if ((Size) a->data.len + INTALIGN(len) >= MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -191,7 +211,7 @@ emit_location(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg)
 				 errhint("Resolve fewer ids at a time, or use skade.resolve_many().")));
 	enlargeStringInfo(&a->data, INTALIGN(len));
 	SET_VARSIZE(a->data.data + a->data.len, len);
-	memcpy(a->data.data + a->data.len + VARHDRSZ, VARDATA_ANY(t), len - VARHDRSZ);
+	memcpy(a->data.data + a->data.len + VARHDRSZ, src, len - VARHDRSZ);
 	memset(a->data.data + a->data.len + len, 0, INTALIGN(len) - len);
 	a->data.len += INTALIGN(len);
 }
@@ -235,7 +255,7 @@ location_array(LocationArray *a, int n)
 static void
 emit_row(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
+	RowSink    *sink = (RowSink *) arg;
 	Datum		values[5];
 	bool		nulls[5] = {isnull, !h->found, !h->found, !h->found, !h->found};
 
@@ -244,10 +264,24 @@ emit_row(int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg)
 	values[2] = h->ns;
 	values[3] = h->name;
 	values[4] = h->location;
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	if (h->found && h->raw_location)
+	{
+		/* a text in the reused buffer: the row gets its own copy */
+		Size		len = strlen(h->raw_location);
+
+		resetStringInfo(&sink->text);
+		enlargeStringInfo(&sink->text, VARHDRSZ + len);
+		SET_VARSIZE(sink->text.data, VARHDRSZ + len);
+		memcpy(sink->text.data + VARHDRSZ, h->raw_location, len);
+		values[4] = PointerGetDatum(sink->text.data);
+	}
+	tuplestore_putvalues(sink->rsinfo->setResult, sink->rsinfo->setDesc, values, nulls);
 }
 
-/* Resolve an int8[] in chunks, handing each element's answer to emit. */
+/*
+ * Resolve an int8[] in chunks, handing each element's answer to emit, in
+ * input order; a tree answer's location is raw (valid until the next chunk).
+ */
 static void
 resolve_chunked(ArrayType *arr, const char *catalog, const char *ns, const char *name,
 				void (*emit) (int64 ord, bool isnull, int64 id, const SnapshotHit *h, void *arg),
@@ -278,10 +312,16 @@ resolve_chunked(ArrayType *arr, const char *catalog, const char *ns, const char 
 		}
 		old = MemoryContextSwitchTo(chunk_cxt);
 		hits = palloc(sizeof(SnapshotHit) * cnt);
-		IndexResolve(ids, nulls, cnt, catalog, ns, name, hits);
+		IndexResolve(ids, nulls, cnt, catalog, ns, name, true, hits);
 		MemoryContextSwitchTo(old);
 		for (i = 0; i < cnt; i++)
+		{
+			/* the answers' texts are scattered: fetch ahead */
+			if (i + 32 < cnt && hits[i + 32].found)
+				__builtin_prefetch(hits[i + 32].raw_location ? hits[i + 32].raw_location
+								   : DatumGetPointer(hits[i + 32].location));
 			emit(done + i + 1, nulls[i], ids[i], &hits[i], arg);
+		}
 		MemoryContextReset(chunk_cxt);
 		done += cnt;
 		CHECK_FOR_INTERRUPTS();
@@ -446,7 +486,7 @@ skade_index_check(PG_FUNCTION_ARGS)
 		ids[i] = nulls[i] ? 0 : DatumGetInt64(elems[i]);
 	routed = palloc(sizeof(SnapshotHit) * (n + 1));
 	heap = palloc(sizeof(SnapshotHit) * (n + 1));
-	IndexResolve(ids, nulls, n, NULL, NULL, NULL, routed);
+	IndexResolve(ids, nulls, n, NULL, NULL, NULL, false, routed);
 	SnapshotMapResolveHeap(ids, nulls, n, NULL, NULL, NULL, heap);
 	for (i = 0; i < n; i++)
 	{
@@ -512,7 +552,7 @@ load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns, const char
 	L0Result	r;
 	int			c = 0;
 
-	IndexResolve(&snapshot_id, &isnull, 1, catalog, ns, name, &hit);
+	IndexResolve(&snapshot_id, &isnull, 1, catalog, ns, name, false, &hit);
 	if (!hit.found)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
