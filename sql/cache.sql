@@ -50,28 +50,7 @@ SELECT length(metadata::text) > 1024 * 1024 AS bigger_than_cache FROM skade.load
 SELECT length(metadata::text) > 1024 * 1024 AS served_again FROM skade.load_table('cache', 'huge');
 SELECT hits, misses, entries FROM skade.cache_stats();
 
--- table_metadata() serves the text in place, pinning the entry until the
--- transaction ends: a pinned entry survives reset (and eviction)
-SELECT skade.cache_reset();
-BEGIN;
-SELECT octet_length(skade.table_metadata('cache', 'big2')::text) > 0 AS served;
-SELECT octet_length(skade.table_metadata('cache', 'big2')::text) > 0 AS served_in_place;
-SELECT skade.cache_reset();
-SELECT entries AS pinned_entries_kept FROM skade.cache_stats();
-COMMIT;
-SELECT skade.cache_reset();
-SELECT entries AS after_commit FROM skade.cache_stats();
--- an error releases the pins too
-BEGIN;
-SELECT octet_length(skade.table_metadata('cache', 'big2')::text) > 0 AS served;
-SELECT octet_length(skade.table_metadata('cache', 'big2')::text) > 0 AS served_in_place;
-SELECT 1 / 0;
-ROLLBACK;
-SELECT skade.cache_reset();
-SELECT entries AS after_rollback FROM skade.cache_stats();
-
--- load_table() in FROM hands out a pointer to the pinned text, not a copy: the
--- value stays right wherever it goes, also where it outlives the pin
+-- six ~60 kB files, each less than a quarter of the cache
 SELECT format($$COPY (SELECT jsonb_build_object('format-version', 2, 'table-uuid', 'u-s%s',
   'location', 'file:/wh/small', 'last-updated-ms', 1, 'last-sequence-number', 100,
   'current-schema-id', 0, 'schemas', jsonb_build_array(jsonb_build_object('type', 'struct', 'schema-id', 0, 'fields', '[]'::jsonb)),
@@ -84,8 +63,39 @@ SELECT format($$COPY (SELECT jsonb_build_object('format-version', 2, 'table-uuid
 FROM generate_series(1, 6) n \gexec
 SELECT skade.register_table('cache', 'small' || n, 'file:///tmp/skade_regress/root/small' || n || '.metadata.json') > 0
 FROM generate_series(1, 6) n;
+
+-- table_metadata() serves the text in place, pinning the entry until the
+-- transaction ends: a pinned entry survives reset (and eviction)
 SELECT skade.cache_reset();
-SELECT count(*) FROM generate_series(1, 6) n, skade.load_table('cache', 'small' || n);
+BEGIN;
+SELECT octet_length(skade.table_metadata('cache', 'small3')::text) > 0 AS served;
+SELECT octet_length(skade.table_metadata('cache', 'small3')::text) > 0 AS served_in_place;
+SELECT skade.cache_reset();
+SELECT entries AS pinned_entries_kept FROM skade.cache_stats();
+COMMIT;
+SELECT skade.cache_reset();
+SELECT entries AS after_commit FROM skade.cache_stats();
+-- an error releases the pins too
+BEGIN;
+SELECT octet_length(skade.table_metadata('cache', 'small3')::text) > 0 AS served;
+SELECT octet_length(skade.table_metadata('cache', 'small3')::text) > 0 AS served_in_place;
+SELECT 1 / 0;
+ROLLBACK;
+SELECT skade.cache_reset();
+SELECT entries AS after_rollback FROM skade.cache_stats();
+
+-- load_table() in FROM is inlined: the pointers come from load_table_pointers(),
+-- the text from table_metadata(), which runs only when the query uses it
+EXPLAIN (VERBOSE, COSTS OFF) SELECT metadata FROM skade.load_table('cache', 'small4');
+SELECT skade.cache_reset();
+SELECT metadata_location LIKE '%/small4.metadata.json' AS pointer_only FROM skade.load_table('cache', 'small4');
+SELECT misses AS no_file_read FROM skade.cache_stats();
+
+-- load_table() in FROM (inlined: table_metadata() beside the pointers) hands
+-- out the pinned text itself, not a copy: the
+-- value stays right wherever it goes, also where it outlives the pin
+SELECT skade.cache_reset();
+SELECT count(metadata) FROM generate_series(1, 6) n, skade.load_table('cache', 'small' || n);
 BEGIN;
 SELECT metadata::text = pg_read_file('/tmp/skade_regress/root/small1.metadata.json') AS identical
 FROM skade.load_table('cache', 'small1');
@@ -99,14 +109,14 @@ CREATE TEMP TABLE kept AS SELECT * FROM skade.load_table('cache', 'small1');
 COMMIT;
 -- the pin is gone: empty the cache and fill it with others, then read what was kept
 SELECT skade.cache_reset();
-SELECT count(*) FROM generate_series(1, 4) n, skade.load_table('cache', 'big' || n);
+SELECT count(metadata) FROM generate_series(1, 4) n, skade.load_table('cache', 'big' || n);
 FETCH ALL FROM held \gset
 SELECT :'metadata' = pg_read_file('/tmp/skade_regress/root/small1.metadata.json') AS held_cursor;
 CLOSE held;
 SELECT metadata::text = pg_read_file('/tmp/skade_regress/root/small1.metadata.json') AS stored_row FROM kept;
 DROP TABLE kept;
 -- a procedure's variable across COMMIT
-SELECT count(*) FROM skade.load_table('cache', 'small2');
+SELECT count(metadata) FROM skade.load_table('cache', 'small2');
 DO $$
 DECLARE
 	v json;
@@ -114,12 +124,12 @@ BEGIN
 	SELECT metadata INTO v FROM skade.load_table('cache', 'small2');
 	COMMIT;
 	PERFORM skade.cache_reset();
-	PERFORM count(*) FROM generate_series(1, 4) n, skade.load_table('cache', 'big' || n);
+	PERFORM count(metadata) FROM generate_series(1, 4) n, skade.load_table('cache', 'big' || n);
 	RAISE NOTICE 'kept across commit: %', v::text = pg_read_file('/tmp/skade_regress/root/small2.metadata.json');
 END $$;
 -- one transaction pins at most a quarter of the cache this way; the rest is copied
 SELECT skade.cache_reset();
-SELECT count(*) FROM generate_series(1, 6) n, skade.load_table('cache', 'small' || n);
+SELECT count(metadata) FROM generate_series(1, 6) n, skade.load_table('cache', 'small' || n);
 BEGIN;
 SELECT bool_and(metadata::text = pg_read_file('/tmp/skade_regress/root/small' || n || '.metadata.json')) AS all_identical
 FROM generate_series(1, 6) n, skade.load_table('cache', 'small' || n);

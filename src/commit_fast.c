@@ -530,7 +530,7 @@ check_requirements(FastCommit *fc, Jsonb *requirements)
 
 /*
  * One requirement: false if its shape is not ours; with raise, a failed one
- * is reported (the engine's messages, skade--1.5.sql update_table).
+ * is reported (the engine's messages, skade--1.6.sql update_table).
  */
 static bool
 check_requirement(FastCommit *fc, JsonbContainer *r, bool raise)

@@ -196,7 +196,9 @@ L0FetchJson(const char *location, bool refs, L0JsonConsumer consumer, void *arg)
  *		points into the cache itself: no copy.  The entry is pinned (never
  *		evicted) until the end of the current transaction, so the datum stays
  *		valid for the statement's output.  Falls back to a palloc'd copy when
- *		the text cannot be served from the cache.
+ *		the text cannot be served from the cache, and when this backend's
+ *		pins would then hold over a quarter of the cache (a transaction
+ *		loading many tables must not keep the cache from evicting).
  */
 struct varlena *
 L0FetchJsonPinned(const char *location, bool refs)
@@ -206,7 +208,7 @@ L0FetchJsonPinned(const char *location, bool refs)
 	L0Result	r;
 
 	SkadeRefuseControlChars(location);
-	meta = SkadeBlobCachePinIfCached(l0, location, 0, &size);
+	meta = SkadeBlobCachePinIfCached(l0, location, SkadeBlobCacheCapacity(l0) / 4, &size);
 	if (meta)
 		return (struct varlena *) (((const char *) meta) +
 								   (refs ? meta->refs_json_off : meta->json_off));

@@ -24,7 +24,7 @@
  *     it is answered in Iceberg's error model ({"error": {message, type,
  *     code}}) with the status its SQLSTATE stands for (see error_answer).
  *   - Views are served from skade's view functions (create_view,
- *     update_view, view_metadata, ...: skade--1.5.sql), a missing one
+ *     update_view, view_metadata, ...: skade--1.6.sql), a missing one
  *     answered NoSuchViewException.
  *   - loadTable's body is the metadata text as the cache holds it, spliced
  *     in, never rebuilt; gzip-compressed once per metadata file and mode and

@@ -51,6 +51,7 @@ PG_FUNCTION_INFO_V1(skade_register_table);
 PG_FUNCTION_INFO_V1(skade_create_table_commit);
 PG_FUNCTION_INFO_V1(skade_load_table);
 PG_FUNCTION_INFO_V1(skade_load_table_1_1);
+PG_FUNCTION_INFO_V1(skade_load_table_pointers);
 PG_FUNCTION_INFO_V1(skade_table_metadata);
 PG_FUNCTION_INFO_V1(skade_table_metadata_1_1);
 PG_FUNCTION_INFO_V1(skade_table_exists);
@@ -154,6 +155,8 @@ insert_table(FunctionCallInfo fcinfo, const char *op)
  * skade.load_table(namespace, name, snapshots, catalog)
  *		-> (metadata_location, previous_metadata_location, metadata json)
  *
+ * SQL 1.1 to 1.5's load_table (1.6's is SQL: load_table_pointers() beside
+ * table_metadata(), inlined by the planner).
  * snapshots: 'all' (the metadata file byte for byte), 'refs' (only the
  * snapshots that branches and tags point at) or 'none' (pointers only, no
  * file access).  Warm, this touches neither the planner nor the heap: the
@@ -228,6 +231,38 @@ load_table(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 		/* heap_form_tuple made it a datum already; nothing to inline */
 		PG_RETURN_DATUM(PointerGetDatum(result.tuple->t_data));
 	PG_RETURN_DATUM(HeapTupleGetDatum(result.tuple));
+}
+
+/*
+ * skade.load_table_pointers(namespace, name, snapshots, catalog)
+ *		-> (metadata_location, previous_metadata_location)
+ *
+ * The pointers half of load_table (SQL since 1.6: these pointers beside
+ * skade.table_metadata() of the same table, which the planner inlines into
+ * the caller's query, so a load ships the text from the cache with no row
+ * copy, as table_metadata does).  snapshots is checked first, as by every
+ * load, so errors come in load_table's order.
+ */
+Datum
+skade_load_table_pointers(PG_FUNCTION_ARGS)
+{
+	const char *catalog;
+	char	   *ns;
+	char	   *name;
+	StoreTable	t;
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2];
+
+	(void) SkadeSnapshotsMode(SkadeTextArg(fcinfo, 2, "snapshots"));
+	SkadeTableArgs(fcinfo, 3, &catalog, &ns, &name, &t);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	nulls[0] = t.metadata_location == NULL;
+	values[0] = nulls[0] ? (Datum) 0 : CStringGetTextDatum(t.metadata_location);
+	nulls[1] = t.previous_metadata_location == NULL;
+	values[1] = nulls[1] ? (Datum) 0 : CStringGetTextDatum(t.previous_metadata_location);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 
 /*

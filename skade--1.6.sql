@@ -1,4 +1,4 @@
-/* skade--1.5.sql */
+/* skade--1.6.sql */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION skade" to load this file. \quit
@@ -260,13 +260,26 @@ CREATE FUNCTION skade.update_namespace_properties(namespace text, updates jsonb 
 CREATE FUNCTION skade.register_table(namespace text, name text, metadata_location text,
 									 catalog text DEFAULT NULL)
 	RETURNS bigint AS 'MODULE_PATHNAME', 'skade_register_table' LANGUAGE C;
+CREATE FUNCTION skade.load_table_pointers(namespace text, name text, snapshots text DEFAULT 'all',
+										  catalog text DEFAULT NULL,
+										  OUT metadata_location text,
+										  OUT previous_metadata_location text)
+	RETURNS record AS 'MODULE_PATHNAME', 'skade_load_table_pointers' LANGUAGE C STABLE
+	PARALLEL RESTRICTED;
+/*
+ * load_table is SQL that the planner inlines into the caller's FROM clause:
+ * its metadata column is then table_metadata's datum, served in place from
+ * the cache, and no row is formed or copied around the text.
+ */
 CREATE FUNCTION skade.load_table(namespace text, name text, snapshots text DEFAULT 'all',
 								 catalog text DEFAULT NULL,
 								 OUT metadata_location text,
 								 OUT previous_metadata_location text,
 								 OUT metadata json)
-	RETURNS record AS 'MODULE_PATHNAME', 'skade_load_table_1_1' LANGUAGE C STABLE
-	COST 5000 PARALLEL RESTRICTED;
+	RETURNS SETOF record LANGUAGE sql STABLE PARALLEL RESTRICTED ROWS 1
+	AS $$SELECT p.metadata_location, p.previous_metadata_location,
+	skade.table_metadata(namespace, name, snapshots, catalog)
+	FROM skade.load_table_pointers(namespace, name, snapshots, catalog) p$$;
 CREATE FUNCTION skade.table_metadata(namespace text, name text, snapshots text DEFAULT 'all',
 									 catalog text DEFAULT NULL)
 	RETURNS json AS 'MODULE_PATHNAME', 'skade_table_metadata_1_1' LANGUAGE C STABLE
@@ -2708,6 +2721,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.list_namespaces(text, text),
 	skade.namespace_properties(text, text),
 	skade.load_table(text, text, text, text),
+	skade.load_table_pointers(text, text, text, text),
 	skade.table_metadata(text, text, text, text),
 	skade.snapshots(text, text, text),
 	skade.refs(text, text, text),
