@@ -71,7 +71,7 @@ for n in 1 100 1000 9000 10000; do pg "$PORT" -Atq -c "SELECT length(metadata::t
 echo
 echo "P1: warm metadata over the wire vs the floor (the same number of bytes as a constant, SELECT repeat), ms per call"
 echo "    table_metadata = SELECT skade.table_metadata(ns, name)  (scalar json, served in place from the cache)"
-echo "    load_table     = SELECT metadata FROM skade.load_table(ns, name)  (record: row formed + materialised)"
+echo "    load_table     = SELECT metadata FROM skade.load_table(ns, name)  (SQL inlined into FROM: pointers + table_metadata)"
 echo "    read_file      = SELECT pg_read_file(<the file>)  (what any in-server producer of the bytes costs)"
 printf '  %6s  %10s %10s %10s %10s %9s %9s   %s\n' snaps table_meta load_table read_file floor tm/floor lt/floor "(target <= 1.2x at 1,000 and 10,000)"
 for n in 1 100 1000 10000; do
