@@ -417,7 +417,8 @@ IndexNoteEverything(void)
 /*
  * Map the current generation (if any); NULL if there is none or it is not
  * usable by this backend.  No pointer into the previous generation may be
- * live: callers copy everything out before returning.
+ * live: callers copy everything out (raw locations, see SnapshotHit, before
+ * their next IndexResolve).
  */
 static IndexSegment *
 index_attach(void)
