@@ -114,13 +114,18 @@ typedef struct BlobShared
 	uint32	   *free_slots;		/* [nslots] */
 } BlobShared;
 
-/* a pin this backend holds: the entry and the blob address it handed out */
+/*
+ * A pin this backend holds: the blob address it handed out (the key), the
+ * entry, and how many times it was handed out (one pin in the entry, its
+ * bytes counted once, however often a statement asks for the same blob).
+ */
 typedef struct PinnedBlob
 {
+	const void *blob;
 	SkadeBlobCache *cache;
 	BlobEntry  *entry;
-	const void *blob;
 	Size		size;
+	uint64		uses;
 } PinnedBlob;
 
 struct SkadeBlobCache
@@ -140,7 +145,7 @@ struct SkadeBlobCache
 static SkadeBlobCache *caches[MAX_CACHES];
 static int	ncaches = 0;
 static bool callbacks_registered = false;
-static List *pinned = NIL;		/* of PinnedBlob, in TopMemoryContext */
+static HTAB *pinned = NULL;		/* PinnedBlob by blob, in TopMemoryContext */
 
 static Size area_size(Size capacity);
 static dsa_area *attach(SkadeBlobCache *c);
@@ -351,8 +356,9 @@ SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size budget, 
 	attach(c);
 	LWLockAcquire(&c->shared->lock, LW_SHARED);
 	blob = find_ready(c, location_key(location), location, &entry);
-	if (blob && budget > 0 && c->pinned_bytes + entry->size > budget)
-		blob = NULL;
+	if (blob && budget > 0 && c->pinned_bytes + entry->size > budget &&
+		(pinned == NULL || hash_search(pinned, &blob, HASH_FIND, NULL) == NULL))
+		blob = NULL;			/* over budget, and not held already */
 	if (blob)
 	{
 		pin_entry(c, entry, blob);
@@ -405,21 +411,13 @@ find_ready(SkadeBlobCache *c, uint64 key, const char *location, BlobEntry **entr
 void
 SkadeBlobCacheRelease(const void *blob)
 {
-	ListCell   *lc;
+	PinnedBlob *p = pinned ? hash_search(pinned, &blob, HASH_FIND, NULL) : NULL;
 
-	foreach(lc, pinned)
-	{
-		PinnedBlob *p = lfirst(lc);
-
-		if (p->blob == blob)
-		{
-			pg_atomic_fetch_sub_u32(&p->entry->pins, 1);
-			p->cache->pinned_bytes -= p->size;
-			pinned = foreach_delete_current(pinned, lc);
-			pfree(p);
-			return;
-		}
-	}
+	if (p == NULL || --p->uses > 0)
+		return;
+	pg_atomic_fetch_sub_u32(&p->entry->pins, 1);
+	p->cache->pinned_bytes -= p->size;
+	hash_search(pinned, &blob, HASH_REMOVE, NULL);
 }
 
 /*
@@ -431,56 +429,70 @@ SkadeBlobCacheRelease(const void *blob)
 const char *
 SkadeBlobCachePinnedOrigin(const void *blob)
 {
-	ListCell   *lc;
+	PinnedBlob *p = pinned ? hash_search(pinned, &blob, HASH_FIND, NULL) : NULL;
 
-	foreach(lc, pinned)
-	{
-		PinnedBlob *p = lfirst(lc);
-
-		if (p->blob == blob)
-			return (const char *) blob - p->entry->blob_off + p->entry->origin_off;
-	}
-	return NULL;
+	return p ? (const char *) blob - p->entry->blob_off + p->entry->origin_off : NULL;
 }
 
-/* pin an entry until the end of the transaction (caller holds the lock) */
+/*
+ * Pin an entry until the end of the transaction (caller holds the lock); a
+ * blob this backend holds already is counted as one more use of its pin.
+ */
 static void
 pin_entry(SkadeBlobCache *c, BlobEntry *entry, const void *blob)
 {
-	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-	PinnedBlob *p = palloc(sizeof(PinnedBlob));
+	PinnedBlob *p;
+	bool		found;
 
+	if (pinned == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(const void *);
+		ctl.entrysize = sizeof(PinnedBlob);
+		ctl.hcxt = TopMemoryContext;
+		pinned = hash_create("skade pinned blobs", 64, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	/* remember the pin first: an ERROR in hash_search must not leak it */
+	p = hash_search(pinned, &blob, HASH_ENTER, &found);
+	if (found)
+	{
+		p->uses++;
+		return;
+	}
 	p->cache = c;
 	p->entry = entry;
-	p->blob = blob;
 	p->size = entry->size;
-	/* remember the pin first: an ERROR in lappend must not leak it */
-	pinned = lappend(pinned, p);
+	p->uses = 1;
 	pg_atomic_fetch_add_u32(&entry->pins, 1);
 	c->pinned_bytes += p->size;
-	MemoryContextSwitchTo(old);
 }
 
 /* Unpin everything this backend pinned (end of transaction, or exit). */
 static void
 release_pins(void)
 {
-	ListCell   *lc;
-
+	HASH_SEQ_STATUS status;
+	PinnedBlob *p;
 	int			i;
 
-	foreach(lc, pinned)
-		pg_atomic_fetch_sub_u32(&((PinnedBlob *) lfirst(lc))->entry->pins, 1);
+	if (pinned == NULL)
+		return;
+	hash_seq_init(&status, pinned);
+	while ((p = hash_seq_search(&status)) != NULL)
+	{
+		pg_atomic_fetch_sub_u32(&p->entry->pins, 1);
+		hash_search(pinned, &p->blob, HASH_REMOVE, NULL);
+	}
 	for (i = 0; i < ncaches; i++)
 		caches[i]->pinned_bytes = 0;
-	list_free_deep(pinned);
-	pinned = NIL;
 }
 
 static void
 xact_callback(XactEvent event, void *arg)
 {
-	if (pinned != NIL &&
+	if (pinned != NULL && hash_get_num_entries(pinned) > 0 &&
 		(event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		 event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
 		 event == XACT_EVENT_PARALLEL_ABORT))
