@@ -11,6 +11,8 @@
 #   P6   many loads over more distinct files than the cache holds: shared memory
 #        stays at its setting, backend RSS stays flat
 #   cold first load of each size (L0 miss: read, parse, cache)
+#   cold vs jansson (issue 15): that first load timed in the server vs jansson's bare
+#        read + parse + free of the same file in C, 1,000 and 10,000 snapshots (target <= 1.2x)
 # Usage: bash bench/metadata_load.sh [seconds-per-pgbench-run=5] [p6-loads=1000000]
 set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
@@ -22,6 +24,10 @@ TMPBASE=${SKADE_BENCH_TMP:-/tmp}
 DATA=$TMPBASE/skade-bench-md-pg
 FILES=$TMPBASE/skade-bench-md
 OUT=$(mktemp -d "$TMPBASE/skade-bench.XXXXXX")
+# the cold comparison: alternating rounds, loads per round (SKADE_BENCH_COLD_ONLY=1: stop after it)
+COLD_ROUNDS=${SKADE_BENCH_COLD_ROUNDS:-5}
+COLD_REPS_1K=${SKADE_BENCH_COLD_REPS_1K:-10}
+COLD_REPS_10K=${SKADE_BENCH_COLD_REPS_10K:-3}
 
 install_build_deps
 bench_build_and_install
@@ -44,6 +50,22 @@ SELECT skade.create_namespace('b');
 SELECT skade.register_table('b', 's' || n, 'file://$FILES/s' || n || '.metadata.json')
 FROM unnest(ARRAY[1, 100, 1000, 9000, 10000]) n;
 SQL
+# the cold comparison's server side: ms of each first load after a reset, the reset not timed
+pg "$PORT" -q >/dev/null <<'SQL'
+CREATE FUNCTION cold_loads(ns text, tab text, reps int) RETURNS SETOF float8
+LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz;
+BEGIN
+    FOR r IN 1..reps LOOP
+        PERFORM skade.cache_reset();
+        t0 := clock_timestamp();
+        PERFORM metadata IS NULL FROM skade.load_table(ns, tab);
+        RETURN NEXT extract(epoch FROM clock_timestamp() - t0) * 1000;
+    END LOOP;
+END
+$$;
+SQL
 
 # pgbench average latency in ms of one SQL statement, -M prepared, 1 client
 lat() {
@@ -65,6 +87,32 @@ for n in 1 100 1000 10000; do
         sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
     printf '  %6s snapshots  %9s ms\n' "$n" "$ms"
 done
+
+echo
+echo "cold load vs jansson (issue 15): skade's first load_table after skade.cache_reset(), timed in the server"
+echo "  (clock_timestamp() around SELECT metadata IS NULL FROM skade.load_table(), the reset not included)"
+echo "  vs a C program's open + read + json_loadb + json_decref + free of the same file (bench/cold/jansson_load.c);"
+echo "  $COLD_ROUNDS alternating rounds, same machine, same run; the file is in the OS page cache for both after the first read"
+cc -O2 -o "$OUT/jansson_load" "$SKADE_ROOT/bench/cold/jansson_load.c" -ljansson
+for n in 1000 10000; do
+    reps=$([ "$n" -le 1000 ] && echo "$COLD_REPS_1K" || echo "$COLD_REPS_10K")
+    : >"$OUT/cold_skade" && : >"$OUT/cold_jansson"
+    for round in $(seq 1 "$COLD_ROUNDS"); do
+        pg "$PORT" -Atq -c "SELECT * FROM cold_loads('b', 's$n', $reps)" >>"$OUT/cold_skade"
+        "$OUT/jansson_load" "$FILES/s$n.metadata.json" "$reps" >>"$OUT/cold_jansson"
+    done
+    python3 - "$n" "$OUT/cold_skade" "$OUT/cold_jansson" <<'PY'
+import statistics, sys
+n = int(sys.argv[1])
+sk, ja = (sorted(float(x) for x in open(f)) for f in sys.argv[2:4])
+ratio = statistics.median(sk) / statistics.median(ja)
+print(f"  cold vs jansson {n:6d} snapshots: skade load_table median {statistics.median(sk):.3f} ms "
+      f"(min {sk[0]:.3f}), jansson read+parse+free median {statistics.median(ja):.3f} ms (min {ja[0]:.3f}), "
+      f"{len(sk)} each; ratio {ratio:.2f}x (min/min {sk[0] / ja[0]:.2f}x; target <= 1.2x) {'met' if ratio <= 1.2 else 'MISSED'}")
+PY
+done
+[ "${SKADE_BENCH_COLD_ONLY:-0}" = 1 ] && exit 0
+
 # warm everything again
 for n in 1 100 1000 9000 10000; do pg "$PORT" -Atq -c "SELECT length(metadata::text) FROM skade.load_table('b', 's$n')" >/dev/null; done
 
