@@ -149,7 +149,9 @@ static const void *find_ready(SkadeBlobCache *c, uint64 key, const char *locatio
 							  BlobEntry **entry_out);
 static const void *fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
 						 void *larg, SkadeBlobVisitor visitor, void *varg, bool pin,
-						 Size *size);
+						 Size budget, bool *in_place, Size *size);
+static const void *pin_filled(SkadeBlobCache *c, uint64 key, const char *location,
+							  Size budget, Size *size);
 static void *load_filling(SkadeBlobCache *c, uint64 key, const char *location,
 						  SkadeBlobLoader loader, void *larg, Size *size);
 static void *load_uncached(const char *location, SkadeBlobLoader loader, void *larg,
@@ -314,7 +316,7 @@ SkadeBlobCacheVisit(SkadeBlobCache *c, const char *location, SkadeBlobLoader loa
 		pfree(blob);
 		return;
 	}
-	fetch(c, location, loader, larg, visitor, varg, false, &size);
+	fetch(c, location, loader, larg, visitor, varg, false, 0, NULL, &size);
 }
 
 /*
@@ -330,7 +332,27 @@ SkadeBlobCacheGet(SkadeBlobCache *c, const char *location, SkadeBlobLoader loade
 {
 	if (c == NULL)
 		return load_uncached(location, loader, larg, size);
-	return fetch(c, location, loader, larg, NULL, NULL, true, size);
+	return fetch(c, location, loader, larg, NULL, NULL, true, 0, NULL, size);
+}
+
+/*
+ * SkadeBlobCacheGetInPlace
+ *		The blob of location in place in the cache, pinned until the end of
+ *		the current transaction, loading and caching it first on a miss
+ *		(*in_place true); or the freshly loaded palloc'd blob when it could
+ *		not be cached or pinned (*in_place false).  NULL, with nothing
+ *		loaded, on a hit that pinning would take over budget (the bytes this
+ *		backend holds pinned in c; 0: no limit): the caller copies instead.
+ *		A fill handed out in place saves the caller its copy of the blob.
+ */
+const void *
+SkadeBlobCacheGetInPlace(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
+						 void *larg, Size budget, Size *size, bool *in_place)
+{
+	*in_place = false;
+	if (c == NULL)
+		return load_uncached(location, loader, larg, size);
+	return fetch(c, location, loader, larg, NULL, NULL, true, budget, in_place, size);
 }
 
 /*
@@ -491,9 +513,16 @@ xact_callback(XactEvent event, void *arg)
  * Visit (visitor set) or pin (pin true) the blob of location, filling the
  * entry on a miss; returns the blob (pinned or palloc'd) when pinning.
  */
+/*
+ * The blob of location, from the cache or loaded (and cached): visited
+ * (pin false), or returned pinned on a hit (pin true; over budget, when
+ * budget > 0: NULL) or palloc'd after a load.  With in_place (pin true), a
+ * blob loaded and cached is then pinned too, and handed out in place.
+ */
 static const void *
 fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *larg,
-	  SkadeBlobVisitor visitor, void *varg, bool pin, Size *size)
+	  SkadeBlobVisitor visitor, void *varg, bool pin, Size budget, bool *in_place,
+	  Size *size)
 {
 	BlobShared *s = c->shared;
 	uint64		key = location_key(location);
@@ -512,6 +541,13 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 		if (entry && entry->state == BLOB_READY)
 		{
 			hit = find_ready(c, key, location, &entry);
+			if (hit && pin && budget > 0 && c->pinned_bytes + entry->size > budget)
+			{
+				LWLockRelease(&s->lock);
+				if (waited)
+					ConditionVariableCancelSleep();
+				return NULL;
+			}
 			if (hit)
 			{
 				*size = entry->size;
@@ -526,6 +562,8 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 			if (hit)
 			{
 				pg_atomic_fetch_add_u64(&s->hits, 1);
+				if (in_place)
+					*in_place = pin;
 				return pin ? hit : NULL;
 			}
 			/* another location hashed alike, or not admitted: serve uncached */
@@ -579,6 +617,17 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 			ConditionVariableCancelSleep();
 		pg_atomic_fetch_add_u64(&s->misses, 1);
 		blob = load_filling(c, key, location, loader, larg, size);
+		if (pin && in_place)
+		{
+			const void *cached = pin_filled(c, key, location, budget, size);
+
+			if (cached)
+			{
+				pfree(blob);
+				*in_place = true;
+				return cached;
+			}
+		}
 		break;
 	}
 	if (pin)
@@ -595,6 +644,30 @@ load_uncached(const char *location, SkadeBlobLoader loader, void *larg, Size *si
 	char	   *origin = NULL;
 
 	return loader(location, larg, size, &origin);
+}
+
+/*
+ * Pin the entry this backend has just filled, if it was cached and is
+ * still there (another backend may have evicted it at once) and the pin
+ * keeps within budget (0: no limit); NULL otherwise.
+ */
+static const void *
+pin_filled(SkadeBlobCache *c, uint64 key, const char *location, Size budget, Size *size)
+{
+	BlobEntry  *entry;
+	const void *blob;
+
+	LWLockAcquire(&c->shared->lock, LW_SHARED);
+	blob = find_ready(c, key, location, &entry);
+	if (blob && budget > 0 && c->pinned_bytes + entry->size > budget)
+		blob = NULL;
+	if (blob)
+	{
+		pin_entry(c, entry, blob);
+		*size = entry->size;
+	}
+	LWLockRelease(&c->shared->lock);
+	return blob;
 }
 
 /* load with no lock held and publish; never leave the FILLING entry behind */

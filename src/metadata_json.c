@@ -116,7 +116,7 @@ static const char *get_str(ParseCtx *ctx, json_t *obj, const char *key,
 						   const char *path, bool required);
 static char *dump_compact(json_t *value);
 static void append_summary(StringInfo b, json_t *summary);
-static void append_json_string(StringInfo b, const char *s);
+static bool append_json_string(StringInfo b, const char *s, size_t len);
 static uint32 add_string(StringInfo buf, const char *s);
 static uint32 add_bytes(StringInfo buf, const char *s, size_t len);
 static uint32 add_array(StringInfo buf, const void *data, size_t size);
@@ -941,53 +941,69 @@ dump_compact(json_t *value)
 	return s.data;
 }
 
-/* s as a JSON string: as it is when nothing in it needs escaping */
-static void
-append_json_string(StringInfo b, const char *s)
+/*
+ * len bytes of s (NUL-terminated there) as a JSON string: as they are when
+ * nothing in them needs escaping, else by escape_json; false (and nothing
+ * written) if they hold a NUL
+ */
+static bool
+append_json_string(StringInfo b, const char *s, size_t len)
 {
-	const unsigned char *p;
+	const unsigned char *p = (const unsigned char *) s;
+	const unsigned char *end = p + len;
 
-	for (p = (const unsigned char *) s; *p; p++)
+	for (; p < end; p++)
 		if (*p < 0x20 || *p == '"' || *p == '\\')
-		{
-			escape_json(b, s);
-			return;
-		}
-	appendStringInfoChar(b, '"');
-	appendBinaryStringInfo(b, s, (const char *) p - s);
-	appendStringInfoChar(b, '"');
+			break;
+	if (p < end)
+	{
+		if (memchr(p, '\0', end - p) != NULL)
+			return false;
+		escape_json(b, s);
+		return true;
+	}
+	enlargeStringInfo(b, (int) len + 2);
+	b->data[b->len++] = '"';
+	memcpy(b->data + b->len, s, len);
+	b->len += len;
+	b->data[b->len++] = '"';
+	b->data[b->len] = '\0';
+	return true;
 }
 
 /*
  * A snapshot summary as compact JSON text, appended to b: Iceberg's map of
- * strings is written directly (a thousand json_dumps calls were a fifth of
- * a cold load), in the object's order; any other shape, or a string holding
- * NUL, as json_dumps writes it.
+ * strings is written directly in one pass (a thousand json_dumps calls were
+ * a fifth of a cold load), in the object's order; any other shape, or a
+ * string holding NUL, as json_dumps writes it.
  */
 static void
 append_summary(StringInfo b, json_t *summary)
 {
-	const char *key;
-	json_t	   *v;
-	bool		first = true;
+	int			start = b->len;
+	void	   *iter;
 
-	json_object_foreach(summary, key, v)
-	{
-		if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
-		{
-			SkadeJsonAppendCompact(b, summary);
-			return;
-		}
-	}
 	appendStringInfoChar(b, '{');
-	json_object_foreach(summary, key, v)
+	for (iter = json_object_iter(summary); iter; iter = json_object_iter_next(summary, iter))
 	{
-		if (!first)
+		json_t	   *v = json_object_iter_value(iter);
+
+		if (b->len > start + 1)
 			appendStringInfoChar(b, ',');
-		append_json_string(b, key);
+		if (!json_is_string(v) ||
+			!append_json_string(b, json_object_iter_key(iter), json_object_iter_key_len(iter)))
+			break;
 		appendStringInfoChar(b, ':');
-		append_json_string(b, json_string_value(v));
-		first = false;
+		if (!append_json_string(b, json_string_value(v), json_string_length(v)))
+			break;
+	}
+	if (iter != NULL)
+	{
+		/* not a map of strings: start again */
+		b->len = start;
+		b->data[start] = '\0';
+		SkadeJsonAppendCompact(b, summary);
+		return;
 	}
 	appendStringInfoChar(b, '}');
 }
