@@ -63,6 +63,16 @@
 #define SKADE_MAX_STRUCT_DEPTH	64
 #define SKADE_MAX_COLUMN_NAME	8192
 
+/* the bytes a JSON string escapes: control characters, '"' and '\\' */
+static const bool json_escaped[256] = {
+	[0x00] = true, [0x01] = true, [0x02] = true, [0x03] = true, [0x04] = true, [0x05] = true,
+	[0x06] = true, [0x07] = true, [0x08] = true, [0x09] = true, [0x0a] = true, [0x0b] = true,
+	[0x0c] = true, [0x0d] = true, [0x0e] = true, [0x0f] = true, [0x10] = true, [0x11] = true,
+	[0x12] = true, [0x13] = true, [0x14] = true, [0x15] = true, [0x16] = true, [0x17] = true,
+	[0x18] = true, [0x19] = true, [0x1a] = true, [0x1b] = true, [0x1c] = true, [0x1d] = true,
+	[0x1e] = true, [0x1f] = true, ['"'] = true, ['\\'] = true
+};
+
 /* parse state: where errors point */
 typedef struct ParseCtx
 {
@@ -952,9 +962,8 @@ append_json_string(StringInfo b, const char *s, size_t len)
 	const unsigned char *p = (const unsigned char *) s;
 	const unsigned char *end = p + len;
 
-	for (; p < end; p++)
-		if (*p < 0x20 || *p == '"' || *p == '\\')
-			break;
+	while (p < end && !json_escaped[*p])
+		p++;
 	if (p < end)
 	{
 		if (memchr(p, '\0', end - p) != NULL)
