@@ -24,10 +24,9 @@ TMPBASE=${SKADE_BENCH_TMP:-/tmp}
 DATA=$TMPBASE/skade-bench-md-pg
 FILES=$TMPBASE/skade-bench-md
 OUT=$(mktemp -d "$TMPBASE/skade-bench.XXXXXX")
-# the cold comparison: alternating rounds, loads per round (SKADE_BENCH_COLD_ONLY=1: stop after it)
-COLD_ROUNDS=${SKADE_BENCH_COLD_ROUNDS:-5}
-COLD_REPS_1K=${SKADE_BENCH_COLD_REPS_1K:-10}
-COLD_REPS_10K=${SKADE_BENCH_COLD_REPS_10K:-3}
+# the cold comparison: loads of each (SKADE_BENCH_COLD_ONLY=1: stop after it)
+COLD_LOADS_1K=${SKADE_BENCH_COLD_LOADS_1K:-50}
+COLD_LOADS_10K=${SKADE_BENCH_COLD_LOADS_10K:-15}
 
 install_build_deps
 bench_build_and_install
@@ -50,18 +49,20 @@ SELECT skade.create_namespace('b');
 SELECT skade.register_table('b', 's' || n, 'file://$FILES/s' || n || '.metadata.json')
 FROM unnest(ARRAY[1, 100, 1000, 9000, 10000]) n;
 SQL
-# the cold comparison's server side: ms of each first load after a reset, the reset not
-# timed; each load in its own transaction (a load pins its cache entry until the end of its
-# transaction, and a reset keeps pinned entries), each checked to be a miss
+# the cold comparison, run by the server in one session, the two alternating load by load:
+# skade's first load after a reset (the reset not timed; each load in its own transaction,
+# as a load pins its cache entry until its transaction ends and a reset keeps pinned
+# entries; each checked to be a miss), then jansson's (the C program, which times itself,
+# run by COPY FROM PROGRAM); one untimed load of skade's first
 pg "$PORT" -q >/dev/null <<'SQL'
-CREATE UNLOGGED TABLE cold_times (ms float8);
-CREATE PROCEDURE cold_loads(ns text, tab text, reps int)
+CREATE UNLOGGED TABLE cold_times (who text DEFAULT 'jansson', ms float8);
+CREATE PROCEDURE cold_loads(ns text, tab text, program text, reps int)
 LANGUAGE plpgsql AS $$
 DECLARE
     t0 timestamptz;
     ms float8;
 BEGIN
-    FOR r IN 1..reps LOOP
+    FOR r IN 0..reps LOOP
         PERFORM skade.cache_reset();
         COMMIT;
         t0 := clock_timestamp();
@@ -70,8 +71,13 @@ BEGIN
         IF (SELECT misses FROM skade.cache_stats()) <> 1 THEN
             RAISE EXCEPTION 'load % of %.% was not a cache miss', r, ns, tab;
         END IF;
-        INSERT INTO cold_times VALUES (ms);
+        IF r > 0 THEN
+            INSERT INTO cold_times VALUES ('skade', ms);
+        END IF;
         COMMIT;
+        IF r > 0 THEN
+            EXECUTE format('COPY cold_times (ms) FROM PROGRAM %L', program);
+        END IF;
     END LOOP;
 END
 $$;
@@ -101,18 +107,17 @@ done
 echo
 echo "cold load vs jansson (issue 15): skade's first load_table after skade.cache_reset(), timed in the server"
 echo "  (clock_timestamp() around SELECT metadata IS NULL FROM skade.load_table(), each load a checked cache miss"
-echo "  in its own transaction, the reset not included)"
-echo "  vs a C program's open + read + json_loadb + json_decref + free of the same file (bench/cold/jansson_load.c);"
-echo "  $COLD_ROUNDS alternating rounds, same machine, same run; the file is in the OS page cache for both after the first read"
+echo "  in its own transaction, the reset not included) vs a C program's open + read + json_loadb + json_decref + free"
+echo "  of the same file (bench/cold/jansson_load.c, heap warmed by two untimed loads), run by the server after each of"
+echo "  skade's loads; same machine, same run; the file is in the OS page cache for both after the first read"
 cc -O2 -o "$OUT/jansson_load" "$SKADE_ROOT/bench/cold/jansson_load.c" -ljansson
+chmod 755 "$OUT" "$OUT/jansson_load"    # the server runs it
 for n in 1000 10000; do
-    reps=$([ "$n" -le 1000 ] && echo "$COLD_REPS_1K" || echo "$COLD_REPS_10K")
-    : >"$OUT/cold_skade" && : >"$OUT/cold_jansson"
-    for round in $(seq 1 "$COLD_ROUNDS"); do
-        pg "$PORT" -Atq -c "TRUNCATE cold_times" -c "CALL cold_loads('b', 's$n', $reps)" \
-            -c "SELECT ms FROM cold_times" >>"$OUT/cold_skade"
-        "$OUT/jansson_load" "$FILES/s$n.metadata.json" "$reps" >>"$OUT/cold_jansson"
-    done
+    reps=$([ "$n" -le 1000 ] && echo "$COLD_LOADS_1K" || echo "$COLD_LOADS_10K")
+    pg "$PORT" -Atq -c "TRUNCATE cold_times" \
+        -c "CALL cold_loads('b', 's$n', '$OUT/jansson_load $FILES/s$n.metadata.json 1', $reps)"
+    pg "$PORT" -Atq -c "SELECT ms FROM cold_times WHERE who = 'skade'" >"$OUT/cold_skade"
+    pg "$PORT" -Atq -c "SELECT ms FROM cold_times WHERE who = 'jansson'" >"$OUT/cold_jansson"
     python3 - "$n" "$OUT/cold_skade" "$OUT/cold_jansson" <<'PY'
 import statistics, sys
 n = int(sys.argv[1])
