@@ -41,7 +41,9 @@
  * prepare) or at backend exit, so an ERROR or cancel never leaves one
  * behind; eviction and reset skip pinned entries.  Each backend counts the
  * bytes it holds pinned per instance, so a caller can bound them
- * (SkadeBlobCachePinIfCached's budget).
+ * (SkadeBlobCachePinIfCached's budget).  A filler may pin the entry it has
+ * just published and use it in place (SkadeBlobCacheGetInPlace), so that
+ * its first use costs no more copies than a hit.
  *
  * Coalescing: the first backend to miss inserts a FILLING entry and runs
  * the loader without any lock; others that miss on the same location wait
@@ -510,14 +512,12 @@ xact_callback(XactEvent event, void *arg)
 }
 
 /*
- * Visit (visitor set) or pin (pin true) the blob of location, filling the
- * entry on a miss; returns the blob (pinned or palloc'd) when pinning.
- */
-/*
- * The blob of location, from the cache or loaded (and cached): visited
- * (pin false), or returned pinned on a hit (pin true; over budget, when
- * budget > 0: NULL) or palloc'd after a load.  With in_place (pin true), a
- * blob loaded and cached is then pinned too, and handed out in place.
+ * Visit (pin false) or pin (pin true) the blob of location, filling the
+ * entry on a miss; when pinning, returns the blob: pinned on a hit (NULL,
+ * nothing loaded, on a hit that would take this backend's pinned bytes in
+ * c over budget, when budget > 0), else palloc'd after the load.  With
+ * in_place (pinning), a blob loaded and cached is pinned too and handed
+ * out in place, and *in_place says which it is.
  */
 static const void *
 fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *larg,
