@@ -239,8 +239,12 @@ L0FetchJsonIndirect(const char *location, bool refs)
 	struct varlena *ptr;
 
 	SkadeRefuseControlChars(location);
-	meta = SkadeBlobCacheGetInPlace(l0, location, load_metadata, NULL,
-									SkadeBlobCacheCapacity(l0) / 4, &size, &in_place);
+	/* a hit: the warm path as short as it can be */
+	meta = SkadeBlobCachePinIfCached(l0, location, SkadeBlobCacheCapacity(l0) / 4, &size);
+	in_place = meta != NULL;
+	if (meta == NULL)
+		meta = SkadeBlobCacheGetInPlace(l0, location, load_metadata, NULL,
+										SkadeBlobCacheCapacity(l0) / 4, &size, &in_place);
 	if (meta == NULL)
 		return NULL;
 	json = (struct varlena *) (((const char *) meta) +
