@@ -4,7 +4,7 @@ EXTENSION   = skade
 EXTVERSION  = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 MODULE_big  = skade
 OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
-              src/file_access.o src/file_create.o src/gzip.o src/metadata_json.o src/blob_cache.o src/l0_cache.o \
+              src/file_access.o src/file_create.o src/gzip.o src/json_alloc.o src/json_compact.o src/metadata_json.o src/blob_cache.o src/l0_cache.o \
               src/pointer_mirror.o src/mirror_wal.o src/warm.o src/metadata_api.o \
               src/stree64.o src/stree64_sql.o src/snapshot_map.o \
               src/snapshot_index.o src/index_worker.o src/time_travel_api.o \

@@ -11,6 +11,8 @@
 #   P6   many loads over more distinct files than the cache holds: shared memory
 #        stays at its setting, backend RSS stays flat
 #   cold first load of each size (L0 miss: read, parse, cache)
+#   cold vs jansson (issue 15): that first load timed in the server vs jansson's bare
+#        read + parse + free of the same file in C, 1,000 and 10,000 snapshots (target <= 1.2x)
 # Usage: bash bench/metadata_load.sh [seconds-per-pgbench-run=5] [p6-loads=1000000]
 set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
@@ -22,6 +24,9 @@ TMPBASE=${SKADE_BENCH_TMP:-/tmp}
 DATA=$TMPBASE/skade-bench-md-pg
 FILES=$TMPBASE/skade-bench-md
 OUT=$(mktemp -d "$TMPBASE/skade-bench.XXXXXX")
+# the cold comparison: loads of each (SKADE_BENCH_COLD_ONLY=1: stop after it)
+COLD_LOADS_1K=${SKADE_BENCH_COLD_LOADS_1K:-50}
+COLD_LOADS_10K=${SKADE_BENCH_COLD_LOADS_10K:-15}
 
 install_build_deps
 bench_build_and_install
@@ -44,6 +49,39 @@ SELECT skade.create_namespace('b');
 SELECT skade.register_table('b', 's' || n, 'file://$FILES/s' || n || '.metadata.json')
 FROM unnest(ARRAY[1, 100, 1000, 9000, 10000]) n;
 SQL
+# the cold comparison, run by the server in one session, the two alternating load by load:
+# skade's first load after a reset (the reset not timed; each load in its own transaction,
+# as a load pins its cache entry until its transaction ends and a reset keeps pinned
+# entries; each checked to be a miss), then jansson's (the C program, which times itself,
+# run by COPY FROM PROGRAM); one untimed load of skade's first
+pg "$PORT" -q >/dev/null <<'SQL'
+CREATE UNLOGGED TABLE cold_times (who text DEFAULT 'jansson', ms float8);
+CREATE PROCEDURE cold_loads(ns text, tab text, program text, reps int)
+LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz;
+    ms float8;
+BEGIN
+    FOR r IN 0..reps LOOP
+        PERFORM skade.cache_reset();
+        COMMIT;
+        t0 := clock_timestamp();
+        PERFORM metadata IS NULL FROM skade.load_table(ns, tab);
+        ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+        IF (SELECT misses FROM skade.cache_stats()) <> 1 THEN
+            RAISE EXCEPTION 'load % of %.% was not a cache miss', r, ns, tab;
+        END IF;
+        IF r > 0 THEN
+            INSERT INTO cold_times VALUES ('skade', ms);
+        END IF;
+        COMMIT;
+        IF r > 0 THEN
+            EXECUTE format('COPY cold_times (ms) FROM PROGRAM %L', program);
+        END IF;
+    END LOOP;
+END
+$$;
+SQL
 
 # pgbench average latency in ms of one SQL statement, -M prepared, 1 client
 lat() {
@@ -65,6 +103,33 @@ for n in 1 100 1000 10000; do
         sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
     printf '  %6s snapshots  %9s ms\n' "$n" "$ms"
 done
+
+echo
+echo "cold load vs jansson (issue 15): skade's first load_table after skade.cache_reset(), timed in the server"
+echo "  (clock_timestamp() around SELECT metadata IS NULL FROM skade.load_table(), each load a checked cache miss"
+echo "  in its own transaction, the reset not included) vs a C program's open + read + json_loadb + json_decref + free"
+echo "  of the same file (bench/cold/jansson_load.c, heap warmed by two untimed loads), run by the server after each of"
+echo "  skade's loads; same machine, same run; the file is in the OS page cache for both after the first read"
+cc -O2 -o "$OUT/jansson_load" "$SKADE_ROOT/bench/cold/jansson_load.c" -ljansson
+chmod 755 "$OUT" "$OUT/jansson_load"    # the server runs it
+for n in 1000 10000; do
+    reps=$([ "$n" -le 1000 ] && echo "$COLD_LOADS_1K" || echo "$COLD_LOADS_10K")
+    pg "$PORT" -Atq -c "TRUNCATE cold_times" \
+        -c "CALL cold_loads('b', 's$n', '$OUT/jansson_load $FILES/s$n.metadata.json 1', $reps)"
+    pg "$PORT" -Atq -c "SELECT ms FROM cold_times WHERE who = 'skade'" >"$OUT/cold_skade"
+    pg "$PORT" -Atq -c "SELECT ms FROM cold_times WHERE who = 'jansson'" >"$OUT/cold_jansson"
+    python3 - "$n" "$OUT/cold_skade" "$OUT/cold_jansson" <<'PY'
+import statistics, sys
+n = int(sys.argv[1])
+sk, ja = (sorted(float(x) for x in open(f)) for f in sys.argv[2:4])
+ratio = statistics.median(sk) / statistics.median(ja)
+print(f"  cold vs jansson {n:6d} snapshots: skade load_table median {statistics.median(sk):.3f} ms "
+      f"(min {sk[0]:.3f}), jansson read+parse+free median {statistics.median(ja):.3f} ms (min {ja[0]:.3f}), "
+      f"{len(sk)} each; ratio {ratio:.2f}x (min/min {sk[0] / ja[0]:.2f}x; target <= 1.2x) {'met' if ratio <= 1.2 else 'MISSED'}")
+PY
+done
+[ "${SKADE_BENCH_COLD_ONLY:-0}" = 1 ] && exit 0
+
 # warm everything again
 for n in 1 100 1000 9000 10000; do pg "$PORT" -Atq -c "SELECT length(metadata::text) FROM skade.load_table('b', 's$n')" >/dev/null; done
 

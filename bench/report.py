@@ -157,6 +157,20 @@ def parse_metadata_load(text: str, r: Result) -> None:
             n, ms = int(m.group(1)), float(m.group(2))
             r.point("cold load (L0 miss: read + parse + cache fill)", n, ms)
             r.add(f"cold first load, {n:,} snapshots", ms, "ms")
+    # issue 15: the cold first load timed in the server vs jansson's bare read + parse + free
+    for m in re.finditer(r"cold vs jansson\s+(\d+) snapshots: skade load_table median ([\d.]+) ms "
+                         r"\(min ([\d.]+)\), jansson read\+parse\+free median ([\d.]+) ms \(min ([\d.]+)\), "
+                         r"(\d+) each; ratio ([\d.]+)x", text):
+        n = int(m.group(1))
+        sk, sk_min, ja, ja_min = (float(m.group(i)) for i in range(2, 6))
+        ratio = div(sk, ja)
+        r.point("skade cold load in the server (median)", n, sk)
+        r.point("jansson read + parse + free (median, cold baseline)", n, ja)
+        r.add(f"cold load_table in the server vs jansson, {n:,} snapshots (median of {m.group(6)})", sk, "ms",
+              "jansson read + json_loadb + free, same file (C)", ja, ratio, "skade/jansson", "<= 1.2x",
+              at_most(ratio, 1.2))
+        r.add(f"cold load_table in the server vs jansson, {n:,} snapshots (min)", sk_min, "ms",
+              "the same, min", ja_min, div(sk_min, ja_min), "skade/jansson")
     # P1: snaps, table_metadata, load_table, read_file, floor, tm/floor, lt/floor
     p1 = {}
     for m in re.finditer(r"^\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+[\d.]+x\s+[\d.]+x\s*$", text, re.M):
@@ -817,7 +831,7 @@ def plots(results: dict[str, Result], outdir: Path) -> dict[str, Path]:
         for label, s in r.series.items():
             pts = sorted(zip(s["x"], s["y"]))
             # baselines dashed; "skade X" and "fixture X" (or "... cold"/"... warm") share X's colour
-            style = "--" if label.startswith(("fixture", "pyiceberg", "best SQL", "floor", "JDBC", "cold")) else "-"
+            style = "--" if label.startswith(("fixture", "pyiceberg", "best SQL", "floor", "JDBC", "cold", "jansson")) else "-"
             key = re.sub(r"^(skade\.plan_files|skade|fixture|pyiceberg)( plan_files)? ", "", label)
             key = key.split(" (")[0]
             colour = colours.setdefault(key, f"C{len(colours) % 10}")

@@ -41,7 +41,9 @@
  * prepare) or at backend exit, so an ERROR or cancel never leaves one
  * behind; eviction and reset skip pinned entries.  Each backend counts the
  * bytes it holds pinned per instance, so a caller can bound them
- * (SkadeBlobCachePinIfCached's budget).
+ * (SkadeBlobCachePinIfCached's budget).  A filler may pin the entry it has
+ * just published and use it in place (SkadeBlobCacheGetInPlace), so that
+ * its first use costs no more copies than a hit.
  *
  * Coalescing: the first backend to miss inserts a FILLING entry and runs
  * the loader without any lock; others that miss on the same location wait
@@ -154,7 +156,9 @@ static const void *find_ready(SkadeBlobCache *c, uint64 key, const char *locatio
 							  BlobEntry **entry_out);
 static const void *fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
 						 void *larg, SkadeBlobVisitor visitor, void *varg, bool pin,
-						 Size *size);
+						 Size budget, bool *in_place, Size *size);
+static const void *pin_filled(SkadeBlobCache *c, uint64 key, const char *location,
+							  Size budget, Size *size);
 static void *load_filling(SkadeBlobCache *c, uint64 key, const char *location,
 						  SkadeBlobLoader loader, void *larg, Size *size);
 static void *load_uncached(const char *location, SkadeBlobLoader loader, void *larg,
@@ -168,6 +172,8 @@ static void abandon_fills_at_exit(int code, Datum arg);
 static bool evict_one(SkadeBlobCache *c);
 static void pin_entry(SkadeBlobCache *c, BlobEntry *entry, const void *blob);
 static void release_pins(void);
+static bool over_budget(SkadeBlobCache *c, const BlobEntry *entry, const void *blob,
+						Size budget);
 static void xact_callback(XactEvent event, void *arg);
 
 /* ---------------------------------------------------------------- shmem */
@@ -319,7 +325,7 @@ SkadeBlobCacheVisit(SkadeBlobCache *c, const char *location, SkadeBlobLoader loa
 		pfree(blob);
 		return;
 	}
-	fetch(c, location, loader, larg, visitor, varg, false, &size);
+	fetch(c, location, loader, larg, visitor, varg, false, 0, NULL, &size);
 }
 
 /*
@@ -335,7 +341,27 @@ SkadeBlobCacheGet(SkadeBlobCache *c, const char *location, SkadeBlobLoader loade
 {
 	if (c == NULL)
 		return load_uncached(location, loader, larg, size);
-	return fetch(c, location, loader, larg, NULL, NULL, true, size);
+	return fetch(c, location, loader, larg, NULL, NULL, true, 0, NULL, size);
+}
+
+/*
+ * SkadeBlobCacheGetInPlace
+ *		The blob of location in place in the cache, pinned until the end of
+ *		the current transaction, loading and caching it first on a miss
+ *		(*in_place true); or the freshly loaded palloc'd blob when it could
+ *		not be cached or pinned (*in_place false).  NULL, with nothing
+ *		loaded, on a hit that pinning would take over budget (the bytes this
+ *		backend holds pinned in c; 0: no limit): the caller copies instead.
+ *		A fill handed out in place saves the caller its copy of the blob.
+ */
+const void *
+SkadeBlobCacheGetInPlace(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
+						 void *larg, Size budget, Size *size, bool *in_place)
+{
+	*in_place = false;
+	if (c == NULL)
+		return load_uncached(location, loader, larg, size);
+	return fetch(c, location, loader, larg, NULL, NULL, true, budget, in_place, size);
 }
 
 /*
@@ -356,9 +382,8 @@ SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size budget, 
 	attach(c);
 	LWLockAcquire(&c->shared->lock, LW_SHARED);
 	blob = find_ready(c, location_key(location), location, &entry);
-	if (blob && budget > 0 && c->pinned_bytes + entry->size > budget &&
-		(pinned == NULL || hash_search(pinned, &blob, HASH_FIND, NULL) == NULL))
-		blob = NULL;			/* over budget, and not held already */
+	if (blob && over_budget(c, entry, blob, budget))
+		blob = NULL;
 	if (blob)
 	{
 		pin_entry(c, entry, blob);
@@ -435,6 +460,17 @@ SkadeBlobCachePinnedOrigin(const void *blob)
 }
 
 /*
+ * Would pinning entry (handing out blob) take this backend's pinned bytes
+ * in c over budget (0: no limit)?  Never for a blob it holds already.
+ */
+static bool
+over_budget(SkadeBlobCache *c, const BlobEntry *entry, const void *blob, Size budget)
+{
+	return budget > 0 && c->pinned_bytes + entry->size > budget &&
+		(pinned == NULL || hash_search(pinned, &blob, HASH_FIND, NULL) == NULL);
+}
+
+/*
  * Pin an entry until the end of the transaction (caller holds the lock); a
  * blob this backend holds already is counted as one more use of its pin.
  */
@@ -500,12 +536,17 @@ xact_callback(XactEvent event, void *arg)
 }
 
 /*
- * Visit (visitor set) or pin (pin true) the blob of location, filling the
- * entry on a miss; returns the blob (pinned or palloc'd) when pinning.
+ * Visit (pin false) or pin (pin true) the blob of location, filling the
+ * entry on a miss; when pinning, returns the blob: pinned on a hit (NULL,
+ * nothing loaded, on a hit that would take this backend's pinned bytes in
+ * c over budget, when budget > 0), else palloc'd after the load.  With
+ * in_place (pinning), a blob loaded and cached is pinned too and handed
+ * out in place, and *in_place says which it is.
  */
 static const void *
 fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *larg,
-	  SkadeBlobVisitor visitor, void *varg, bool pin, Size *size)
+	  SkadeBlobVisitor visitor, void *varg, bool pin, Size budget, bool *in_place,
+	  Size *size)
 {
 	BlobShared *s = c->shared;
 	uint64		key = location_key(location);
@@ -524,6 +565,13 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 		if (entry && entry->state == BLOB_READY)
 		{
 			hit = find_ready(c, key, location, &entry);
+			if (hit && pin && over_budget(c, entry, hit, budget))
+			{
+				LWLockRelease(&s->lock);
+				if (waited)
+					ConditionVariableCancelSleep();
+				return NULL;
+			}
 			if (hit)
 			{
 				*size = entry->size;
@@ -538,6 +586,8 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 			if (hit)
 			{
 				pg_atomic_fetch_add_u64(&s->hits, 1);
+				if (in_place)
+					*in_place = pin;
 				return pin ? hit : NULL;
 			}
 			/* another location hashed alike, or not admitted: serve uncached */
@@ -591,6 +641,17 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 			ConditionVariableCancelSleep();
 		pg_atomic_fetch_add_u64(&s->misses, 1);
 		blob = load_filling(c, key, location, loader, larg, size);
+		if (pin && in_place)
+		{
+			const void *cached = pin_filled(c, key, location, budget, size);
+
+			if (cached)
+			{
+				pfree(blob);
+				*in_place = true;
+				return cached;
+			}
+		}
 		break;
 	}
 	if (pin)
@@ -607,6 +668,30 @@ load_uncached(const char *location, SkadeBlobLoader loader, void *larg, Size *si
 	char	   *origin = NULL;
 
 	return loader(location, larg, size, &origin);
+}
+
+/*
+ * Pin the entry this backend has just filled, if it was cached and is
+ * still there (another backend may have evicted it at once) and the pin
+ * keeps within budget (0: no limit); NULL otherwise.
+ */
+static const void *
+pin_filled(SkadeBlobCache *c, uint64 key, const char *location, Size budget, Size *size)
+{
+	BlobEntry  *entry;
+	const void *blob;
+
+	LWLockAcquire(&c->shared->lock, LW_SHARED);
+	blob = find_ready(c, key, location, &entry);
+	if (blob && over_budget(c, entry, blob, budget))
+		blob = NULL;
+	if (blob)
+	{
+		pin_entry(c, entry, blob);
+		*size = entry->size;
+	}
+	LWLockRelease(&c->shared->lock);
+	return blob;
 }
 
 /* load with no lock held and publish; never leave the FILLING entry behind */

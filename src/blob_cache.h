@@ -49,6 +49,9 @@ extern void SkadeBlobCacheVisit(SkadeBlobCache *c, const char *location,
 								SkadeBlobVisitor visitor, void *varg);
 extern const void *SkadeBlobCacheGet(SkadeBlobCache *c, const char *location,
 									 SkadeBlobLoader loader, void *larg, Size *size);
+extern const void *SkadeBlobCacheGetInPlace(SkadeBlobCache *c, const char *location,
+											SkadeBlobLoader loader, void *larg, Size budget,
+											Size *size, bool *in_place);
 extern void SkadeBlobCacheRelease(const void *blob);
 extern const char *SkadeBlobCachePinnedOrigin(const void *blob);
 extern const void *SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location,

@@ -195,24 +195,32 @@ L0FetchJson(const char *location, bool refs, L0JsonConsumer consumer, void *arg)
  *		The metadata text (or refs variant) of location as a datum that
  *		points into the cache itself: no copy.  The entry is pinned (never
  *		evicted) until the end of the current transaction, so the datum stays
- *		valid for the statement's output.  Falls back to a palloc'd copy when
- *		the text cannot be served from the cache, and when this backend's
- *		pins would then hold over a quarter of the cache (a transaction
- *		loading many tables must not keep the cache from evicting).
+ *		valid for the statement's output; on a miss the file is read, parsed
+ *		and cached first and the new entry pinned likewise (the first load
+ *		copies the text no more than a later one).  A palloc'd text when the
+ *		file cannot be cached, and a copy when this backend's pins would then
+ *		hold over a quarter of the cache (a transaction loading many tables
+ *		must not keep the cache from evicting).
  */
 struct varlena *
 L0FetchJsonPinned(const char *location, bool refs)
 {
 	Size		size;
 	const SkadeMeta *meta;
+	bool		in_place;
 	L0Result	r;
 
 	SkadeRefuseControlChars(location);
+	/* a hit: the warm path as short as it can be */
 	meta = SkadeBlobCachePinIfCached(l0, location, SkadeBlobCacheCapacity(l0) / 4, &size);
+	/* a miss: read, parse and cache, and hand out the new entry in place */
+	if (meta == NULL)
+		meta = SkadeBlobCacheGetInPlace(l0, location, load_metadata, NULL,
+										SkadeBlobCacheCapacity(l0) / 4, &size, &in_place);
 	if (meta)
 		return (struct varlena *) (((const char *) meta) +
 								   (refs ? meta->refs_json_off : meta->json_off));
-	/* a miss: fill (and copy this once) */
+	/* over the pin budget: a copy */
 	L0Fetch(location, refs ? L0_WANT_REFS_JSON : L0_WANT_JSON, &r);
 	return r.json;
 }
@@ -222,24 +230,38 @@ L0FetchJsonPinned(const char *location, bool refs)
  *		The metadata text (or refs variant) of location as an indirect TOAST
  *		pointer (VARTAG_INDIRECT) to the cache entry, pinned until the end
  *		of the current transaction, so that a row can carry it without a
- *		copy; NULL on a miss, and when this backend's pins would then hold
- *		over a quarter of the cache (a transaction loading many tables must
- *		not keep the cache from evicting: it gets copies instead).
+ *		copy; on a miss the file is read, parsed and cached first, and the
+ *		new entry pinned likewise (the first load of a table copies its text
+ *		no more than a later one).  The text itself (palloc'd) when the file
+ *		could not be cached.  NULL, with nothing read, when this backend's
+ *		pins would then hold over a quarter of the cache (a transaction
+ *		loading many tables must not keep the cache from evicting: it gets
+ *		copies instead, L0FetchJson).
  */
 struct varlena *
 L0FetchJsonIndirect(const char *location, bool refs)
 {
 	Size		size;
 	const SkadeMeta *meta;
+	bool		in_place;
+	struct varlena *json;
 	struct varatt_indirect redirect;
 	struct varlena *ptr;
 
 	SkadeRefuseControlChars(location);
+	/* a hit: the warm path as short as it can be */
 	meta = SkadeBlobCachePinIfCached(l0, location, SkadeBlobCacheCapacity(l0) / 4, &size);
+	in_place = meta != NULL;
+	if (meta == NULL)
+		meta = SkadeBlobCacheGetInPlace(l0, location, load_metadata, NULL,
+										SkadeBlobCacheCapacity(l0) / 4, &size, &in_place);
 	if (meta == NULL)
 		return NULL;
-	redirect.pointer = (struct varlena *) (((const char *) meta) +
-										   (refs ? meta->refs_json_off : meta->json_off));
+	json = (struct varlena *) (((const char *) meta) +
+							   (refs ? meta->refs_json_off : meta->json_off));
+	if (!in_place)
+		return json;
+	redirect.pointer = json;
 	ptr = palloc(INDIRECT_POINTER_SIZE);
 	SET_VARTAG_EXTERNAL(ptr, VARTAG_INDIRECT);
 	memcpy(VARDATA_EXTERNAL(ptr), &redirect, sizeof(redirect));

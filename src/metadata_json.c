@@ -2,7 +2,8 @@
  *
  * metadata_json.c
  *	  Parse Iceberg table metadata JSON with jansson into a flat SkadeMeta
- *	  summary, validating what the spec requires.  The only file that calls
+ *	  summary, validating what the spec requires.  With json_alloc.c (its
+ *	  allocator) and json_compact.c (its writer), the only file that calls
  *	  jansson.
  *
  * Produced per file, once: format version (1, 2, 3), table uuid, location,
@@ -13,14 +14,23 @@
  * suppressHistoricalSnapshots), the snapshot log kept whole as Java keeps it.
  * Without "refs" in the file, "main" is the current snapshot (spec).
  *
+ * Parsed once, the rest derived from the values: the refs variant is
+ * jansson's compact text of the document without the dropped snapshots
+ * (json_compact.c writes exactly what json_dumps would, straight from the
+ * parsed values, skipping them), each summary's text is written into one
+ * buffer, and the strings of the result are read in place from jansson's
+ * values until the result is laid out.
+ *
  * Errors name the file and the field: malformed JSON (22032, with line and
  * column), a missing or mistyped required field (XX001), an unknown format
- * version (0A000).  jansson's own nesting limit stops deep nesting.
+ * version (0A000), a parse past its memory budget (54000).  jansson's own
+ * nesting limit stops deep nesting.
  *
- * Memory: jansson allocates through palloc/pfree (SkadeJsonInit); each
- * parse runs in its own "skade metadata parse" context, deleted when done
- * or released with its parent on ERROR, so a failed parse leaks nothing.
- * The result is one palloc'd chunk in the caller's context.
+ * Memory: each parse runs in its own "skade metadata parse" context,
+ * deleted when done or released with its parent on ERROR, so a failed
+ * parse leaks nothing; jansson's values of a metadata file live in an arena
+ * of that context (json_alloc.c), never freed one by one.  The result is
+ * one palloc'd chunk in the caller's context.
  *
  * IDENTIFICATION
  *	  src/metadata_json.c
@@ -38,19 +48,31 @@
 #include "utils/memutils.h"
 
 #include "guc.h"
+#include "json_alloc.h"
+#include "json_compact.h"
 #include "metadata_json.h"
 #include "skade.h"
 
 /*
- * A parse may take at most this many times skade.max_metadata_size of memory
- * (jansson's values of realistic metadata take 3 to 5 times its text; a file
- * of nothing but tiny values, 20 times).
+ * jansson's values of a metadata file, per byte of its text: the size of
+ * the arena's first block (generated files of 1,000 and 10,000 snapshots,
+ * indented, take 4.2; what a block leaves untouched costs no memory)
  */
-#define SKADE_PARSE_BUDGET_FACTOR 8
+#define SKADE_VALUES_PER_TEXT_BYTE 5
 
 /* limits on a schema's structs (Iceberg's own are far smaller) */
 #define SKADE_MAX_STRUCT_DEPTH	64
 #define SKADE_MAX_COLUMN_NAME	8192
+
+/* the bytes a JSON string escapes: control characters, '"' and '\\' */
+static const bool json_escaped[256] = {
+	[0x00] = true, [0x01] = true, [0x02] = true, [0x03] = true, [0x04] = true, [0x05] = true,
+	[0x06] = true, [0x07] = true, [0x08] = true, [0x09] = true, [0x0a] = true, [0x0b] = true,
+	[0x0c] = true, [0x0d] = true, [0x0e] = true, [0x0f] = true, [0x10] = true, [0x11] = true,
+	[0x12] = true, [0x13] = true, [0x14] = true, [0x15] = true, [0x16] = true, [0x17] = true,
+	[0x18] = true, [0x19] = true, [0x1a] = true, [0x1b] = true, [0x1c] = true, [0x1d] = true,
+	[0x1e] = true, [0x1f] = true, ['"'] = true, ['\\'] = true
+};
 
 /* parse state: where errors point */
 typedef struct ParseCtx
@@ -62,15 +84,40 @@ typedef struct ParseCtx
 	int64		index;			/* -1: relative to array itself */
 } ParseCtx;
 
-/* the memory budget of the jansson parse in progress (0: none) */
-static Size json_budget = 0;
-static Size json_budget_left = 0;
-static bool json_budget_exceeded = false;
+/* what the parse of one metadata file collects for SkadeMetaAssemble */
+typedef struct MetaBuild
+{
+	ParseCtx	ctx;
+	const char *text;
+	size_t		len;
+	json_t	   *root;
+	json_t	   *snaps;			/* "snapshots", or NULL */
+	SkadeMeta	hdr;			/* scalars and counts */
+	SkadeMetaSnapshot *snapshots;
+	const char **snap_op;
+	const char **snap_ml;
+	const char **snap_summary;
+	StringInfoData summaries;	/* every summary's text, NUL-terminated */
+	SkadeMetaLogEntry *log;
+	SkadeMetaRef *refs;
+	const char **ref_names;
+	const char *uuid;
+	const char *table_location;
+	char	   *schema_text;
+	char	   *specs_text;
+	Size		strings_len;	/* bytes of the strings above, for the layout */
+	StringInfoData refs_text;	/* the refs variant; len 0: the text itself */
+} MetaBuild;
 
-static void *json_palloc(size_t size);
 static json_t *load_budgeted(const char *text, size_t len, size_t flags, json_error_t *err);
-static Size parse_budget(void);
-static void json_pfree(void *ptr);
+static SkadeMeta *parse_metadata(MetaBuild *b, MemoryContext caller);
+static void parse_header(MetaBuild *b);
+static void parse_current_schema(MetaBuild *b);
+static void parse_specs(MetaBuild *b);
+static void parse_snapshots(MetaBuild *b);
+static void parse_log(MetaBuild *b);
+static void parse_refs(MetaBuild *b);
+static void write_refs_variant(MetaBuild *b);
 static void field_error(ParseCtx *ctx, const char *path, const char *problem) pg_attribute_noreturn();
 static json_t *get_field(ParseCtx *ctx, json_t *obj, const char *key,
 						 const char *path, bool required, json_type type);
@@ -79,8 +126,8 @@ static int64 get_int(ParseCtx *ctx, json_t *obj, const char *key, const char *pa
 static const char *get_str(ParseCtx *ctx, json_t *obj, const char *key,
 						   const char *path, bool required);
 static char *dump_compact(json_t *value);
-static char *dump_summary(json_t *summary);
-static void append_json_string(StringInfo b, const char *s);
+static void append_summary(StringInfo b, json_t *summary);
+static bool append_json_string(StringInfo b, const char *s, size_t len);
 static uint32 add_string(StringInfo buf, const char *s);
 static uint32 add_bytes(StringInfo buf, const char *s, size_t len);
 static uint32 add_array(StringInfo buf, const void *data, size_t size);
@@ -89,17 +136,18 @@ static bool id_in(int64 id, const int64 *ids, int n);
 static void add_columns(json_t *fields, const char *prefix, List **out, const char *what,
 						int depth);
 static void set_bound_width(SkadeColumn *c);
-static void parse_snapshot(ParseCtx *ctx, json_t *s,
-						   SkadeMetaSnapshot *snap, char **op, char **ml, char **summary_text);
+static void parse_snapshot(ParseCtx *ctx, json_t *s, SkadeMetaSnapshot *snap,
+						   const char **op, const char **ml, StringInfo summaries,
+						   int *summary_off);
 
 /*
  * SkadeJsonInit
- *		Route jansson's allocations through palloc.  Called from _PG_init.
+ *		Route jansson's allocations through json_alloc.c.  Called from _PG_init.
  */
 void
 SkadeJsonInit(void)
 {
-	json_set_alloc_funcs(json_palloc, json_pfree);
+	SkadeJsonAllocInit();
 }
 
 /*
@@ -111,276 +159,378 @@ SkadeParseMetadata(const char *text, size_t len, const char *location)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext parse_cxt;
-	ParseCtx	ctx = {location, 0};
-	json_error_t jerr;
-	json_t	   *root;
-	json_t	   *snaps;
-	json_t	   *log;
-	json_t	   *refs;
-	json_t	   *schema = NULL;
-	SkadeMeta	hdr;
-	SkadeMetaSnapshot *snapshots = NULL;
-	SkadeMetaLogEntry *entries = NULL;
-	SkadeMetaRef *refarr = NULL;
-	char	  **snap_op = NULL;
-	char	  **snap_ml = NULL;
-	char	  **snap_summary = NULL;
-	char	  **ref_names = NULL;
-	const char *uuid;
-	const char *table_location;
-	char	   *schema_text;
-	char	   *specs_text = NULL;
-	char	   *refs_text = NULL;
-	int64	   *keep;
-	int			nkeep = 0;
-	size_t		i;
-	SkadeMetaParts parts;
+	MetaBuild  *b;
 	SkadeMeta  *result;
 
 	parse_cxt = AllocSetContextCreate(caller, "skade metadata parse",
 									  ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(parse_cxt);
-
-	root = load_budgeted(text, len, 0, &jerr);
-	if (root == NULL && json_budget_exceeded)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("metadata file \"%s\" takes too much memory to parse", location),
-				 errdetail("Parsed, it needs more than %zu bytes (%d times skade.max_metadata_size).",
-						   parse_budget(), SKADE_PARSE_BUDGET_FACTOR),
-				 errhint("Raise skade.max_metadata_size if the file is legitimate.")));
-	if (root == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_JSON_TEXT),
-				 errmsg("metadata file \"%s\" is not valid JSON", location),
-				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
-	if (!json_is_object(root))
-		field_error(&ctx, "(root)", "must be a JSON object");
-
-	memset(&hdr, 0, sizeof(hdr));
-	hdr.format_version = (int32) get_int(&ctx, root, "format-version", "format-version", true, 0);
-	if (hdr.format_version < 1 || hdr.format_version > 3)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("metadata file \"%s\" has unsupported format version %d",
-						location, hdr.format_version),
-				 errdetail("skade reads Iceberg table format versions 1, 2 and 3.")));
-	ctx.format_version = hdr.format_version;
-
-	uuid = get_str(&ctx, root, "table-uuid", "table-uuid", hdr.format_version >= 2);
-	table_location = get_str(&ctx, root, "location", "location", true);
-	hdr.last_updated_ms = get_int(&ctx, root, "last-updated-ms", "last-updated-ms", true, 0);
-	hdr.last_sequence_number = get_int(&ctx, root, "last-sequence-number",
-									   "last-sequence-number", hdr.format_version >= 2, 0);
-
-	/* current schema: schemas + current-schema-id (v2+, optional in v1), else v1 "schema" */
+	b = palloc0(sizeof(MetaBuild));
+	b->ctx.location = location;
+	b->text = text;
+	b->len = len;
+	SkadeJsonArenaBegin(len * SKADE_VALUES_PER_TEXT_BYTE);
+	PG_TRY();
 	{
-		json_t	   *schemas = get_field(&ctx, root, "schemas", "schemas",
-										hdr.format_version >= 2, JSON_ARRAY);
-
-		if (schemas)
-		{
-			hdr.current_schema_id = (int32) get_int(&ctx, root, "current-schema-id",
-													"current-schema-id", true, 0);
-			for (i = 0; i < json_array_size(schemas); i++)
-			{
-				json_t	   *s = json_array_get(schemas, i);
-				char		path[64];
-
-				snprintf(path, sizeof(path), "schemas[%zu]", i);
-				if (!json_is_object(s))
-					field_error(&ctx, path, "must be an object");
-				snprintf(path, sizeof(path), "schemas[%zu].schema-id", i);
-				if (get_int(&ctx, s, "schema-id", path, true, 0) == hdr.current_schema_id)
-					schema = s;
-			}
-			if (schema == NULL)
-				field_error(&ctx, "current-schema-id", "names no schema in \"schemas\"");
-		}
-		else
-		{
-			schema = get_field(&ctx, root, "schema", "schema", true, JSON_OBJECT);
-			hdr.current_schema_id = (int32) get_int(&ctx, schema, "schema-id", "schema.schema-id", false, 0);
-		}
-		schema_text = dump_compact(schema);
+		result = parse_metadata(b, caller);
 	}
-
-	/* partition specs (v1: the single "partition-spec" is spec 0); optional */
+	PG_FINALLY();
 	{
-		json_t	   *specs = json_object_get(root, "partition-specs");
-		json_t	   *v1spec = json_object_get(root, "partition-spec");
-
-		if (json_is_array(specs))
-			specs_text = dump_compact(specs);
-		else if (json_is_array(v1spec))
-		{
-			json_t	   *wrap = json_pack("[{s:i, s:O}]", "spec-id", 0, "fields", v1spec);
-
-			if (wrap == NULL)
-				elog(ERROR, "could not wrap the partition-spec of \"%s\"", location);
-			specs_text = dump_compact(wrap);
-			json_decref(wrap);
-		}
+		SkadeJsonArenaEnd();
 	}
-
-	/* current snapshot: absent, null or -1 all mean none */
-	{
-		json_t	   *cur = json_object_get(root, "current-snapshot-id");
-
-		if (cur == NULL || json_is_null(cur))
-			hdr.current_snapshot_id = SKADE_NO_SNAPSHOT;
-		else
-			hdr.current_snapshot_id = get_int(&ctx, root, "current-snapshot-id",
-											  "current-snapshot-id", true, 0);
-	}
-
-	/* snapshots */
-	snaps = get_field(&ctx, root, "snapshots", "snapshots", false, JSON_ARRAY);
-	hdr.nsnapshots = snaps ? json_array_size(snaps) : 0;
-	if (hdr.nsnapshots > 0)
-	{
-		snapshots = palloc0(sizeof(SkadeMetaSnapshot) * hdr.nsnapshots);
-		snap_op = palloc0(sizeof(char *) * hdr.nsnapshots);
-		snap_ml = palloc0(sizeof(char *) * hdr.nsnapshots);
-		snap_summary = palloc0(sizeof(char *) * hdr.nsnapshots);
-	}
-	for (i = 0; i < hdr.nsnapshots; i++)
-	{
-		ctx.array = "snapshots";
-		ctx.index = (int64) i;
-		parse_snapshot(&ctx, json_array_get(snaps, i), &snapshots[i],
-					   &snap_op[i], &snap_ml[i], &snap_summary[i]);
-	}
-	if (hdr.current_snapshot_id != SKADE_NO_SNAPSHOT)
-	{
-		bool		found = false;
-
-		for (i = 0; i < hdr.nsnapshots && !found; i++)
-			found = snapshots[i].snapshot_id == hdr.current_snapshot_id;
-		if (!found)
-			field_error(&ctx, "current-snapshot-id", "names no snapshot in \"snapshots\"");
-	}
-
-	/* snapshot log */
-	log = get_field(&ctx, root, "snapshot-log", "snapshot-log", false, JSON_ARRAY);
-	hdr.nlog = log ? json_array_size(log) : 0;
-	if (hdr.nlog > 0)
-		entries = palloc0(sizeof(SkadeMetaLogEntry) * hdr.nlog);
-	ctx.array = "snapshot-log";
-	for (i = 0; i < hdr.nlog; i++)
-	{
-		json_t	   *e = json_array_get(log, i);
-
-		ctx.index = (int64) i;
-		if (!json_is_object(e))
-			field_error(&ctx, "", "must be an object");
-		entries[i].timestamp_ms = get_int(&ctx, e, "timestamp-ms", ".timestamp-ms", true, 0);
-		entries[i].snapshot_id = get_int(&ctx, e, "snapshot-id", ".snapshot-id", true, 0);
-	}
-	ctx.array = NULL;
-
-	/* refs; without them, main is the current snapshot */
-	refs = get_field(&ctx, root, "refs", "refs", false, JSON_OBJECT);
-	if (refs)
-	{
-		const char *name;
-		json_t	   *r;
-
-		hdr.nrefs = json_object_size(refs);
-		refarr = palloc0(sizeof(SkadeMetaRef) * (hdr.nrefs + 1));
-		ref_names = palloc0(sizeof(char *) * (hdr.nrefs + 1));
-		i = 0;
-		json_object_foreach(refs, name, r)
-		{
-			char		path[320];
-			const char *type;
-			bool		found = false;
-			size_t		j;
-
-			snprintf(path, sizeof(path), "refs.%s", name);
-			if (!json_is_object(r))
-				field_error(&ctx, path, "must be an object");
-			ref_names[i] = pstrdup(name);
-			snprintf(path, sizeof(path), "refs.%s.snapshot-id", name);
-			refarr[i].snapshot_id = get_int(&ctx, r, "snapshot-id", path, true, 0);
-			for (j = 0; j < hdr.nsnapshots && !found; j++)
-				found = snapshots[j].snapshot_id == refarr[i].snapshot_id;
-			if (!found)
-				field_error(&ctx, path, "names no snapshot in \"snapshots\"");
-			snprintf(path, sizeof(path), "refs.%s.type", name);
-			type = get_str(&ctx, r, "type", path, true);
-			if (strcmp(type, "tag") != 0 && strcmp(type, "branch") != 0)
-				field_error(&ctx, path, "must be \"branch\" or \"tag\"");
-			refarr[i].is_tag = strcmp(type, "tag") == 0;
-			snprintf(path, sizeof(path), "refs.%s.max-ref-age-ms", name);
-			refarr[i].max_ref_age_ms = get_int(&ctx, r, "max-ref-age-ms", path, false, -1);
-			snprintf(path, sizeof(path), "refs.%s.max-snapshot-age-ms", name);
-			refarr[i].max_snapshot_age_ms = get_int(&ctx, r, "max-snapshot-age-ms", path, false, -1);
-			snprintf(path, sizeof(path), "refs.%s.min-snapshots-to-keep", name);
-			refarr[i].min_snapshots_to_keep = (int32) get_int(&ctx, r, "min-snapshots-to-keep",
-															  path, false, -1);
-			i++;
-		}
-	}
-	else if (hdr.current_snapshot_id != SKADE_NO_SNAPSHOT)
-	{
-		hdr.nrefs = 1;
-		refarr = palloc0(sizeof(SkadeMetaRef));
-		ref_names = palloc0(sizeof(char *));
-		ref_names[0] = "main";
-		refarr[0].snapshot_id = hdr.current_snapshot_id;
-		refarr[0].max_ref_age_ms = refarr[0].max_snapshot_age_ms = -1;
-		refarr[0].min_snapshots_to_keep = -1;
-	}
-
-	/*
-	 * the refs variant: only snapshots a ref points at; the snapshot log
-	 * stays whole, as Java's suppressHistoricalSnapshots() keeps it (a
-	 * client's history() reads it; snapshots load lazily)
-	 */
-	keep = palloc(sizeof(int64) * (hdr.nrefs + 1));
-	for (i = 0; i < hdr.nrefs; i++)
-		if (!id_in(refarr[i].snapshot_id, keep, nkeep))
-			keep[nkeep++] = refarr[i].snapshot_id;
-	if ((size_t) nkeep < hdr.nsnapshots)
-	{
-		json_t	   *kept = json_array();
-
-		for (i = 0; i < hdr.nsnapshots; i++)
-			if (id_in(snapshots[i].snapshot_id, keep, nkeep))
-				json_array_append(kept, json_array_get(snaps, i));
-		/* the full array is kept alive: the parse context frees it at once */
-		json_incref(snaps);
-		json_object_set_new(root, "snapshots", kept);
-		refs_text = json_dumps(root, JSON_COMPACT);
-		if (refs_text == NULL)
-			elog(ERROR, "could not serialize the refs variant of \"%s\"", location);
-	}
-
-	/* lay out the flat result */
-	memset(&parts, 0, sizeof(parts));
-	parts.hdr = &hdr;
-	parts.snapshots = snapshots;
-	parts.snap_op = (const char **) snap_op;
-	parts.snap_ml = (const char **) snap_ml;
-	parts.snap_summary = (const char **) snap_summary;
-	parts.log = entries;
-	parts.refs = refarr;
-	parts.ref_names = (const char **) ref_names;
-	parts.location = location;
-	parts.table_uuid = uuid;
-	parts.table_location = table_location;
-	parts.current_schema = schema_text;
-	parts.partition_specs = specs_text;
-	parts.text = text;
-	parts.text_len = len;
-	parts.refs_text = refs_text;
-	parts.refs_text_len = refs_text ? strlen(refs_text) : 0;
+	PG_END_TRY();
 	MemoryContextSwitchTo(caller);
-	result = SkadeMetaAssemble(&parts);
 	MemoryContextDelete(parse_cxt);
 	return result;
 }
+
+/* the parse itself, in the parse context; the result is laid out in caller */
+static SkadeMeta *
+parse_metadata(MetaBuild *b, MemoryContext caller)
+{
+	json_error_t jerr;
+	bool		over_budget;
+	SkadeMetaParts parts;
+
+	b->root = SkadeJsonLoad(b->text, b->len, 0, &jerr, &over_budget);
+	if (b->root == NULL && over_budget)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("metadata file \"%s\" takes too much memory to parse", b->ctx.location),
+				 errdetail("Parsed, it needs more than %zu bytes (%d times skade.max_metadata_size).",
+						   SkadeJsonParseBudget(), SKADE_PARSE_BUDGET_FACTOR),
+				 errhint("Raise skade.max_metadata_size if the file is legitimate.")));
+	if (b->root == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_JSON_TEXT),
+				 errmsg("metadata file \"%s\" is not valid JSON", b->ctx.location),
+				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
+	if (!json_is_object(b->root))
+		field_error(&b->ctx, "(root)", "must be a JSON object");
+
+	parse_header(b);
+	parse_current_schema(b);
+	parse_specs(b);
+	parse_snapshots(b);
+	parse_log(b);
+	parse_refs(b);
+	write_refs_variant(b);
+
+	/* lay out the flat result */
+	memset(&parts, 0, sizeof(parts));
+	parts.hdr = &b->hdr;
+	parts.snapshots = b->snapshots;
+	parts.snap_op = b->snap_op;
+	parts.snap_ml = b->snap_ml;
+	parts.snap_summary = b->snap_summary;
+	parts.log = b->log;
+	parts.refs = b->refs;
+	parts.ref_names = b->ref_names;
+	parts.location = b->ctx.location;
+	parts.table_uuid = b->uuid;
+	parts.table_location = b->table_location;
+	parts.current_schema = b->schema_text;
+	parts.partition_specs = b->specs_text;
+	parts.text = b->text;
+	parts.text_len = b->len;
+	parts.refs_text = b->refs_text.len > 0 ? b->refs_text.data : NULL;
+	parts.refs_text_len = b->refs_text.len;
+	parts.strings_len = b->strings_len;
+	MemoryContextSwitchTo(caller);
+	return SkadeMetaAssemble(&parts);
+}
+
+/* format version, uuid, location, timestamps */
+static void
+parse_header(MetaBuild *b)
+{
+	ParseCtx   *ctx = &b->ctx;
+	json_t	   *root = b->root;
+
+	b->hdr.format_version = (int32) get_int(ctx, root, "format-version", "format-version", true, 0);
+	if (b->hdr.format_version < 1 || b->hdr.format_version > 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("metadata file \"%s\" has unsupported format version %d",
+						ctx->location, b->hdr.format_version),
+				 errdetail("skade reads Iceberg table format versions 1, 2 and 3.")));
+	ctx->format_version = b->hdr.format_version;
+
+	b->uuid = get_str(ctx, root, "table-uuid", "table-uuid", b->hdr.format_version >= 2);
+	b->table_location = get_str(ctx, root, "location", "location", true);
+	b->hdr.last_updated_ms = get_int(ctx, root, "last-updated-ms", "last-updated-ms", true, 0);
+	b->hdr.last_sequence_number = get_int(ctx, root, "last-sequence-number",
+										  "last-sequence-number", b->hdr.format_version >= 2, 0);
+
+}
+
+/* current schema: schemas + current-schema-id (v2+, optional in v1), else v1 "schema" */
+static void
+parse_current_schema(MetaBuild *b)
+{
+	ParseCtx   *ctx = &b->ctx;
+	json_t	   *schemas = get_field(ctx, b->root, "schemas", "schemas",
+									b->hdr.format_version >= 2, JSON_ARRAY);
+	json_t	   *schema = NULL;
+	size_t		i;
+
+	if (schemas)
+	{
+		b->hdr.current_schema_id = (int32) get_int(ctx, b->root, "current-schema-id",
+												   "current-schema-id", true, 0);
+		for (i = 0; i < json_array_size(schemas); i++)
+		{
+			json_t	   *s = json_array_get(schemas, i);
+			char		path[64];
+
+			snprintf(path, sizeof(path), "schemas[%zu]", i);
+			if (!json_is_object(s))
+				field_error(ctx, path, "must be an object");
+			snprintf(path, sizeof(path), "schemas[%zu].schema-id", i);
+			if (get_int(ctx, s, "schema-id", path, true, 0) == b->hdr.current_schema_id)
+				schema = s;
+		}
+		if (schema == NULL)
+			field_error(ctx, "current-schema-id", "names no schema in \"schemas\"");
+	}
+	else
+	{
+		schema = get_field(ctx, b->root, "schema", "schema", true, JSON_OBJECT);
+		b->hdr.current_schema_id = (int32) get_int(ctx, schema, "schema-id", "schema.schema-id",
+												   false, 0);
+	}
+	b->schema_text = dump_compact(schema);
+	b->strings_len += strlen(b->schema_text) + 1;
+}
+
+/* partition specs (v1: the single "partition-spec" is spec 0); optional */
+static void
+parse_specs(MetaBuild *b)
+{
+	json_t	   *specs = json_object_get(b->root, "partition-specs");
+	json_t	   *v1spec = json_object_get(b->root, "partition-spec");
+
+	if (json_is_array(specs))
+		b->specs_text = dump_compact(specs);
+	else if (json_is_array(v1spec))
+	{
+		/* as json_dumps writes [{"spec-id": 0, "fields": v1spec}] */
+		StringInfoData s;
+
+		initStringInfo(&s);
+		appendStringInfoString(&s, "[{\"spec-id\":0,\"fields\":");
+		SkadeJsonAppendCompact(&s, v1spec);
+		appendStringInfoString(&s, "}]");
+		b->specs_text = s.data;
+	}
+	if (b->specs_text)
+		b->strings_len += strlen(b->specs_text) + 1;
+}
+
+/* the current snapshot and the snapshots, each summary's text written into b->summaries */
+static void
+parse_snapshots(MetaBuild *b)
+{
+	ParseCtx   *ctx = &b->ctx;
+	json_t	   *cur = json_object_get(b->root, "current-snapshot-id");
+	uint32		n;
+	uint32		i;
+	int		   *summary_off;
+
+	/* absent, null or -1 all mean none */
+	if (cur == NULL || json_is_null(cur))
+		b->hdr.current_snapshot_id = SKADE_NO_SNAPSHOT;
+	else
+		b->hdr.current_snapshot_id = get_int(ctx, b->root, "current-snapshot-id",
+											 "current-snapshot-id", true, 0);
+	b->snaps = get_field(ctx, b->root, "snapshots", "snapshots", false, JSON_ARRAY);
+	n = b->hdr.nsnapshots = b->snaps ? json_array_size(b->snaps) : 0;
+	if (n == 0)
+	{
+		if (b->hdr.current_snapshot_id != SKADE_NO_SNAPSHOT)
+			field_error(ctx, "current-snapshot-id", "names no snapshot in \"snapshots\"");
+		return;
+	}
+	b->snapshots = palloc0(sizeof(SkadeMetaSnapshot) * n);
+	b->snap_op = palloc0(sizeof(char *) * n);
+	b->snap_ml = palloc0(sizeof(char *) * n);
+	b->snap_summary = palloc0(sizeof(char *) * n);
+	summary_off = palloc(sizeof(int) * n);
+	/* summaries take about half of a snapshot's text */
+	initStringInfo(&b->summaries);
+	enlargeStringInfo(&b->summaries, (int) Min(b->len / 2 + 1024, MaxAllocSize / 2));
+	ctx->array = "snapshots";
+	for (i = 0; i < n; i++)
+	{
+		ctx->index = (int64) i;
+		parse_snapshot(ctx, json_array_get(b->snaps, i), &b->snapshots[i],
+					   &b->snap_op[i], &b->snap_ml[i], &b->summaries, &summary_off[i]);
+		if (b->snap_op[i])
+			b->strings_len += strlen(b->snap_op[i]) + 1;
+		if (b->snap_ml[i])
+			b->strings_len += strlen(b->snap_ml[i]) + 1;
+	}
+	ctx->array = NULL;
+	/* the buffer has stopped moving: summaries by address */
+	for (i = 0; i < n; i++)
+		if (summary_off[i] >= 0)
+			b->snap_summary[i] = b->summaries.data + summary_off[i];
+	b->strings_len += b->summaries.len;
+	if (b->hdr.current_snapshot_id != SKADE_NO_SNAPSHOT)
+	{
+		bool		found = false;
+
+		for (i = 0; i < n && !found; i++)
+			found = b->snapshots[i].snapshot_id == b->hdr.current_snapshot_id;
+		if (!found)
+			field_error(ctx, "current-snapshot-id", "names no snapshot in \"snapshots\"");
+	}
+}
+
+/* the snapshot log */
+static void
+parse_log(MetaBuild *b)
+{
+	ParseCtx   *ctx = &b->ctx;
+	json_t	   *log = get_field(ctx, b->root, "snapshot-log", "snapshot-log", false, JSON_ARRAY);
+	uint32		i;
+
+	b->hdr.nlog = log ? json_array_size(log) : 0;
+	if (b->hdr.nlog > 0)
+		b->log = palloc0(sizeof(SkadeMetaLogEntry) * b->hdr.nlog);
+	ctx->array = "snapshot-log";
+	for (i = 0; i < b->hdr.nlog; i++)
+	{
+		json_t	   *e = json_array_get(log, i);
+
+		ctx->index = (int64) i;
+		if (!json_is_object(e))
+			field_error(ctx, "", "must be an object");
+		b->log[i].timestamp_ms = get_int(ctx, e, "timestamp-ms", ".timestamp-ms", true, 0);
+		b->log[i].snapshot_id = get_int(ctx, e, "snapshot-id", ".snapshot-id", true, 0);
+	}
+	ctx->array = NULL;
+}
+
+/* refs; without them, main is the current snapshot */
+static void
+parse_refs(MetaBuild *b)
+{
+	ParseCtx   *ctx = &b->ctx;
+	json_t	   *refs = get_field(ctx, b->root, "refs", "refs", false, JSON_OBJECT);
+	const char *name;
+	json_t	   *r;
+	uint32		i = 0;
+
+	if (refs == NULL)
+	{
+		if (b->hdr.current_snapshot_id == SKADE_NO_SNAPSHOT)
+			return;
+		b->hdr.nrefs = 1;
+		b->refs = palloc0(sizeof(SkadeMetaRef));
+		b->ref_names = palloc0(sizeof(char *));
+		b->ref_names[0] = "main";
+		b->refs[0].snapshot_id = b->hdr.current_snapshot_id;
+		b->refs[0].max_ref_age_ms = b->refs[0].max_snapshot_age_ms = -1;
+		b->refs[0].min_snapshots_to_keep = -1;
+		b->strings_len += 5;
+		return;
+	}
+	b->hdr.nrefs = json_object_size(refs);
+	b->refs = palloc0(sizeof(SkadeMetaRef) * (b->hdr.nrefs + 1));
+	b->ref_names = palloc0(sizeof(char *) * (b->hdr.nrefs + 1));
+	json_object_foreach(refs, name, r)
+	{
+		SkadeMetaRef *ref = &b->refs[i];
+		char		path[320];
+		const char *type;
+		bool		found = false;
+		uint32		j;
+
+		snprintf(path, sizeof(path), "refs.%s", name);
+		if (!json_is_object(r))
+			field_error(ctx, path, "must be an object");
+		b->ref_names[i] = name;
+		b->strings_len += strlen(name) + 1;
+		snprintf(path, sizeof(path), "refs.%s.snapshot-id", name);
+		ref->snapshot_id = get_int(ctx, r, "snapshot-id", path, true, 0);
+		for (j = 0; j < b->hdr.nsnapshots && !found; j++)
+			found = b->snapshots[j].snapshot_id == ref->snapshot_id;
+		if (!found)
+			field_error(ctx, path, "names no snapshot in \"snapshots\"");
+		snprintf(path, sizeof(path), "refs.%s.type", name);
+		type = get_str(ctx, r, "type", path, true);
+		if (strcmp(type, "tag") != 0 && strcmp(type, "branch") != 0)
+			field_error(ctx, path, "must be \"branch\" or \"tag\"");
+		ref->is_tag = strcmp(type, "tag") == 0;
+		snprintf(path, sizeof(path), "refs.%s.max-ref-age-ms", name);
+		ref->max_ref_age_ms = get_int(ctx, r, "max-ref-age-ms", path, false, -1);
+		snprintf(path, sizeof(path), "refs.%s.max-snapshot-age-ms", name);
+		ref->max_snapshot_age_ms = get_int(ctx, r, "max-snapshot-age-ms", path, false, -1);
+		snprintf(path, sizeof(path), "refs.%s.min-snapshots-to-keep", name);
+		ref->min_snapshots_to_keep = (int32) get_int(ctx, r, "min-snapshots-to-keep",
+													 path, false, -1);
+		i++;
+	}
+}
+
+/*
+ * The refs variant: only snapshots a ref points at; the snapshot log stays
+ * whole, as Java's suppressHistoricalSnapshots() keeps it (a client's
+ * history() reads it; snapshots load lazily).  It is what json_dumps(root,
+ * JSON_COMPACT) wrote after "snapshots" was replaced by the kept ones (in
+ * place: a replaced key keeps its position), written from the parsed values
+ * without touching them.  None when every snapshot is kept.
+ */
+static void
+write_refs_variant(MetaBuild *b)
+{
+	int64	   *keep = palloc(sizeof(int64) * (b->hdr.nrefs + 1));
+	int			nkeep = 0;
+	StringInfo	out = &b->refs_text;
+	void	   *iter;
+	uint32		i;
+	bool		first;
+
+	for (i = 0; i < b->hdr.nrefs; i++)
+		if (!id_in(b->refs[i].snapshot_id, keep, nkeep))
+			keep[nkeep++] = b->refs[i].snapshot_id;
+	initStringInfo(out);
+	if ((size_t) nkeep >= b->hdr.nsnapshots)
+		return;
+	/* compact, without most snapshots: a fraction of the text */
+	enlargeStringInfo(out, (int) Min(b->len / 4 + 1024, MaxAllocSize / 2));
+	appendStringInfoChar(out, '{');
+	for (iter = json_object_iter(b->root); iter; iter = json_object_iter_next(b->root, iter))
+	{
+		const char *key = json_object_iter_key(iter);
+		size_t		key_len = json_object_iter_key_len(iter);
+		json_t	   *value = json_object_iter_value(iter);
+
+		if (out->len > 1)
+			appendStringInfoChar(out, ',');
+		SkadeJsonAppendString(out, key, key_len);
+		appendStringInfoChar(out, ':');
+		if (value != b->snaps)
+		{
+			SkadeJsonAppendCompact(out, value);
+			continue;
+		}
+		appendStringInfoChar(out, '[');
+		for (i = 0, first = true; i < b->hdr.nsnapshots; i++)
+		{
+			if (!id_in(b->snapshots[i].snapshot_id, keep, nkeep))
+				continue;
+			if (!first)
+				appendStringInfoChar(out, ',');
+			SkadeJsonAppendCompact(out, json_array_get(b->snaps, i));
+			first = false;
+		}
+		appendStringInfoChar(out, ']');
+	}
+	appendStringInfoChar(out, '}');
+}
+
 
 /*
  * SkadeMetaAssemble
@@ -398,9 +548,13 @@ SkadeMetaAssemble(const SkadeMetaParts *parts)
 	Size		estimate;
 	uint32		i;
 
-	estimate = sizeof(hdr) + 64 + parts->text_len + parts->refs_text_len +
-		(sizeof(SkadeMetaSnapshot) + 8) * hdr.nsnapshots +
-		sizeof(SkadeMetaLogEntry) * hdr.nlog + (sizeof(SkadeMetaRef) + 8) * hdr.nrefs;
+	/* exact but for alignment when the caller knows its strings' bytes */
+	estimate = sizeof(hdr) + 64 + 3 * 8 + 2 * (VARHDRSZ + 1 + MAXIMUM_ALIGNOF) +
+		strlen(parts->location) + 1 +
+		parts->text_len + parts->refs_text_len + parts->strings_len +
+		(sizeof(SkadeMetaSnapshot) + (parts->strings_len ? 0 : 8)) * hdr.nsnapshots +
+		sizeof(SkadeMetaLogEntry) * hdr.nlog +
+		(sizeof(SkadeMetaRef) + (parts->strings_len ? 0 : 8)) * hdr.nrefs;
 	initStringInfo(&buf);
 	enlargeStringInfo(&buf, (int) Min(estimate, MaxAllocSize / 2));
 	appendBinaryStringInfo(&buf, (char *) &hdr, sizeof(hdr));
@@ -479,6 +633,11 @@ SkadeParseSnapshot(const char *text, size_t len, int format_version, const char 
 	ParseCtx	ctx = {location, format_version};
 	json_error_t jerr;
 	json_t	   *root;
+	const char *op_text;
+	const char *ml_text;
+	StringInfoData summaries;
+	int			summary_off;
+
 	parse_cxt = AllocSetContextCreate(caller, "skade snapshot parse", ALLOCSET_SMALL_SIZES);
 	MemoryContextSwitchTo(parse_cxt);
 	root = load_budgeted(text, len, 0, &jerr);
@@ -489,18 +648,23 @@ SkadeParseSnapshot(const char *text, size_t len, int format_version, const char 
 				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
 	ctx.array = "snapshots";
 	ctx.index = index;
-	parse_snapshot(&ctx, root, snap, op, ml, summary);
+	initStringInfo(&summaries);
+	parse_snapshot(&ctx, root, snap, &op_text, &ml_text, &summaries, &summary_off);
 	MemoryContextSwitchTo(caller);
-	*op = *op ? pstrdup(*op) : NULL;
-	*ml = *ml ? pstrdup(*ml) : NULL;
-	*summary = *summary ? pstrdup(*summary) : NULL;
+	*op = op_text ? pstrdup(op_text) : NULL;
+	*ml = ml_text ? pstrdup(ml_text) : NULL;
+	*summary = summary_off >= 0 ? pstrdup(summaries.data + summary_off) : NULL;
 	MemoryContextDelete(parse_cxt);
 }
 
-/* one element of "snapshots" (prefix names it in errors) */
+/*
+ * one element of "snapshots" (ctx names it in errors): its strings point
+ * into the parsed values, its summary's text is appended to summaries,
+ * NUL-terminated, at *summary_off (-1: none)
+ */
 static void
 parse_snapshot(ParseCtx *ctx, json_t *s, SkadeMetaSnapshot *snap,
-			   char **op, char **ml, char **summary_text)
+			   const char **op, const char **ml, StringInfo summaries, int *summary_off)
 {
 	json_t	   *summary;
 	int			fv = ctx->format_version;
@@ -520,19 +684,18 @@ parse_snapshot(ParseCtx *ctx, json_t *s, SkadeMetaSnapshot *snap,
 									false, 0);
 	snap->timestamp_ms = get_int(ctx, s, "timestamp-ms", P("timestamp-ms"), true, 0);
 	snap->schema_id = (int32) get_int(ctx, s, "schema-id", P("schema-id"), false, -1);
-	/* copies: the refs variant frees snapshots it drops */
-	*ml = (char *) get_str(ctx, s, "manifest-list", P("manifest-list"), fv >= 2);
-	if (*ml)
-		*ml = pstrdup(*ml);
+	*ml = get_str(ctx, s, "manifest-list", P("manifest-list"), fv >= 2);
 	if (*ml == NULL && json_object_get(s, "manifests") == NULL)
 		field_error(ctx, P("manifest-list"), "is missing (and there is no \"manifests\" list)");
 	*op = NULL;
-	*summary_text = NULL;
+	*summary_off = -1;
 	summary = get_field(ctx, s, "summary", P("summary"), fv >= 2, JSON_OBJECT);
 	if (summary)
 	{
-		*op = pstrdup(get_str(ctx, summary, "operation", P("summary.operation"), true));
-		*summary_text = dump_summary(summary);
+		*op = get_str(ctx, summary, "operation", P("summary.operation"), true);
+		*summary_off = summaries->len;
+		append_summary(summaries, summary);
+		appendStringInfoChar(summaries, '\0');
 	}
 #undef P
 }
@@ -710,62 +873,11 @@ add_columns(json_t *fields, const char *prefix, List **out, const char *what, in
 	}
 }
 
-/*
- * jansson's allocator: palloc, within the budget of the parse in progress
- * (json_budget > 0): past it, NULL, which jansson reports as a failed parse.
- */
-static void *
-json_palloc(size_t size)
-{
-	void	   *p;
-
-	if (json_budget > 0 && (Size) size + 64 > json_budget_left)
-	{
-		json_budget_exceeded = true;
-		return NULL;
-	}
-	p = palloc(size > 0 ? size : 1);
-	if (json_budget > 0)
-		json_budget_left -= GetMemoryChunkSpace(p);
-	return p;
-}
-
-static void
-json_pfree(void *ptr)
-{
-	if (ptr)
-	{
-		if (json_budget > 0)
-			json_budget_left = Min(json_budget, json_budget_left + GetMemoryChunkSpace(ptr));
-		pfree(ptr);
-	}
-}
-
-/* the budget of a parse: SKADE_PARSE_BUDGET_FACTOR times skade.max_metadata_size */
-static Size
-parse_budget(void)
-{
-	return (Size) skade_max_metadata_size * SKADE_PARSE_BUDGET_FACTOR;
-}
-
-/* parse len bytes of text with jansson within the budget of a parse */
+/* jansson's parse of len bytes of text within the budget of a parse */
 static json_t *
 load_budgeted(const char *text, size_t len, size_t flags, json_error_t *err)
 {
-	json_t	   *root;
-
-	json_budget = json_budget_left = parse_budget();
-	json_budget_exceeded = false;
-	PG_TRY();
-	{
-		root = json_loadb(text, len, flags, err);
-	}
-	PG_FINALLY();
-	{
-		json_budget = 0;
-	}
-	PG_END_TRY();
-	return root;
+	return SkadeJsonLoad(text, len, flags, err, NULL);
 }
 
 static void
@@ -829,65 +941,81 @@ get_str(ParseCtx *ctx, json_t *obj, const char *key, const char *path, bool requ
 	return v ? json_string_value(v) : NULL;
 }
 
+/* value as jansson's compact text (json_compact.c), palloc'd */
 static char *
 dump_compact(json_t *value)
 {
-	char	   *s = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+	StringInfoData s;
 
-	if (s == NULL)
-		elog(ERROR, "could not serialize a JSON value");
-	return s;
-}
-
-/* s as a JSON string: as it is when nothing in it needs escaping */
-static void
-append_json_string(StringInfo b, const char *s)
-{
-	const unsigned char *p;
-
-	for (p = (const unsigned char *) s; *p; p++)
-		if (*p < 0x20 || *p == '"' || *p == '\\')
-		{
-			escape_json(b, s);
-			return;
-		}
-	appendStringInfoChar(b, '"');
-	appendBinaryStringInfo(b, s, (const char *) p - s);
-	appendStringInfoChar(b, '"');
+	initStringInfo(&s);
+	SkadeJsonAppendCompact(&s, value);
+	return s.data;
 }
 
 /*
- * A snapshot summary as compact JSON text: Iceberg's map of strings is
- * written directly (a thousand json_dumps calls were a fifth of a cold
- * load), in the object's order; any other shape, or a string holding NUL,
- * goes through json_dumps.
+ * len bytes of s (NUL-terminated there) as a JSON string: as they are when
+ * nothing in them needs escaping, else by escape_json; false (and nothing
+ * written) if they hold a NUL
  */
-static char *
-dump_summary(json_t *summary)
+static bool
+append_json_string(StringInfo b, const char *s, size_t len)
 {
-	StringInfoData b;
-	const char *key;
-	json_t	   *v;
-	bool		first = true;
+	const unsigned char *p = (const unsigned char *) s;
+	const unsigned char *end = p + len;
 
-	json_object_foreach(summary, key, v)
+	while (p < end && !json_escaped[*p])
+		p++;
+	if (p < end)
 	{
-		if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
-			return dump_compact(summary);
+		if (memchr(p, '\0', end - p) != NULL)
+			return false;
+		escape_json(b, s);
+		return true;
 	}
-	initStringInfo(&b);
-	appendStringInfoChar(&b, '{');
-	json_object_foreach(summary, key, v)
+	enlargeStringInfo(b, (int) len + 2);
+	b->data[b->len++] = '"';
+	memcpy(b->data + b->len, s, len);
+	b->len += len;
+	b->data[b->len++] = '"';
+	b->data[b->len] = '\0';
+	return true;
+}
+
+/*
+ * A snapshot summary as compact JSON text, appended to b: Iceberg's map of
+ * strings is written directly in one pass (a thousand json_dumps calls were
+ * a fifth of a cold load), in the object's order; any other shape, or a
+ * string holding NUL, as json_dumps writes it.
+ */
+static void
+append_summary(StringInfo b, json_t *summary)
+{
+	int			start = b->len;
+	void	   *iter;
+
+	appendStringInfoChar(b, '{');
+	for (iter = json_object_iter(summary); iter; iter = json_object_iter_next(summary, iter))
 	{
-		if (!first)
-			appendStringInfoChar(&b, ',');
-		append_json_string(&b, key);
-		appendStringInfoChar(&b, ':');
-		append_json_string(&b, json_string_value(v));
-		first = false;
+		json_t	   *v = json_object_iter_value(iter);
+
+		if (b->len > start + 1)
+			appendStringInfoChar(b, ',');
+		if (!json_is_string(v) ||
+			!append_json_string(b, json_object_iter_key(iter), json_object_iter_key_len(iter)))
+			break;
+		appendStringInfoChar(b, ':');
+		if (!append_json_string(b, json_string_value(v), json_string_length(v)))
+			break;
 	}
-	appendStringInfoChar(&b, '}');
-	return b.data;
+	if (iter != NULL)
+	{
+		/* not a map of strings: start again */
+		b->len = start;
+		b->data[start] = '\0';
+		SkadeJsonAppendCompact(b, summary);
+		return;
+	}
+	appendStringInfoChar(b, '}');
 }
 
 static uint32

@@ -125,6 +125,8 @@ typedef struct SkadeMetaParts
 	void	   *emit_arg;
 	const char *refs_text;		/* NULL: same as text */
 	size_t		refs_text_len;
+	/* bytes of all the strings above with their NULs but text and refs_text (0: unknown) */
+	size_t		strings_len;
 } SkadeMetaParts;
 
 extern void SkadeJsonInit(void);
