@@ -14,7 +14,8 @@
  *   - the header (magic, metadata map, sync marker) is parsed with bounds
  *     on every length; the codec must be null, deflate or snappy
  *     (zstandard and others are feature_not_supported);
- *   - the writer schema is validated (avro_schema.c) before anything else;
+ *   - the writer schema is validated and compiled (avro_schema.c) before
+ *     anything else;
  *   - each block's count and size must be non-negative and fit the file,
  *     and the block must end with the header's sync marker;
  *   - blocks are decompressed here (zlib through gzip.c, libsnappy through
@@ -87,7 +88,8 @@ SkadeAvroContainerDecode(const char *location, const char *bytes, size_t len)
 		container_error(c, "has no writer schema", "Its header lacks \"avro.schema\".");
 	c->schema = schema->value;
 	c->schema_len = schema->len;
-	c->min_record_size = SkadeAvroCheckSchema(schema->value, schema->len, location);
+	c->compiled = SkadeAvroSchemaGet(schema->value, schema->len, location);
+	c->min_record_size = c->compiled->min_record_size;
 	decode_blocks(c, p, bytes + len, sync);
 	return c;
 }
