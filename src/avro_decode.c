@@ -55,20 +55,6 @@
 /* as avro_reader.c's limits for libavro-c */
 #define AVRO_TOTAL_LIMIT	((size_t) skade_max_manifest_size * 2 + 64 * 1024 * 1024)
 
-struct SkadeAvroDecoder
-{
-	const SkadeAvroContainer *c;
-	const SkadeAvroSchema *s;
-	MemoryContext cxt;			/* where the values live */
-	int			block;			/* current block, -1 before the first */
-	int64		left;			/* records left in it */
-	const char *p;				/* the block's bytes not read yet */
-	const char *end;
-	SkadeAvroDatum *d;			/* the current record's values; d[0] is the record */
-	int32		nd;
-	int32		maxd;
-	size_t		value_limit;	/* a larger string claims an impossible size */
-};
 
 /* a run of an array's (or map's) values, before they are made consecutive */
 typedef struct ItemRun
@@ -132,19 +118,12 @@ SkadeAvroDecodeNext(SkadeAvroDecoder *dec)
 	while (dec->left == 0)
 		if (!next_block(dec))
 			return NULL;
+	check_stack_depth();		/* decode_value recurses as deep as the schema nests */
 	dec->nd = 0;
 	(void) reserve(dec, 1);
 	decode_value(dec, dec->s->root, 0);
 	dec->left--;
 	return &dec->d[0];
-}
-
-/* the i-th field of a record, element of an array (map: 2i key, 2i + 1 value) */
-const SkadeAvroDatum *
-SkadeAvroDatumChild(const SkadeAvroDecoder *dec, const SkadeAvroDatum *d, int i)
-{
-	Assert(i >= 0 && i < (d->type == SKADE_AVRO_MAP ? 2 * d->len : d->len));
-	return &dec->d[d->v.first + i];
 }
 
 /*
@@ -247,7 +226,6 @@ decode_value(SkadeAvroDecoder *dec, int32 node, int32 slot)
 				int32		first = reserve(dec, n->nchild);
 				int			i;
 
-				check_stack_depth();
 				for (i = 0; i < n->nchild; i++)
 					decode_value(dec, dec->s->child[n->child + i], first + i);
 				d = &dec->d[slot];	/* the values may have moved */
@@ -257,7 +235,6 @@ decode_value(SkadeAvroDecoder *dec, int32 node, int32 slot)
 			}
 		case SKADE_AVRO_ARRAY:
 		case SKADE_AVRO_MAP:
-			check_stack_depth();
 			decode_items(dec, n, slot, n->type == SKADE_AVRO_MAP);
 			break;
 		case SKADE_AVRO_UNION:

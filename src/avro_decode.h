@@ -39,11 +39,33 @@ typedef struct SkadeAvroDatum
 
 typedef struct SkadeAvroDecoder SkadeAvroDecoder;
 
+/* a decoder (its fields are avro_decode.c's to change) */
+struct SkadeAvroDecoder
+{
+	const SkadeAvroContainer *c;
+	const SkadeAvroSchema *s;
+	MemoryContext cxt;			/* where the values live */
+	int			block;			/* current block, -1 before the first */
+	int64		left;			/* records left in it */
+	const char *p;				/* the block's bytes not read yet */
+	const char *end;
+	SkadeAvroDatum *d;			/* the current record's values; d[0] is the record */
+	int32		nd;
+	int32		maxd;
+	size_t		value_limit;	/* a larger string claims an impossible size */
+};
+
+/* the i-th field of a record, element of an array (map: 2i key, 2i + 1 value) */
+static inline const SkadeAvroDatum *
+SkadeAvroDatumChild(const SkadeAvroDecoder *dec, const SkadeAvroDatum *d, int i)
+{
+	Assert(i >= 0 && i < (d->type == SKADE_AVRO_MAP ? 2 * d->len : d->len));
+	return &dec->d[d->v.first + i];
+}
+
 extern SkadeAvroDecoder *SkadeAvroDecoderBegin(const SkadeAvroContainer *c);
 extern const SkadeAvroDatum *SkadeAvroDecodeNext(SkadeAvroDecoder *dec);
 extern const SkadeAvroSchema *SkadeAvroDecoderSchema(const SkadeAvroDecoder *dec);
-extern const SkadeAvroDatum *SkadeAvroDatumChild(const SkadeAvroDecoder *dec,
-												 const SkadeAvroDatum *d, int i);
 extern const char *SkadeAvroDatumText(const SkadeAvroDecoder *dec, const SkadeAvroDatum *d,
 									  const char *what);
 extern Datum SkadeAvroDatumJsonb(const SkadeAvroDecoder *dec, const SkadeAvroDatum *rec);

@@ -28,8 +28,8 @@
  *	   skade.max_manifest_size (54000 beyond).
  *
  * Memory: a decode runs in its own memory context ("skade manifest
- * decode", with a per-entry child "skade manifest decode entry") and leaves
- * only the blob, palloc'd in the caller's context.
+ * decode", with a per-entry child "skade manifest decode entry"); only the
+ * blob, which grows in the caller's context, is left.
  *
  * IDENTIFICATION
  *	  src/manifest_decode.c
@@ -96,8 +96,8 @@ typedef struct EntryShape
 	int			e[E_NFIELDS];
 	int32		df_node;
 	int			df[DF_NFIELDS];
-	int32		kv_node;		/* a statistics map entry: key, value */
-	int			kv[2];
+	int		   *kv;				/* by record node: a statistics map entry's key
+								 * and value (-2: not resolved yet) */
 	const SkadeColumn *cols;	/* the manifest's schema, or NULL */
 	int			ncols;
 } EntryShape;
@@ -156,7 +156,6 @@ SkadeManifestDecode(const char *path, int64 expected_length, Size *size, char **
 	EntryShape	sh;
 	const SkadeAvroDatum *entry;
 	const char *s;
-	void	   *result;
 
 	MemoryContextSwitchTo(cxt);
 	bytes = SkadeReadLocation(path, &real_path);
@@ -165,7 +164,10 @@ SkadeManifestDecode(const char *path, int64 expected_length, Size *size, char **
 	c = SkadeAvroContainerDecode(path, bytes->data, bytes->len);
 	check_shape(c->compiled, path);
 	*origin = MemoryContextStrdup(caller, real_path);
+	/* the blob is built in the caller's context: it is the result */
+	MemoryContextSwitchTo(caller);
 	initStringInfo(&blob);
+	MemoryContextSwitchTo(cxt);
 	append_zeros(&blob, MAXALIGN(sizeof(SkadeManifest)));
 
 	hdr.file_size = bytes->len;
@@ -182,7 +184,9 @@ SkadeManifestDecode(const char *path, int64 expected_length, Size *size, char **
 	sh.dec = SkadeAvroDecoderBegin(c);
 	sh.path = path;
 	sh.df_node = -1;
-	sh.kv_node = -1;
+	sh.kv = palloc(sizeof(int) * 2 * c->compiled->nnodes);
+	for (int i = 0; i < 2 * c->compiled->nnodes; i++)
+		sh.kv[i] = -2;
 	resolve(c->compiled, c->compiled->root, e_names, E_NFIELDS, sh.e);
 	/* the schema the manifest was written with decodes its bounds */
 	if (hdr.schema)
@@ -211,11 +215,9 @@ SkadeManifestDecode(const char *path, int64 expected_length, Size *size, char **
 	memcpy(blob.data, &hdr, sizeof(SkadeManifest));
 
 	MemoryContextSwitchTo(caller);
-	result = palloc(blob.len);
-	memcpy(result, blob.data, blob.len);
 	*size = blob.len;
 	MemoryContextDelete(cxt);
-	return result;
+	return blob.data;
 }
 
 /* ---------------------------------------------------------------- the schema */
@@ -440,29 +442,32 @@ decode_stats(EntryShape *sh, const SkadeAvroDatum *df, SkadeManifestStat *stats,
 			const SkadeAvroDatum *kv = SkadeAvroDatumChild(sh->dec, arr, i);
 			const SkadeAvroDatum *value;
 			SkadeManifestStat *st;
+			int		   *kvi;
 			int64		key,
 						count;
 
-			if (kv->type == SKADE_AVRO_RECORD && kv->node != sh->kv_node)
+			if (kv->type != SKADE_AVRO_RECORD)
+				continue;		/* no key: not a column's */
+			kvi = &sh->kv[2 * kv->node];
+			if (kvi[0] == -2)
 			{
 				static const char *const kv_names[2] = {"key", "value"};
 
-				resolve(schema, kv->node, kv_names, 2, sh->kv);
-				sh->kv_node = kv->node;
+				resolve(schema, kv->node, kv_names, 2, kvi);
 			}
-			if (!field_long(sh, kv, sh->kv[0], "key", &key) ||
+			if (!field_long(sh, kv, kvi[0], "key", &key) ||
 				key < PG_INT32_MIN || key > PG_INT32_MAX)
 				continue;		/* field ids are ints: not a column's */
 			if (k < 4)
 			{
-				if (!field_long(sh, kv, sh->kv[1], "value", &count))
+				if (!field_long(sh, kv, kvi[1], "value", &count))
 					continue;
 				st = stat_for(stats, &nstats, (int32) key);
 				st->count[k] = count;
 				st->has_count |= 1 << k;
 				continue;
 			}
-			if ((value = field(sh, kv, sh->kv[1])) == NULL)
+			if ((value = field(sh, kv, kvi[1])) == NULL)
 				continue;
 			if (value->type != SKADE_AVRO_BYTES && value->type != SKADE_AVRO_FIXED)
 				type_mismatch(sh, "value", "bytes");
