@@ -36,10 +36,14 @@
 #include "skade.h"
 
 #define MAX_DECIMAL_SCALE	38		/* Iceberg's decimals have precision <= 38 */
+/* an int64 in numeric's short format: header, uint16, 5 digits (16 bytes) */
+#define SHORT_NUMERIC_MAX	16
 
 static void decimal_jsonb(const char *type, const char *p, size_t len, JsonbValue *out);
 static bool key_before(const JsonbValue *a, const JsonbValue *b);
 static Numeric short_numeric(int64 i);
+static Numeric short_numeric_into(char *dst, int64 i);
+static void arena_int(JsonbValue *v, int64 i, char **arena);
 static Jsonb *objects_to_jsonb(const JsonbValue *root);
 static void pad_to_int(StringInfo buf);
 static void put_jsonb_object(StringInfo buf, const JsonbValue *v, JEntry *je);
@@ -63,8 +67,12 @@ SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *st
 	static const char *const keys[] = {
 		"id", "size", "lower", "upper", "nan_count", "null_count", "value_count"
 	};
+	static const int key_len[] = {2, 4, 5, 5, 9, 10, 11};
 	JsonbValue	root;
 	JsonbPair  *outer = palloc(sizeof(JsonbPair) * (ncols + 1));
+	/* the numbers, in numeric's short format: at most 7 a column, 16 bytes each */
+	char	   *arena = palloc(SHORT_NUMERIC_MAX * lengthof(keys) * (ncols + 1));
+	bool		int_bounds;
 	int			nouter = 0;
 	int			i,
 				j,
@@ -81,6 +89,7 @@ SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *st
 			c->bound[0] == NULL && c->bound[1] == NULL)
 			continue;
 		inner = palloc(sizeof(JsonbPair) * lengthof(keys));
+		int_bounds = strcmp(cols[i].type, "int") == 0 || strcmp(cols[i].type, "long") == 0;
 		for (k = 0; k < (int) lengthof(keys); k++)
 		{
 			JsonbValue *v = &inner[n].value;
@@ -88,7 +97,7 @@ SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *st
 			switch (k)
 			{
 				case 0:			/* id */
-					SkadeJbInt(v, cols[i].id);
+					arena_int(v, cols[i].id, &arena);
 					break;
 				case 1:			/* size */
 				case 4:			/* nan_count */
@@ -100,15 +109,23 @@ SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *st
 
 						if (!c->has_count[which])
 							continue;
-						SkadeJbInt(v, c->count[which]);
+						arena_int(v, c->count[which], &arena);
 						break;
 					}
 				default:		/* lower, upper */
 					if (c->bound[k - 2] == NULL)
 						continue;
-					SkadeBoundJsonb(&cols[i], c->bound[k - 2], c->bound_len[k - 2], keys[k], file, v);
+					if (int_bounds)
+					{
+						/* as SkadeBoundJsonb() does, the number in the arena */
+						SkadeCheckBoundLength(&cols[i], c->bound_len[k - 2], keys[k], file);
+						arena_int(v, SkadeLeInt(c->bound[k - 2], c->bound_len[k - 2]), &arena);
+					}
+					else
+						SkadeBoundJsonb(&cols[i], c->bound[k - 2], c->bound_len[k - 2], keys[k],
+										file, v);
 			}
-			SkadeJbString(&inner[n].key, keys[k]);
+			SkadeJbText(&inner[n].key, keys[k], key_len[k]);
 			inner[n].order = n;
 			n++;
 		}
@@ -473,6 +490,27 @@ SkadeJbInt(JsonbValue *v, int64 i)
 static Numeric
 short_numeric(int64 i)
 {
+	return short_numeric_into(palloc(SHORT_NUMERIC_MAX), i);
+}
+
+/* a number in the arena (*arena moves past it), as SkadeJbInt() makes it */
+static void
+arena_int(JsonbValue *v, int64 i, char **arena)
+{
+	if (!short_numeric_ok())
+	{
+		SkadeJbInt(v, i);
+		return;
+	}
+	v->type = jbvNumeric;
+	v->val.numeric = short_numeric_into(*arena, i);
+	*arena += SHORT_NUMERIC_MAX;
+}
+
+/* short_numeric() into dst (SHORT_NUMERIC_MAX bytes, int-aligned) */
+static Numeric
+short_numeric_into(char *dst, int64 i)
+{
 	uint64		mag = i < 0 ? -(uint64) i : (uint64) i;
 	int16		digit[5];		/* least significant first: 10000^5 > 2^64 */
 	int			k = 0,
@@ -480,7 +518,7 @@ short_numeric(int64 i)
 				n,
 				j;
 	Size		len;
-	Numeric		res;
+	Numeric		res = (Numeric) dst;
 	uint16		header;
 
 	while (mag != 0)
@@ -492,13 +530,12 @@ short_numeric(int64 i)
 		low++;					/* trailing zero digits are left out */
 	n = k - low;
 	len = VARHDRSZ + sizeof(uint16) + n * sizeof(int16);
-	res = (Numeric) palloc(len);
 	SET_VARSIZE(res, len);
 	/* NUMERIC_SHORT, sign, dscale 0, weight k - 1 (0 for zero) */
 	header = 0x8000 | (i < 0 ? 0x2000 : 0) | ((k > 0 ? k - 1 : 0) & 0x003F);
-	memcpy(((char *) res) + VARHDRSZ, &header, sizeof(uint16));
+	memcpy(dst + VARHDRSZ, &header, sizeof(uint16));
 	for (j = 0; j < n; j++)
-		memcpy(((char *) res) + VARHDRSZ + sizeof(uint16) + j * sizeof(int16),
+		memcpy(dst + VARHDRSZ + sizeof(uint16) + j * sizeof(int16),
 			   &digit[k - 1 - j], sizeof(int16));
 	return res;
 }
