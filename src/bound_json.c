@@ -45,7 +45,9 @@ static Numeric short_numeric(int64 i);
 static Numeric short_numeric_into(char *dst, int64 i);
 static void arena_int(JsonbValue *v, int64 i, char **arena);
 static Jsonb *objects_to_jsonb(const JsonbValue *root);
-static void pad_to_int(StringInfo buf);
+static Size jsonb_size_bound(const JsonbValue *v);
+static inline void put_bytes(StringInfo buf, const void *p, int len);
+static inline void pad_to_int(StringInfo buf);
 static void put_jsonb_object(StringInfo buf, const JsonbValue *v, JEntry *je);
 static void put_jsonb_scalar(StringInfo buf, const JsonbValue *v, JEntry *je);
 static bool short_numeric_ok(void);
@@ -166,18 +168,52 @@ objects_to_jsonb(const JsonbValue *root)
 	JEntry		je;
 
 	initStringInfo(&buf);
+	enlargeStringInfo(&buf, VARHDRSZ + jsonb_size_bound(root));
 	buf.len = VARHDRSZ;
 	put_jsonb_object(&buf, root, &je);
 	SET_VARSIZE(buf.data, buf.len);
 	return (Jsonb *) buf.data;
 }
 
+/* the most bytes v takes in a jsonb (what put_jsonb_object() writes) */
+static Size
+jsonb_size_bound(const JsonbValue *v)
+{
+	Size		size = 0;
+	int			i;
+
+	switch (v->type)
+	{
+		case jbvObject:
+			size = 3 + sizeof(uint32) + 2 * sizeof(JEntry) * v->val.object.nPairs;
+			for (i = 0; i < v->val.object.nPairs; i++)
+				size += jsonb_size_bound(&v->val.object.pairs[i].key) +
+					jsonb_size_bound(&v->val.object.pairs[i].value);
+			return size;
+		case jbvString:
+			return v->val.string.len;
+		case jbvNumeric:
+			return 3 + VARSIZE_ANY(v->val.numeric);
+		default:
+			return 0;
+	}
+}
+
+/* append len bytes to buf, which has room for them (jsonb_size_bound) */
+static inline void
+put_bytes(StringInfo buf, const void *p, int len)
+{
+	Assert(buf->len + len < buf->maxlen);
+	memcpy(buf->data + buf->len, p, len);
+	buf->len += len;
+}
+
 /* append the 0 to 3 bytes that align buf's end to 4 */
-static void
+static inline void
 pad_to_int(StringInfo buf)
 {
 	while (buf->len % sizeof(int32))
-		appendStringInfoChar(buf, '\0');
+		buf->data[buf->len++] = '\0';
 }
 
 /* append object v (of objects and scalars) to buf; *je its JEntry */
@@ -193,9 +229,8 @@ put_jsonb_object(StringInfo buf, const JsonbValue *v, JEntry *je)
 
 	check_stack_depth();
 	pad_to_int(buf);
-	appendBinaryStringInfo(buf, (const char *) &header, sizeof(uint32));
+	put_bytes(buf, &header, sizeof(uint32));
 	entries = buf->len;
-	enlargeStringInfo(buf, sizeof(JEntry) * n * 2);
 	buf->len += sizeof(JEntry) * n * 2;
 	for (i = 0; i < 2 * n; i++)
 	{
@@ -236,14 +271,13 @@ put_jsonb_scalar(StringInfo buf, const JsonbValue *v, JEntry *je)
 			*je = v->val.boolean ? JENTRY_ISBOOL_TRUE : JENTRY_ISBOOL_FALSE;
 			break;
 		case jbvString:
-			appendBinaryStringInfo(buf, v->val.string.val, v->val.string.len);
+			put_bytes(buf, v->val.string.val, v->val.string.len);
 			*je = (JEntry) v->val.string.len;
 			break;
 		case jbvNumeric:
 			start = buf->len;
 			pad_to_int(buf);
-			appendBinaryStringInfo(buf, (const char *) v->val.numeric,
-								   VARSIZE_ANY(v->val.numeric));
+			put_bytes(buf, v->val.numeric, VARSIZE_ANY(v->val.numeric));
 			*je = JENTRY_ISNUMERIC | (buf->len - start);
 			break;
 		default:
