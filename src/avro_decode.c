@@ -72,6 +72,8 @@ static const char *read_raw(SkadeAvroDecoder *dec, int64 len, const char *what);
 static int32 reserve(SkadeAvroDecoder *dec, int64 n);
 static JsonbValue *push_jsonb(JsonbParseState **state, const SkadeAvroDecoder *dec,
 							  const SkadeAvroDatum *d, JsonbIteratorToken tok);
+static bool scalar_jsonb(const SkadeAvroDecoder *dec, const SkadeAvroDatum *d, JsonbValue *jv);
+static void scalar_value(const SkadeAvroDecoder *dec, const SkadeAvroDatum *d, JsonbValue *jv);
 static void check_text(const SkadeAvroDecoder *dec, const char *s, size_t len, const char *what);
 static void read_error(const SkadeAvroDecoder *dec, const char *detail) pg_attribute_noreturn();
 
@@ -436,34 +438,70 @@ SkadeAvroDatumJsonb(const SkadeAvroDecoder *dec, const SkadeAvroDatum *rec)
 {
 	JsonbParseState *state = NULL;
 	JsonbValue *res;
+	const SkadeAvroNode *n = &dec->s->nodes[rec->node];
+	JsonbPair  *pairs;
+	int			i;
 
 	if (rec->type != SKADE_AVRO_RECORD)
 		ereport(ERROR,
 				(errcode(ERRCODE_SKADE_INVALID_FILE),
 				 errmsg("Avro file \"%s\" has a value of type %d where a record belongs",
 						dec->c->location, (int) rec->type)));
+	/* a record of scalars (a partition tuple) without the generic builder */
+	pairs = palloc(sizeof(JsonbPair) * (rec->len + 1));
+	for (i = 0; i < rec->len; i++)
+	{
+		SkadeJbString(&pairs[i].key, dec->s->field[n->child + i]);
+		if (!scalar_jsonb(dec, &dec->d[rec->v.first + i], &pairs[i].value))
+			break;
+	}
+	if (i == rec->len)
+		return SkadeJsonbObject(pairs, rec->len);
 	res = push_jsonb(&state, dec, rec, WJB_VALUE);
 	return JsonbPGetDatum(JsonbValueToJsonb(res));
 }
 
-/* push one value as jsonb; tok says where (WJB_VALUE or WJB_ELEM) */
-static JsonbValue *
-push_jsonb(JsonbParseState **state, const SkadeAvroDecoder *dec, const SkadeAvroDatum *d,
-		   JsonbIteratorToken tok)
+/*
+ * A scalar value as a JsonbValue (as push_jsonb() makes it); false for
+ * anything else (records, arrays, and what push_jsonb() refuses).
+ */
+static bool
+scalar_jsonb(const SkadeAvroDecoder *dec, const SkadeAvroDatum *d, JsonbValue *jv)
 {
-	JsonbValue	jv;
-	int			i;
-
-	check_stack_depth();
 	switch (d->type)
 	{
 		case SKADE_AVRO_NULL:
-			return pushJsonbValue(state, tok, SkadeJbNull(&jv));
 		case SKADE_AVRO_BOOLEAN:
-			return pushJsonbValue(state, tok, SkadeJbBool(&jv, d->v.l != 0));
 		case SKADE_AVRO_INT:
 		case SKADE_AVRO_LONG:
-			return pushJsonbValue(state, tok, SkadeJbInt(&jv, d->v.l));
+		case SKADE_AVRO_FLOAT:
+		case SKADE_AVRO_DOUBLE:
+		case SKADE_AVRO_STRING:
+		case SKADE_AVRO_BYTES:
+		case SKADE_AVRO_FIXED:
+			scalar_value(dec, d, jv);
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* a null, boolean, number, string, bytes or fixed value as a JsonbValue */
+static void
+scalar_value(const SkadeAvroDecoder *dec, const SkadeAvroDatum *d, JsonbValue *jv)
+{
+	switch (d->type)
+	{
+		case SKADE_AVRO_NULL:
+			SkadeJbNull(jv);
+			break;
+		case SKADE_AVRO_BOOLEAN:
+			SkadeJbBool(jv, d->v.l != 0);
+			break;
+		case SKADE_AVRO_INT:
+		case SKADE_AVRO_LONG:
+			SkadeJbInt(jv, d->v.l);
+			break;
 		case SKADE_AVRO_FLOAT:
 		case SKADE_AVRO_DOUBLE:
 			{
@@ -481,18 +519,37 @@ push_jsonb(JsonbParseState **state, const SkadeAvroDecoder *dec, const SkadeAvro
 				else
 					memcpy(&x, &d->v.bits, 8);
 				if (isnan(x) || isinf(x))
-					SkadeJbString(&jv, isnan(x) ? "NaN" : (x > 0 ? "Infinity" : "-Infinity"));
+					SkadeJbString(jv, isnan(x) ? "NaN" : (x > 0 ? "Infinity" : "-Infinity"));
 				else
-					SkadeJbNumber(&jv, psprintf(single ? "%.9g" : "%.17g", x));
-				return pushJsonbValue(state, tok, &jv);
+					SkadeJbNumber(jv, psprintf(single ? "%.9g" : "%.17g", x));
+				break;
 			}
 		case SKADE_AVRO_STRING:
 			check_text(dec, d->v.p, d->len, "a string value");
-			return pushJsonbValue(state, tok, SkadeJbText(&jv, pnstrdup(d->v.p, d->len), d->len));
+			SkadeJbText(jv, pnstrdup(d->v.p, d->len), d->len);
+			break;
 		case SKADE_AVRO_BYTES:
 		case SKADE_AVRO_FIXED:
-			SkadeHexJsonb(d->v.p, d->len, &jv);
-			return pushJsonbValue(state, tok, &jv);
+			SkadeHexJsonb(d->v.p, d->len, jv);
+			break;
+		default:
+			elog(ERROR, "Avro type %d is not a scalar", (int) d->type);
+	}
+}
+
+/* push one value as jsonb; tok says where (WJB_VALUE or WJB_ELEM) */
+static JsonbValue *
+push_jsonb(JsonbParseState **state, const SkadeAvroDecoder *dec, const SkadeAvroDatum *d,
+		   JsonbIteratorToken tok)
+{
+	JsonbValue	jv;
+	int			i;
+
+	check_stack_depth();
+	if (scalar_jsonb(dec, d, &jv))
+		return pushJsonbValue(state, tok, &jv);
+	switch (d->type)
+	{
 		case SKADE_AVRO_RECORD:
 			{
 				const SkadeAvroNode *n = &dec->s->nodes[d->node];

@@ -153,6 +153,41 @@ SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *st
 }
 
 /*
+ * SkadeJsonbObject
+ *		An object of these n pairs (keys, and scalar or SkadeJsonbObject-ready
+ *		object values; the array is reordered) as jsonb, exactly as
+ *		pushJsonbValue() and JsonbValueToJsonb() build it: keys sorted by
+ *		length, then bytes; of a key given twice, the last value.
+ */
+Datum
+SkadeJsonbObject(JsonbPair *pairs, int n)
+{
+	JsonbValue	root;
+	int			i,
+				j,
+				m = 0;
+
+	/* stable: equal keys keep the order they were given in */
+	for (i = 1; i < n; i++)
+	{
+		JsonbPair	p = pairs[i];
+
+		for (j = i; j > 0 && key_before(&p.key, &pairs[j - 1].key); j--)
+			pairs[j] = pairs[j - 1];
+		pairs[j] = p;
+	}
+	for (i = 0; i < n; i++)
+		if (i + 1 == n || key_before(&pairs[i].key, &pairs[i + 1].key))
+			pairs[m++] = pairs[i];
+	for (i = 0; i < m; i++)
+		pairs[i].order = i;
+	root.type = jbvObject;
+	root.val.object.nPairs = m;
+	root.val.object.pairs = pairs;
+	return JsonbPGetDatum(objects_to_jsonb(&root));
+}
+
+/*
  * An object of objects and scalars (keys already in jsonb order, unique) as
  * jsonb, laid out byte for byte as JsonbValueToJsonb() does it
  * (convertToJsonb in jsonb_util.c: a container's header, its keys' then
