@@ -3,14 +3,16 @@
  * avro_container.c
  *	  Parse an Avro object container file (an Iceberg manifest list or
  *	  manifest) and decompress its blocks, within bounds, before any of it
- *	  reaches libavro-c.
+ *	  reaches libavro-c (avro_reader.c) or skade's own record decoder
+ *	  (avro_decode.c).
  *
  * libavro-c's own container reader trusts the file: it inflates a deflate
  * block into as much memory as the block expands to (a 1 MB file can ask
  * for gigabytes), ignores a codec's failure (a corrupt block is then read
  * from the previous block's bytes), and takes a block's record count at
- * its word.  So skade reads the container itself, and hands libavro-c only
- * decoded block bytes to read records from (avro_reader.c):
+ * its word.  So skade reads the container itself, and hands libavro-c
+ * (avro_reader.c), or its own decoder (avro_decode.c), only decoded block
+ * bytes to read records from:
  *   - the header (magic, metadata map, sync marker) is parsed with bounds
  *     on every length; the codec must be null, deflate or snappy
  *     (zstandard and others are feature_not_supported);

@@ -69,7 +69,8 @@ static void decode_items(SkadeAvroDecoder *dec, const SkadeAvroNode *n, int32 sl
 static void decode_bytes(SkadeAvroDecoder *dec, int32 slot, bool string, const char *what);
 static int64 read_varint(SkadeAvroDecoder *dec, const char *what, const char *what2);
 static const char *read_raw(SkadeAvroDecoder *dec, int64 len, const char *what);
-static int32 reserve(SkadeAvroDecoder *dec, int64 n);
+static inline int32 reserve(SkadeAvroDecoder *dec, int64 n);
+static int32 reserve_more(SkadeAvroDecoder *dec, int64 n);
 static JsonbValue *push_jsonb(JsonbParseState **state, const SkadeAvroDecoder *dec,
 							  const SkadeAvroDatum *d, JsonbIteratorToken tok);
 static bool scalar_jsonb(const SkadeAvroDecoder *dec, const SkadeAvroDatum *d, JsonbValue *jv);
@@ -390,8 +391,22 @@ read_raw(SkadeAvroDecoder *dec, int64 len, const char *what)
 }
 
 /* n more values for the current record (within AVRO_TOTAL_LIMIT); the first's index */
-static int32
+static inline int32
 reserve(SkadeAvroDecoder *dec, int64 n)
+{
+	int32		first = dec->nd;
+
+	if (likely(n <= dec->maxd - dec->nd))
+	{
+		dec->nd += (int32) n;
+		return first;
+	}
+	return reserve_more(dec, n);
+}
+
+/* reserve(), growing the values (maxd never exceeds AVRO_TOTAL_LIMIT's worth) */
+static int32
+reserve_more(SkadeAvroDecoder *dec, int64 n)
 {
 	int32		first = dec->nd;
 
@@ -403,7 +418,8 @@ reserve(SkadeAvroDecoder *dec, int64 n)
 				 errhint("Raise skade.max_manifest_size if the file is legitimate.")));
 	if (dec->nd + n > dec->maxd)
 	{
-		int64		want = Max((int64) dec->maxd * 2, dec->nd + n);
+		int64		want = Min(Max((int64) dec->maxd * 2, dec->nd + n),
+							   (int64) (AVRO_TOTAL_LIMIT / sizeof(SkadeAvroDatum)));
 
 		dec->d = repalloc_huge(dec->d, sizeof(SkadeAvroDatum) * want);
 		dec->maxd = (int32) want;
