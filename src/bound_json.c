@@ -45,7 +45,6 @@ static Numeric short_numeric(int64 i);
 static Numeric short_numeric_into(char *dst, int64 i);
 static void arena_int(JsonbValue *v, int64 i, char **arena);
 static Jsonb *objects_to_jsonb(const JsonbValue *root);
-static Size jsonb_size_bound(const JsonbValue *v);
 static inline void put_bytes(StringInfo buf, const void *p, int len);
 static inline void pad_to_int(StringInfo buf);
 static void put_jsonb_object(StringInfo buf, const JsonbValue *v, JEntry *je);
@@ -203,42 +202,18 @@ objects_to_jsonb(const JsonbValue *root)
 	JEntry		je;
 
 	initStringInfo(&buf);
-	enlargeStringInfo(&buf, VARHDRSZ + jsonb_size_bound(root));
 	buf.len = VARHDRSZ;
 	put_jsonb_object(&buf, root, &je);
 	SET_VARSIZE(buf.data, buf.len);
 	return (Jsonb *) buf.data;
 }
 
-/* the most bytes v takes in a jsonb (what put_jsonb_object() writes) */
-static Size
-jsonb_size_bound(const JsonbValue *v)
-{
-	Size		size = 0;
-	int			i;
-
-	switch (v->type)
-	{
-		case jbvObject:
-			size = 3 + sizeof(uint32) + 2 * sizeof(JEntry) * v->val.object.nPairs;
-			for (i = 0; i < v->val.object.nPairs; i++)
-				size += jsonb_size_bound(&v->val.object.pairs[i].key) +
-					jsonb_size_bound(&v->val.object.pairs[i].value);
-			return size;
-		case jbvString:
-			return v->val.string.len;
-		case jbvNumeric:
-			return 3 + VARSIZE_ANY(v->val.numeric);
-		default:
-			return 0;
-	}
-}
-
-/* append len bytes to buf, which has room for them (jsonb_size_bound) */
+/* append len bytes to buf (growing it only when it must) */
 static inline void
 put_bytes(StringInfo buf, const void *p, int len)
 {
-	Assert(buf->len + len < buf->maxlen);
+	if (unlikely(buf->len + len >= buf->maxlen))
+		enlargeStringInfo(buf, len);
 	memcpy(buf->data + buf->len, p, len);
 	buf->len += len;
 }
@@ -247,6 +222,8 @@ put_bytes(StringInfo buf, const void *p, int len)
 static inline void
 pad_to_int(StringInfo buf)
 {
+	if (unlikely(buf->len + 3 >= buf->maxlen))
+		enlargeStringInfo(buf, 3);
 	while (buf->len % sizeof(int32))
 		buf->data[buf->len++] = '\0';
 }
@@ -266,6 +243,7 @@ put_jsonb_object(StringInfo buf, const JsonbValue *v, JEntry *je)
 	pad_to_int(buf);
 	put_bytes(buf, &header, sizeof(uint32));
 	entries = buf->len;
+	enlargeStringInfo(buf, sizeof(JEntry) * n * 2);
 	buf->len += sizeof(JEntry) * n * 2;
 	for (i = 0; i < 2 * n; i++)
 	{
