@@ -3,18 +3,21 @@
  * avro_container.c
  *	  Parse an Avro object container file (an Iceberg manifest list or
  *	  manifest) and decompress its blocks, within bounds, before any of it
- *	  reaches libavro-c.
+ *	  reaches libavro-c (avro_reader.c) or skade's own record decoder
+ *	  (avro_decode.c).
  *
  * libavro-c's own container reader trusts the file: it inflates a deflate
  * block into as much memory as the block expands to (a 1 MB file can ask
  * for gigabytes), ignores a codec's failure (a corrupt block is then read
  * from the previous block's bytes), and takes a block's record count at
- * its word.  So skade reads the container itself, and hands libavro-c only
- * decoded block bytes to read records from (avro_reader.c):
+ * its word.  So skade reads the container itself, and hands libavro-c
+ * (avro_reader.c), or its own decoder (avro_decode.c), only decoded block
+ * bytes to read records from:
  *   - the header (magic, metadata map, sync marker) is parsed with bounds
  *     on every length; the codec must be null, deflate or snappy
  *     (zstandard and others are feature_not_supported);
- *   - the writer schema is validated (avro_schema.c) before anything else;
+ *   - the writer schema is validated and compiled (avro_schema.c) before
+ *     anything else;
  *   - each block's count and size must be non-negative and fit the file,
  *     and the block must end with the header's sync marker;
  *   - blocks are decompressed here (zlib through gzip.c, libsnappy through
@@ -87,7 +90,8 @@ SkadeAvroContainerDecode(const char *location, const char *bytes, size_t len)
 		container_error(c, "has no writer schema", "Its header lacks \"avro.schema\".");
 	c->schema = schema->value;
 	c->schema_len = schema->len;
-	c->min_record_size = SkadeAvroCheckSchema(schema->value, schema->len, location);
+	c->compiled = SkadeAvroSchemaGet(schema->value, schema->len, location);
+	c->min_record_size = c->compiled->min_record_size;
 	decode_blocks(c, p, bytes + len, sync);
 	return c;
 }

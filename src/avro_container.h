@@ -15,6 +15,8 @@
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 
+#include "avro_schema.h"
+
 /* one block: count records encoded in decoded->data[off .. off + len) */
 typedef struct SkadeAvroBlock
 {
@@ -30,6 +32,7 @@ typedef struct SkadeAvroContainer
 	const char *codec;			/* null, deflate or snappy */
 	const char *schema;			/* the writer schema (JSON), validated */
 	size_t		schema_len;
+	const SkadeAvroSchema *compiled;	/* the writer schema, compiled */
 	int64		min_record_size;	/* bytes one record takes at least (>= 1) */
 	StringInfo	decoded;		/* every block's bytes, decoded, back to back */
 	int			nblocks;

@@ -5,7 +5,8 @@
  *	  read record by record through libavro-c, and the records skade writes
  *	  into such files built and encoded by it (see "writing" below; the
  *	  container around them is manifest_write.c's).  The only file that
- *	  includes avro.h.
+ *	  includes avro.h.  (The manifests the L0.5 cache decodes are read by
+ *	  skade's own decoder instead, avro_decode.c: manifest_decode.c.)
  *
  * Invariants:
  *	 - the bytes come from SkadeReadLocation, so the same confinement

@@ -13,7 +13,8 @@
  *   - no named type refers to itself, directly or through its fields
  *     (a reference to a type still being defined is refused), and every
  *     reference names a type defined before it;
- *   - it nests at most SKADE_AVRO_MAX_DEPTH deep and has at most
+ *   - it nests at most SKADE_AVRO_MAX_DEPTH deep (a reference to a named
+ *     type counts as the levels that type has), and has at most
  *     SKADE_AVRO_MAX_NODES types in all; a fixed is at most
  *     SKADE_AVRO_MAX_FIXED bytes; a union has 1 to SKADE_AVRO_MAX_BRANCHES
  *     branches, none of them a union;
@@ -27,10 +28,20 @@
  * branch index plus its smallest branch) lets the container reader refuse a
  * block that claims more records than its bytes can hold.
  *
+ * The compiled schema has one node per type (a named type referred to again
+ * is the same node: the nodes form a DAG whose height is at most the depth
+ * limit, so a decoder recursing over it is bounded), children by index and
+ * record fields by name.
+ *
  * The schema is parsed with PostgreSQL's own JSON parser (no exception
  * escapes it that we do not raise ourselves) and walked as jsonb; every
- * failure is 22SK1 naming the file.  Allocations are in the caller's
- * memory context.
+ * failure is 22SK1 naming the file.  The walk allocates in a temporary
+ * context ("skade avro schema walk").  Compiled schemas are kept per backend
+ * in "skade avro schemas" (under TopMemoryContext), keyed by their exact
+ * text (the same text always validates and compiles the same way), at most
+ * SCHEMA_CACHE_BYTES of them; past that they are compiled into the
+ * caller's context.  A cached schema is never freed, so pointers to it stay
+ * valid for the life of the backend.
  *
  * IDENTIFICATION
  *	  src/avro_schema.c
@@ -45,6 +56,7 @@
 #include "nodes/pg_list.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "avro_schema.h"
@@ -57,11 +69,15 @@
 /* sizes saturate here: far beyond any block we accept */
 #define SKADE_AVRO_SIZE_CAP		((int64) 1 << 40)
 
-/* a named type defined so far, and the bytes it takes at least */
+/* compiled schemas kept by this backend take at most this much memory */
+#define SCHEMA_CACHE_BYTES		(4 * 1024 * 1024)
+
+/* a named type defined so far, the bytes it takes at least, and its node */
 typedef struct NamedType
 {
 	const char *name;			/* full or simple name */
 	int64		size;
+	int32		node;
 } NamedType;
 
 /* walk state */
@@ -71,33 +87,117 @@ typedef struct SchemaWalk
 	int			nodes;
 	List	   *open;			/* simple names of the named types being defined */
 	List	   *defined;		/* NamedType: full and simple names of those defined */
+	/* the compiled schema so far */
+	SkadeAvroNode *node;
+	int32		nnode;
+	int32		maxnode;
+	int32	   *child;
+	const char **field;
+	int32		nchild;
+	int32		maxchild;
 } SchemaWalk;
 
-static int64 walk_type(SchemaWalk *w, JsonbValue *type, int depth, const char *ns);
-static int64 walk_object(SchemaWalk *w, JsonbContainer *obj, int depth, const char *ns);
-static int64 walk_union(SchemaWalk *w, JsonbContainer *arr, int depth, const char *ns);
+/* a cached compiled schema and the text it was compiled from */
+typedef struct CachedSchema
+{
+	char	   *text;
+	size_t		len;
+	SkadeAvroSchema *schema;
+} CachedSchema;
+
+static MemoryContext schema_cxt = NULL;
+static List *schema_cache = NIL;
+static Size schema_cache_bytes = 0;
+
+static SkadeAvroSchema *compile(const char *json, size_t len, const char *location,
+								MemoryContext into);
+static SkadeAvroSchema *copy_compiled(SchemaWalk *w, int64 size, int32 root);
+static int64 walk_type(SchemaWalk *w, JsonbValue *type, int depth, const char *ns, int32 *node);
+static int64 walk_object(SchemaWalk *w, JsonbContainer *obj, int depth, const char *ns,
+						 int32 *node);
+static int64 walk_union(SchemaWalk *w, JsonbContainer *arr, int depth, const char *ns,
+						int32 *node);
 static int64 walk_record(SchemaWalk *w, JsonbContainer *obj, const char *name, int depth,
-						 const char *ns);
-static int64 primitive_size(const char *name);
-static int64 named_reference(SchemaWalk *w, const char *ref);
+						 const char *ns, int32 *node);
+static int64 primitive_size(const char *name, SkadeAvroType *type);
+static int64 named_reference(SchemaWalk *w, const char *ref, int depth, int32 *node);
+static int32 new_node(SchemaWalk *w, SkadeAvroType type, int32 size);
+static void set_children(SchemaWalk *w, int32 node, int n, const int32 *kids,
+						 const char *const *names);
 static const char *define_name(SchemaWalk *w, JsonbContainer *obj, const char *ns);
 static bool get_key(JsonbContainer *obj, const char *key, JsonbValue *out);
 static char *string_key(SchemaWalk *w, JsonbContainer *obj, const char *key, bool required);
 static bool valid_name(const char *s, bool dotted);
 static char *simple_name(const char *full);
-static void define(SchemaWalk *w, const char *full, int64 size);
+static void define(SchemaWalk *w, const char *full, int64 size, int32 node);
 static int64 size_sum(int64 a, int64 b);
 static void schema_error(SchemaWalk *w, const char *problem) pg_attribute_noreturn();
 
 /*
- * SkadeAvroCheckSchema
+ * SkadeAvroSchemaGet
  *		Validate the writer schema (json, len bytes, from the header of the
- *		file at location) and return the smallest number of bytes one record
- *		takes (at least 1).
+ *		file at location) and return it compiled: from this backend's cache
+ *		when the same text was compiled before.
  */
-int64
-SkadeAvroCheckSchema(const char *json, size_t len, const char *location)
+const SkadeAvroSchema *
+SkadeAvroSchemaGet(const char *json, size_t len, const char *location)
 {
+	ListCell   *lc;
+	CachedSchema *c;
+	SkadeAvroSchema *s;
+	MemoryContext old;
+
+	foreach(lc, schema_cache)
+	{
+		c = lfirst(lc);
+		if (c->len == len && memcmp(c->text, json, len) == 0)
+			return c->schema;
+	}
+	if (schema_cache_bytes + len > SCHEMA_CACHE_BYTES)
+		return compile(json, len, location, CurrentMemoryContext);
+	if (schema_cxt == NULL)
+		schema_cxt = AllocSetContextCreate(TopMemoryContext, "skade avro schemas",
+										   ALLOCSET_SMALL_SIZES);
+	s = compile(json, len, location, schema_cxt);
+	old = MemoryContextSwitchTo(schema_cxt);
+	c = palloc(sizeof(CachedSchema));
+	c->text = palloc(len + 1);
+	memcpy(c->text, json, len);
+	c->len = len;
+	c->schema = s;
+	schema_cache = lappend(schema_cache, c);
+	MemoryContextSwitchTo(old);
+	schema_cache_bytes = MemoryContextMemAllocated(schema_cxt, true);
+	return s;
+}
+
+/*
+ * SkadeAvroFieldIndex
+ *		The index of the field called name of the record node (its child
+ *		number), or -1 if it has none (the first of that name).
+ */
+int
+SkadeAvroFieldIndex(const SkadeAvroSchema *s, int32 record, const char *name)
+{
+	const SkadeAvroNode *n = &s->nodes[record];
+	int			i;
+
+	if (n->type != SKADE_AVRO_RECORD)
+		return -1;
+	for (i = 0; i < n->nchild; i++)
+		if (strcmp(s->field[n->child + i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* validate and compile; the result (one allocation's worth) goes into "into" */
+static SkadeAvroSchema *
+compile(const char *json, size_t len, const char *location, MemoryContext into)
+{
+	MemoryContext walk_cxt = AllocSetContextCreate(CurrentMemoryContext,
+												   "skade avro schema walk",
+												   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(walk_cxt);
 	SchemaWalk	w = {location, 0, NIL, NIL};
 	char	   *text;
 	JsonLexContext *lex;
@@ -105,6 +205,8 @@ SkadeAvroCheckSchema(const char *json, size_t len, const char *location)
 	Jsonb	   *jb;
 	JsonbValue	root;
 	int64		size;
+	int32		top;
+	SkadeAvroSchema *s;
 
 	if (len > (size_t) PG_INT32_MAX || !pg_verifymbstr(json, (int) len, true))
 		schema_error(&w, "it is not valid UTF-8 text");
@@ -129,15 +231,44 @@ SkadeAvroCheckSchema(const char *json, size_t len, const char *location)
 			 strncmp(t.val.string.val, "error", t.val.string.len) != 0))
 			schema_error(&w, "its top level is not a record");
 	}
-	size = walk_type(&w, &root, 0, "");
+	size = walk_type(&w, &root, 0, "", &top);
 	if (size < 1)
 		schema_error(&w, "its records take no bytes to encode");
-	return size;
+	MemoryContextSwitchTo(into);
+	s = copy_compiled(&w, size, top);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(walk_cxt);
+	return s;
 }
 
-/* One type: a name (primitive or reference), a union (array) or an object. */
+/* the walk's nodes and children as a SkadeAvroSchema, in the current context */
+static SkadeAvroSchema *
+copy_compiled(SchemaWalk *w, int64 size, int32 root)
+{
+	SkadeAvroSchema *s = palloc(sizeof(SkadeAvroSchema));
+	int			i;
+
+	s->min_record_size = size;
+	s->root = root;
+	s->nnodes = w->nnode;
+	s->nodes = palloc(sizeof(SkadeAvroNode) * Max(w->nnode, 1));
+	memcpy(s->nodes, w->node, sizeof(SkadeAvroNode) * w->nnode);
+	s->nchild = w->nchild;
+	s->child = palloc(sizeof(int32) * Max(w->nchild, 1));
+	memcpy(s->child, w->child, sizeof(int32) * w->nchild);
+	s->field = palloc0(sizeof(char *) * Max(w->nchild, 1));
+	for (i = 0; i < w->nchild; i++)
+		if (w->field[i])
+			s->field[i] = pstrdup(w->field[i]);
+	return s;
+}
+
+/*
+ * One type: a name (primitive or reference), a union (array) or an object.
+ * Returns the bytes it takes at least; *node is its compiled node.
+ */
 static int64
-walk_type(SchemaWalk *w, JsonbValue *type, int depth, const char *ns)
+walk_type(SchemaWalk *w, JsonbValue *type, int depth, const char *ns, int32 *node)
 {
 	check_stack_depth();
 	if (depth > SKADE_AVRO_MAX_DEPTH)
@@ -147,28 +278,33 @@ walk_type(SchemaWalk *w, JsonbValue *type, int depth, const char *ns)
 	if (type->type == jbvString)
 	{
 		char	   *name = pnstrdup(type->val.string.val, type->val.string.len);
-		int64		size = primitive_size(name);
+		SkadeAvroType t;
+		int64		size = primitive_size(name, &t);
 
-		return size >= 0 ? size : named_reference(w, name);
+		if (size < 0)
+			return named_reference(w, name, depth, node);
+		*node = new_node(w, t, 0);
+		return size;
 	}
 	if (type->type != jbvBinary)
 		schema_error(w, "a type is neither a name, a union nor an object");
 	if (JsonContainerIsArray(type->val.binary.data))
-		return walk_union(w, type->val.binary.data, depth, ns);
-	return walk_object(w, type->val.binary.data, depth, ns);
+		return walk_union(w, type->val.binary.data, depth, ns, node);
+	return walk_object(w, type->val.binary.data, depth, ns, node);
 }
 
 /* {"type": ...}: a record, enum, fixed, array, map, or an annotated type. */
 static int64
-walk_object(SchemaWalk *w, JsonbContainer *obj, int depth, const char *ns)
+walk_object(SchemaWalk *w, JsonbContainer *obj, int depth, const char *ns, int32 *node)
 {
 	JsonbValue	t;
 	char	   *kind;
+	SkadeAvroType prim;
 
 	if (!get_key(obj, "type", &t))
 		schema_error(w, "a type object has no \"type\"");
 	if (t.type != jbvString)
-		return walk_type(w, &t, depth + 1, ns);		/* {"type": {...}} or {"type": [...]} */
+		return walk_type(w, &t, depth + 1, ns, node);	/* {"type": {...}} or {"type": [...]} */
 	kind = pnstrdup(t.val.string.val, t.val.string.len);
 	if (strcmp(kind, "record") == 0 || strcmp(kind, "error") == 0)
 	{
@@ -179,9 +315,9 @@ walk_object(SchemaWalk *w, JsonbContainer *obj, int depth, const char *ns)
 		int64		size;
 
 		w->open = lappend(w->open, simple_name(full));
-		size = walk_record(w, obj, full, depth, inner_ns);
+		size = walk_record(w, obj, full, depth, inner_ns, node);
 		w->open = list_delete_last(w->open);
-		define(w, full, size);
+		define(w, full, size, *node);
 		return size;
 	}
 	if (strcmp(kind, "enum") == 0 || strcmp(kind, "fixed") == 0)
@@ -203,6 +339,7 @@ walk_object(SchemaWalk *w, JsonbContainer *obj, int depth, const char *ns)
 			}
 			if (size < 0 || size > SKADE_AVRO_MAX_FIXED)
 				schema_error(w, psprintf("a fixed has a size outside 0..%d", SKADE_AVRO_MAX_FIXED));
+			*node = new_node(w, SKADE_AVRO_FIXED, (int32) size);
 		}
 		else
 		{
@@ -218,40 +355,53 @@ walk_object(SchemaWalk *w, JsonbContainer *obj, int depth, const char *ns)
 					(v.type != jbvString ||
 					 !valid_name(pnstrdup(v.val.string.val, v.val.string.len), false)))
 					schema_error(w, "an enum symbol is not an Avro name");
+			*node = new_node(w, SKADE_AVRO_ENUM, 0);
 		}
-		define(w, full, size);
+		define(w, full, size, *node);
 		return size;
 	}
 	if (strcmp(kind, "array") == 0 || strcmp(kind, "map") == 0)
 	{
 		bool		array = strcmp(kind, "array") == 0;
 		JsonbValue	items;
+		int32		item;
 
 		if (!get_key(obj, array ? "items" : "values", &items))
 			schema_error(w, array ? "an array has no \"items\"" : "a map has no \"values\"");
 		/* elements that take no bytes could be claimed by the billion */
-		if (walk_type(w, &items, depth + 1, ns) < 1 && array)
+		if (walk_type(w, &items, depth + 1, ns, &item) < 1 && array)
 			schema_error(w, "an array's items take no bytes to encode");
+		*node = new_node(w, array ? SKADE_AVRO_ARRAY : SKADE_AVRO_MAP, 0);
+		set_children(w, *node, 1, &item, NULL);
 		return 1;				/* an empty one: a zero block count */
 	}
-	if (primitive_size(kind) >= 0)
-		return primitive_size(kind);	/* e.g. {"type": "int", "logicalType": "date"} */
-	return named_reference(w, kind);
+	if (primitive_size(kind, &prim) >= 0)
+	{
+		*node = new_node(w, prim, 0);	/* e.g. {"type": "int", "logicalType": "date"} */
+		return primitive_size(kind, &prim);
+	}
+	return named_reference(w, kind, depth, node);
 }
 
 /* A record's fields, in order; its size is their sum. */
 static int64
-walk_record(SchemaWalk *w, JsonbContainer *obj, const char *name, int depth, const char *ns)
+walk_record(SchemaWalk *w, JsonbContainer *obj, const char *name, int depth, const char *ns,
+			int32 *node)
 {
 	JsonbValue	fields;
 	JsonbIterator *it;
 	JsonbIteratorToken tok;
 	JsonbValue	v;
 	int64		size = 0;
+	int			n = 0;
+	int32	   *kids;
+	const char **names;
 
 	if (!get_key(obj, "fields", &fields) || fields.type != jbvBinary ||
 		!JsonContainerIsArray(fields.val.binary.data))
 		schema_error(w, psprintf("record \"%s\" has no \"fields\" array", name));
+	kids = palloc(sizeof(int32) * (JsonContainerSize(fields.val.binary.data) + 1));
+	names = palloc(sizeof(char *) * (JsonContainerSize(fields.val.binary.data) + 1));
 	it = JsonbIteratorInit(fields.val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
@@ -261,63 +411,77 @@ walk_record(SchemaWalk *w, JsonbContainer *obj, const char *name, int depth, con
 			continue;
 		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
 			schema_error(w, psprintf("a field of record \"%s\" is not an object", name));
-		(void) string_key(w, v.val.binary.data, "name", true);
+		names[n] = string_key(w, v.val.binary.data, "name", true);
 		if (!get_key(v.val.binary.data, "type", &ftype))
 			schema_error(w, psprintf("a field of record \"%s\" has no type", name));
-		size = size_sum(size, walk_type(w, &ftype, depth + 1, ns));
+		size = size_sum(size, walk_type(w, &ftype, depth + 1, ns, &kids[n]));
+		n++;
 	}
+	*node = new_node(w, SKADE_AVRO_RECORD, 0);
+	set_children(w, *node, n, kids, names);
 	return size;
 }
 
 /* A union: 1 + its smallest branch; no branch may be a union. */
 static int64
-walk_union(SchemaWalk *w, JsonbContainer *arr, int depth, const char *ns)
+walk_union(SchemaWalk *w, JsonbContainer *arr, int depth, const char *ns, int32 *node)
 {
 	int			n = JsonContainerSize(arr);
 	int64		smallest = SKADE_AVRO_SIZE_CAP;
+	int32	   *kids;
 	int			i;
 
 	if (n < 1 || n > SKADE_AVRO_MAX_BRANCHES)
 		schema_error(w, psprintf("a union has %d branches (1..%d allowed)", n,
 								 SKADE_AVRO_MAX_BRANCHES));
+	kids = palloc(sizeof(int32) * n);
 	for (i = 0; i < n; i++)
 	{
 		JsonbValue *b = getIthJsonbValueFromContainer(arr, i);
 
 		if (b->type == jbvBinary && JsonContainerIsArray(b->val.binary.data))
 			schema_error(w, "a union holds a union");
-		smallest = Min(smallest, walk_type(w, b, depth + 1, ns));
+		smallest = Min(smallest, walk_type(w, b, depth + 1, ns, &kids[i]));
 	}
+	*node = new_node(w, SKADE_AVRO_UNION, 0);
+	set_children(w, *node, n, kids, NULL);
 	return size_sum(1, smallest);
 }
 
-/* the encoded size of a primitive type, or -1 if name is not one */
+/* the encoded size of a primitive type (and its type), or -1 if name is not one */
 static int64
-primitive_size(const char *name)
+primitive_size(const char *name, SkadeAvroType *type)
 {
 	static const struct
 	{
 		const char *name;
 		int			size;
+		SkadeAvroType type;
 	}			prims[] = {
-		{"null", 0}, {"boolean", 1}, {"int", 1}, {"long", 1}, {"float", 4},
-		{"double", 8}, {"bytes", 1}, {"string", 1}
+		{"null", 0, SKADE_AVRO_NULL}, {"boolean", 1, SKADE_AVRO_BOOLEAN},
+		{"int", 1, SKADE_AVRO_INT}, {"long", 1, SKADE_AVRO_LONG},
+		{"float", 4, SKADE_AVRO_FLOAT}, {"double", 8, SKADE_AVRO_DOUBLE},
+		{"bytes", 1, SKADE_AVRO_BYTES}, {"string", 1, SKADE_AVRO_STRING}
 	};
 	int			i;
 
 	for (i = 0; i < lengthof(prims); i++)
 		if (strcmp(name, prims[i].name) == 0)
+		{
+			*type = prims[i].type;
 			return prims[i].size;
+		}
 	return -1;
 }
 
 /*
  * A reference to a named type: it must have been defined, and must not be
  * one still being defined (that would be recursion).  It takes as many
- * bytes as the type it names.
+ * bytes as the type it names, is that type's node, and nests as deep here
+ * as that type has levels.
  */
 static int64
-named_reference(SchemaWalk *w, const char *ref)
+named_reference(SchemaWalk *w, const char *ref, int depth, int32 *node)
 {
 	char	   *simple = simple_name(ref);
 	ListCell   *lc;
@@ -330,9 +494,60 @@ named_reference(SchemaWalk *w, const char *ref)
 		const NamedType *t = lfirst(lc);
 
 		if (strcmp(t->name, ref) == 0)
+		{
+			if (depth + w->node[t->node].height > SKADE_AVRO_MAX_DEPTH)
+				schema_error(w, psprintf("it nests deeper than %d levels", SKADE_AVRO_MAX_DEPTH));
+			*node = t->node;
 			return t->size;
+		}
 	}
 	schema_error(w, psprintf("it refers to type \"%s\", which it does not define before", ref));
+}
+
+/* a new node without children */
+static int32
+new_node(SchemaWalk *w, SkadeAvroType type, int32 size)
+{
+	SkadeAvroNode *n;
+
+	if (w->nnode == w->maxnode)
+	{
+		w->maxnode = Max(16, w->maxnode * 2);
+		w->node = w->node ? repalloc(w->node, sizeof(SkadeAvroNode) * w->maxnode)
+			: palloc(sizeof(SkadeAvroNode) * w->maxnode);
+	}
+	n = &w->node[w->nnode];
+	n->type = type;
+	n->nchild = 0;
+	n->child = 0;
+	n->size = size;
+	n->height = 0;
+	return w->nnode++;
+}
+
+/* give node its n children (record fields with their names), one level above them */
+static void
+set_children(SchemaWalk *w, int32 node, int n, const int32 *kids, const char *const *names)
+{
+	int			i;
+
+	while (w->nchild + n > w->maxchild)
+	{
+		w->maxchild = Max(16, w->maxchild * 2);
+		w->child = w->child ? repalloc(w->child, sizeof(int32) * w->maxchild)
+			: palloc(sizeof(int32) * w->maxchild);
+		w->field = w->field ? repalloc(w->field, sizeof(char *) * w->maxchild)
+			: palloc(sizeof(char *) * w->maxchild);
+	}
+	w->node[node].child = w->nchild;
+	w->node[node].nchild = n;
+	for (i = 0; i < n; i++)
+	{
+		w->child[w->nchild + i] = kids[i];
+		w->field[w->nchild + i] = names ? names[i] : NULL;
+		w->node[node].height = Max(w->node[node].height, w->node[kids[i]].height + 1);
+	}
+	w->nchild += n;
 }
 
 /* The full name of a named type being defined (checked to be an Avro name). */
@@ -413,15 +628,17 @@ valid_name(const char *s, bool dotted)
 
 /* remember a defined named type under its full and its simple name */
 static void
-define(SchemaWalk *w, const char *full, int64 size)
+define(SchemaWalk *w, const char *full, int64 size, int32 node)
 {
 	NamedType  *f = palloc(sizeof(NamedType));
 	NamedType  *sn = palloc(sizeof(NamedType));
 
 	f->name = full;
 	f->size = size;
+	f->node = node;
 	sn->name = simple_name(full);
 	sn->size = size;
+	sn->node = node;
 	w->defined = lappend(lappend(w->defined, f), sn);
 }
 

@@ -8,7 +8,12 @@
  * (SkadeBoundJsonb) or, asked beforehand, not readable (SkadeBoundReadable),
  * so that a caller can precompute the JSON of good files and leave the
  * error to the moment a bad one is returned.  Values are built as
- * JsonbValues (SkadeJb*), never as JSON text to be parsed again.
+ * JsonbValues (SkadeJb*), never as JSON text to be parsed again.  The
+ * objects built for every data file (statistics, partitions) are laid out
+ * in jsonb's binary form here (SkadeJsonbObject), byte for byte as
+ * pushJsonbValue() and JsonbValueToJsonb() would; integers become numerics
+ * in numeric's short format directly, a format checked once per backend
+ * against int64_to_numeric() (which is used if they ever differ).
  *
  * Locking: none; pure functions over backend-local data.
  *
@@ -36,9 +41,20 @@
 #include "skade.h"
 
 #define MAX_DECIMAL_SCALE	38		/* Iceberg's decimals have precision <= 38 */
+/* an int64 in numeric's short format: header, uint16, 5 digits (16 bytes) */
+#define SHORT_NUMERIC_MAX	16
 
 static void decimal_jsonb(const char *type, const char *p, size_t len, JsonbValue *out);
 static bool key_before(const JsonbValue *a, const JsonbValue *b);
+static Numeric short_numeric(int64 i);
+static Numeric short_numeric_into(char *dst, int64 i);
+static void arena_int(JsonbValue *v, int64 i, char **arena);
+static Jsonb *objects_to_jsonb(const JsonbValue *root);
+static inline void put_bytes(StringInfo buf, const void *p, int len);
+static inline void pad_to_int(StringInfo buf);
+static void put_jsonb_object(StringInfo buf, const JsonbValue *v, JEntry *je);
+static void put_jsonb_scalar(StringInfo buf, const JsonbValue *v, JEntry *je);
+static bool short_numeric_ok(void);
 
 /*
  * SkadeColumnsJsonb
@@ -57,8 +73,12 @@ SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *st
 	static const char *const keys[] = {
 		"id", "size", "lower", "upper", "nan_count", "null_count", "value_count"
 	};
+	static const int key_len[] = {2, 4, 5, 5, 9, 10, 11};
 	JsonbValue	root;
 	JsonbPair  *outer = palloc(sizeof(JsonbPair) * (ncols + 1));
+	/* the numbers, in numeric's short format: at most 7 a column, 16 bytes each */
+	char	   *arena = palloc(SHORT_NUMERIC_MAX * lengthof(keys) * (ncols + 1));
+	bool		int_bounds;
 	int			nouter = 0;
 	int			i,
 				j,
@@ -75,6 +95,7 @@ SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *st
 			c->bound[0] == NULL && c->bound[1] == NULL)
 			continue;
 		inner = palloc(sizeof(JsonbPair) * lengthof(keys));
+		int_bounds = strcmp(cols[i].type, "int") == 0 || strcmp(cols[i].type, "long") == 0;
 		for (k = 0; k < (int) lengthof(keys); k++)
 		{
 			JsonbValue *v = &inner[n].value;
@@ -82,7 +103,7 @@ SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *st
 			switch (k)
 			{
 				case 0:			/* id */
-					SkadeJbInt(v, cols[i].id);
+					arena_int(v, cols[i].id, &arena);
 					break;
 				case 1:			/* size */
 				case 4:			/* nan_count */
@@ -94,15 +115,23 @@ SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *st
 
 						if (!c->has_count[which])
 							continue;
-						SkadeJbInt(v, c->count[which]);
+						arena_int(v, c->count[which], &arena);
 						break;
 					}
 				default:		/* lower, upper */
 					if (c->bound[k - 2] == NULL)
 						continue;
-					SkadeBoundJsonb(&cols[i], c->bound[k - 2], c->bound_len[k - 2], keys[k], file, v);
+					if (int_bounds)
+					{
+						/* as SkadeBoundJsonb() does, the number in the arena */
+						SkadeCheckBoundLength(&cols[i], c->bound_len[k - 2], keys[k], file);
+						arena_int(v, SkadeLeInt(c->bound[k - 2], c->bound_len[k - 2]), &arena);
+					}
+					else
+						SkadeBoundJsonb(&cols[i], c->bound[k - 2], c->bound_len[k - 2], keys[k],
+										file, v);
 			}
-			SkadeJbString(&inner[n].key, keys[k]);
+			SkadeJbText(&inner[n].key, keys[k], key_len[k]);
 			inner[n].order = n;
 			n++;
 		}
@@ -124,7 +153,154 @@ SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *st
 	root.type = jbvObject;
 	root.val.object.nPairs = nouter;
 	root.val.object.pairs = outer;
-	return JsonbPGetDatum(JsonbValueToJsonb(&root));
+	return JsonbPGetDatum(objects_to_jsonb(&root));
+}
+
+/*
+ * SkadeJsonbObject
+ *		An object of these n pairs (keys, and scalar or SkadeJsonbObject-ready
+ *		object values; the array is reordered) as jsonb, exactly as
+ *		pushJsonbValue() and JsonbValueToJsonb() build it: keys sorted by
+ *		length, then bytes; of a key given twice, the last value.
+ */
+Datum
+SkadeJsonbObject(JsonbPair *pairs, int n)
+{
+	JsonbValue	root;
+	int			i,
+				j,
+				m = 0;
+
+	/* stable: equal keys keep the order they were given in */
+	for (i = 1; i < n; i++)
+	{
+		JsonbPair	p = pairs[i];
+
+		for (j = i; j > 0 && key_before(&p.key, &pairs[j - 1].key); j--)
+			pairs[j] = pairs[j - 1];
+		pairs[j] = p;
+	}
+	for (i = 0; i < n; i++)
+		if (i + 1 == n || key_before(&pairs[i].key, &pairs[i + 1].key))
+			pairs[m++] = pairs[i];
+	for (i = 0; i < m; i++)
+		pairs[i].order = i;
+	root.type = jbvObject;
+	root.val.object.nPairs = m;
+	root.val.object.pairs = pairs;
+	return JsonbPGetDatum(objects_to_jsonb(&root));
+}
+
+/*
+ * An object of objects and scalars (keys already in jsonb order, unique) as
+ * jsonb, laid out byte for byte as JsonbValueToJsonb() does it
+ * (convertToJsonb in jsonb_util.c: a container's header, its keys' then
+ * its values' JEntries, every JB_OFFSET_STRIDE'th an end offset, then the
+ * keys' and the values' data; numerics and containers start 4-aligned, the
+ * padding counted in their length), without its generic machinery: this
+ * runs for every data file a manifest holds.
+ */
+static Jsonb *
+objects_to_jsonb(const JsonbValue *root)
+{
+	StringInfoData buf;
+	JEntry		je;
+
+	initStringInfo(&buf);
+	buf.len = VARHDRSZ;
+	put_jsonb_object(&buf, root, &je);
+	SET_VARSIZE(buf.data, buf.len);
+	return (Jsonb *) buf.data;
+}
+
+/* append len bytes to buf (growing it only when it must) */
+static inline void
+put_bytes(StringInfo buf, const void *p, int len)
+{
+	if (unlikely(buf->len + len >= buf->maxlen))
+		enlargeStringInfo(buf, len);
+	memcpy(buf->data + buf->len, p, len);
+	buf->len += len;
+}
+
+/* append the 0 to 3 bytes that align buf's end to 4 */
+static inline void
+pad_to_int(StringInfo buf)
+{
+	if (unlikely(buf->len + 3 >= buf->maxlen))
+		enlargeStringInfo(buf, 3);
+	while (buf->len % sizeof(int32))
+		buf->data[buf->len++] = '\0';
+}
+
+/* append object v (of objects and scalars) to buf; *je its JEntry */
+static void
+put_jsonb_object(StringInfo buf, const JsonbValue *v, JEntry *je)
+{
+	int			n = v->val.object.nPairs;
+	int			base = buf->len;
+	int			entries;
+	uint32		header = (uint32) n | JB_FOBJECT;
+	uint32		total = 0;
+	int			i;
+
+	check_stack_depth();
+	pad_to_int(buf);
+	put_bytes(buf, &header, sizeof(uint32));
+	entries = buf->len;
+	enlargeStringInfo(buf, sizeof(JEntry) * n * 2);
+	buf->len += sizeof(JEntry) * n * 2;
+	for (i = 0; i < 2 * n; i++)
+	{
+		const JsonbValue *x = i < n ? &v->val.object.pairs[i].key
+			: &v->val.object.pairs[i - n].value;
+		int			start = buf->len;
+		JEntry		meta;
+
+		if (x->type == jbvObject)
+			put_jsonb_object(buf, x, &meta);
+		else
+			put_jsonb_scalar(buf, x, &meta);
+		total += buf->len - start;
+		if (total > JENTRY_OFFLENMASK)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("total size of jsonb object elements exceeds the maximum of %d bytes",
+							JENTRY_OFFLENMASK)));
+		if (i % JB_OFFSET_STRIDE == 0)
+			meta = (meta & JENTRY_TYPEMASK) | total | JENTRY_HAS_OFF;
+		memcpy(buf->data + entries + i * sizeof(JEntry), &meta, sizeof(JEntry));
+	}
+	*je = JENTRY_ISCONTAINER | (buf->len - base);
+}
+
+/* append scalar v to buf; *je its JEntry */
+static void
+put_jsonb_scalar(StringInfo buf, const JsonbValue *v, JEntry *je)
+{
+	int			start;
+
+	switch (v->type)
+	{
+		case jbvNull:
+			*je = JENTRY_ISNULL;
+			break;
+		case jbvBool:
+			*je = v->val.boolean ? JENTRY_ISBOOL_TRUE : JENTRY_ISBOOL_FALSE;
+			break;
+		case jbvString:
+			put_bytes(buf, v->val.string.val, v->val.string.len);
+			*je = (JEntry) v->val.string.len;
+			break;
+		case jbvNumeric:
+			start = buf->len;
+			pad_to_int(buf);
+			put_bytes(buf, v->val.numeric, VARSIZE_ANY(v->val.numeric));
+			*je = JENTRY_ISNUMERIC | (buf->len - start);
+			break;
+		default:
+			elog(ERROR, "unexpected jsonb value type %d in column statistics", (int) v->type);
+	}
 }
 
 /* does key a sort before key b in a jsonb object (shorter first, then bytes)? */
@@ -352,8 +528,100 @@ JsonbValue *
 SkadeJbInt(JsonbValue *v, int64 i)
 {
 	v->type = jbvNumeric;
-	v->val.numeric = int64_to_numeric(i);
+	v->val.numeric = short_numeric_ok() ? short_numeric(i) : int64_to_numeric(i);
 	return v;
+}
+
+/*
+ * An int64 as a numeric, built directly in numeric's short format as
+ * numeric.c's make_result() lays it out (its sign and weight in the header,
+ * then its base-10000 digits without trailing zero digits; zero has none):
+ * int64_to_numeric() takes three allocations and a digit buffer per value,
+ * and statistics JSON makes a dozen numbers per data file.
+ */
+static Numeric
+short_numeric(int64 i)
+{
+	return short_numeric_into(palloc(SHORT_NUMERIC_MAX), i);
+}
+
+/* a number in the arena (*arena moves past it), as SkadeJbInt() makes it */
+static void
+arena_int(JsonbValue *v, int64 i, char **arena)
+{
+	if (!short_numeric_ok())
+	{
+		SkadeJbInt(v, i);
+		return;
+	}
+	v->type = jbvNumeric;
+	v->val.numeric = short_numeric_into(*arena, i);
+	*arena += SHORT_NUMERIC_MAX;
+}
+
+/* short_numeric() into dst (SHORT_NUMERIC_MAX bytes, int-aligned) */
+static Numeric
+short_numeric_into(char *dst, int64 i)
+{
+	uint64		mag = i < 0 ? -(uint64) i : (uint64) i;
+	int16		digit[5];		/* least significant first: 10000^5 > 2^64 */
+	int			k = 0,
+				low = 0,
+				n,
+				j;
+	Size		len;
+	Numeric		res = (Numeric) dst;
+	uint16		header;
+
+	while (mag != 0)
+	{
+		digit[k++] = (int16) (mag % 10000);
+		mag /= 10000;
+	}
+	while (low < k && digit[low] == 0)
+		low++;					/* trailing zero digits are left out */
+	n = k - low;
+	len = VARHDRSZ + sizeof(uint16) + n * sizeof(int16);
+	SET_VARSIZE(res, len);
+	/* NUMERIC_SHORT, sign, dscale 0, weight k - 1 (0 for zero) */
+	header = 0x8000 | (i < 0 ? 0x2000 : 0) | ((k > 0 ? k - 1 : 0) & 0x003F);
+	memcpy(dst + VARHDRSZ, &header, sizeof(uint16));
+	for (j = 0; j < n; j++)
+		memcpy(dst + VARHDRSZ + sizeof(uint16) + j * sizeof(int16),
+			   &digit[k - 1 - j], sizeof(int16));
+	return res;
+}
+
+/*
+ * Does short_numeric() build what int64_to_numeric() does?  Checked once
+ * per backend on values around every digit boundary; if not (a numeric
+ * format skade does not know), int64_to_numeric() is used.
+ */
+static bool
+short_numeric_ok(void)
+{
+	static int	ok = 0;			/* 1 yes, -1 no, 0 not checked yet */
+	static const int64 probe[] = {
+		0, 1, -1, 9, 10, 9999, 10000, -10000, 10001, 12345678, 100000000, -99990000,
+		INT64CONST(1000000000000), INT64CONST(123456789012345678), PG_INT64_MAX,
+		PG_INT64_MIN, PG_INT64_MIN + 1, PG_INT32_MAX, PG_INT32_MIN
+	};
+	int			j;
+
+	if (ok != 0)
+		return ok > 0;
+	ok = 1;
+	for (j = 0; j < (int) lengthof(probe); j++)
+	{
+		Numeric		a = short_numeric(probe[j]);
+		Numeric		b = int64_to_numeric(probe[j]);
+
+		if (VARSIZE(a) != VARSIZE(b) || memcmp(a, b, VARSIZE(a)) != 0)
+			ok = -1;
+		pfree(a);
+		pfree(b);
+	}
+	return ok > 0;
 }
 
 /* a number from its decimal text */

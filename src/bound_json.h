@@ -24,6 +24,7 @@ extern bool SkadeBoundReadable(const SkadeColumn *c, const char *p, size_t len);
 extern void SkadeBoundJsonb(const SkadeColumn *c, const char *p, size_t len, const char *which,
 							const char *file, JsonbValue *out);
 extern void SkadeHexJsonb(const char *p, size_t len, JsonbValue *out);
+extern Datum SkadeJsonbObject(JsonbPair *pairs, int n);
 
 /* JsonbValue builders (strings are not copied) */
 extern JsonbValue *SkadeJbString(JsonbValue *v, const char *s);

@@ -947,28 +947,28 @@ partition_summaries(const ManifestRef *mref, const SkadeMeta *m, const SkadeColu
 static Datum
 partition_values_jsonb(const FileContext *fc, const SkadeManifestEntry *e)
 {
-	JsonbParseState *state = NULL;
-	JsonbValue	v;
+	JsonbPair  *pairs = palloc(sizeof(JsonbPair) * (fc->nparts + 1));
 	const SkadeManifestValue *vals = SkadeManifestPartition(e);
 	int			i;
 
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (i = 0; i < fc->nparts; i++)
 	{
-		pushJsonbValue(&state, WJB_KEY, SkadeJbString(&v, fc->parts[i].field->name));
+		JsonbValue *v = &pairs[i].value;
+
+		SkadeJbString(&pairs[i].key, fc->parts[i].field->name);
 		if (vals[i].len < 0)
-			SkadeJbNull(&v);
+			SkadeJbNull(v);
 		else
 		{
 			SkadePartitionDatum d;
 
 			d.p = ((const char *) e) + vals[i].off;
 			d.len = vals[i].len;
-			transform_result_jsonb(&fc->parts[i], fc->cols, d, fc->mref->path, &v);
+			transform_result_jsonb(&fc->parts[i], fc->cols, d, fc->mref->path, v);
 		}
-		pushJsonbValue(&state, WJB_VALUE, &v);
 	}
-	return JsonbPGetDatum(JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL)));
+	/* as pushJsonbValue() would order them, without its generic machinery */
+	return SkadeJsonbObject(pairs, fc->nparts);
 }
 
 /* a partition value (transform result) as readable JSON; see partition_summaries() */

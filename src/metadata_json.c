@@ -30,7 +30,8 @@
  * deleted when done or released with its parent on ERROR, so a failed
  * parse leaks nothing; jansson's values of a metadata file live in an arena
  * of that context (json_alloc.c), never freed one by one.  The result is
- * one palloc'd chunk in the caller's context.
+ * one palloc'd chunk in the caller's context.  Schema columns parsed are
+ * also remembered per backend (see columns_memo).
  *
  * IDENTIFICATION
  *	  src/metadata_json.c
@@ -52,6 +53,30 @@
 #include "json_compact.h"
 #include "metadata_json.h"
 #include "skade.h"
+
+
+/*
+ * A backend's memo of parsed schema columns (SkadeParseSchemaColumns), in
+ * "skade schema columns" under TopMemoryContext: at most COLUMNS_MEMO_MAX
+ * schema texts of at most COLUMNS_MEMO_BYTES together, never freed (their
+ * strings are handed out).
+ */
+#define COLUMNS_MEMO_MAX	32
+#define COLUMNS_MEMO_BYTES	(4 * 1024 * 1024)
+typedef struct ColumnsMemo
+{
+	char	   *text;
+	SkadeColumn *columns;
+	int			ncolumns;
+} ColumnsMemo;
+static MemoryContext columns_memo_cxt = NULL;
+static List *columns_memo = NIL;
+static Size columns_memo_bytes = 0;
+
+static SkadeColumn *columns_memo_get(const char *schema_json, int *ncolumns);
+static void columns_memo_put(const char *schema_json, const SkadeColumn *columns, int ncolumns);
+static SkadeColumn *parse_schema_columns(const char *schema_json, const char *what,
+										 int *ncolumns);
 
 /*
  * jansson's values of a metadata file, per byte of its text: the size of
@@ -708,6 +733,81 @@ parse_snapshot(ParseCtx *ctx, json_t *s, SkadeMetaSnapshot *snap,
  */
 SkadeColumn *
 SkadeParseSchemaColumns(const char *schema_json, const char *what, int *ncolumns)
+{
+	SkadeColumn *result = columns_memo_get(schema_json, ncolumns);
+
+	if (result == NULL)
+	{
+		result = parse_schema_columns(schema_json, what, ncolumns);
+		columns_memo_put(schema_json, result, *ncolumns);
+	}
+	return result;
+}
+
+/*
+ * The columns of schema_json parsed before by this backend, as a palloc'd
+ * copy of the array (its strings are the memo's, never freed), or NULL.
+ * Every manifest of a table records the same schema text, so a plan over
+ * a hundred manifests parses it once.
+ */
+static SkadeColumn *
+columns_memo_get(const char *schema_json, int *ncolumns)
+{
+	ListCell   *lc;
+
+	foreach(lc, columns_memo)
+	{
+		ColumnsMemo *m = lfirst(lc);
+
+		if (strcmp(m->text, schema_json) == 0)
+		{
+			SkadeColumn *copy = palloc(sizeof(SkadeColumn) * (m->ncolumns + 1));
+
+			memcpy(copy, m->columns, sizeof(SkadeColumn) * (m->ncolumns + 1));
+			*ncolumns = m->ncolumns;
+			return copy;
+		}
+	}
+	return NULL;
+}
+
+/* remember columns parsed from schema_json, while the memo has room */
+static void
+columns_memo_put(const char *schema_json, const SkadeColumn *columns, int ncolumns)
+{
+	MemoryContext old;
+	ColumnsMemo *m;
+	int			i;
+	Size		bytes = strlen(schema_json) + sizeof(SkadeColumn) * (ncolumns + 1);
+
+	for (i = 0; i < ncolumns; i++)
+		bytes += (columns[i].name ? strlen(columns[i].name) + 1 : 0) +
+			(columns[i].type ? strlen(columns[i].type) + 1 : 0);
+	if (list_length(columns_memo) >= COLUMNS_MEMO_MAX ||
+		columns_memo_bytes + bytes > COLUMNS_MEMO_BYTES)
+		return;
+	columns_memo_bytes += bytes;
+	if (columns_memo_cxt == NULL)
+		columns_memo_cxt = AllocSetContextCreate(TopMemoryContext, "skade schema columns",
+												 ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(columns_memo_cxt);
+	m = palloc(sizeof(ColumnsMemo));
+	m->text = pstrdup(schema_json);
+	m->ncolumns = ncolumns;
+	m->columns = palloc0(sizeof(SkadeColumn) * (ncolumns + 1));
+	for (i = 0; i < ncolumns; i++)
+	{
+		m->columns[i] = columns[i];
+		m->columns[i].name = columns[i].name ? pstrdup(columns[i].name) : NULL;
+		m->columns[i].type = columns[i].type ? pstrdup(columns[i].type) : NULL;
+	}
+	columns_memo = lappend(columns_memo, m);
+	MemoryContextSwitchTo(old);
+}
+
+/* SkadeParseSchemaColumns, parsing */
+static SkadeColumn *
+parse_schema_columns(const char *schema_json, const char *what, int *ncolumns)
 {
 	json_error_t err;
 	json_t	   *root = load_budgeted(schema_json, strlen(schema_json), JSON_REJECT_DUPLICATES,
