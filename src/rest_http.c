@@ -21,8 +21,10 @@
  *     skade.rest_max_body is not kept (the request is answered 413); idle
  *     connections close after skade.rest_idle_timeout, and so does one whose
  *     request headers have not all arrived that long after it opened or
- *     after its last answer (a client trickling bytes); a worker holds at
- *     most skade.rest_max_connections connections.
+ *     after its last answer (a client trickling bytes), but never with a
+ *     request's bytes unread (one that came while the worker served
+ *     another is served); a worker holds at most
+ *     skade.rest_max_connections connections.
  *   - Nothing raised in a handler unwinds through libmicrohttpd: each
  *     callback's work runs under PG_TRY, and an error becomes a 500 answer
  *     (the routes turn their own errors into Iceberg's error model first).
@@ -497,7 +499,10 @@ set_deadline(struct MHD_Connection *conn, bool serving)
 
 /*
  * Shut down the socket of every connection past its deadline: libmicrohttpd
- * sees the end of the stream and closes it the next time it looks.
+ * sees the end of the stream and closes it the next time it looks.  Not one
+ * whose socket holds bytes libmicrohttpd has not read yet: a request that
+ * came while this worker was busy serving another connection is served (its
+ * deadline stays, so a sender that trickles is still cut once they are read).
  */
 static void
 cut_slow(void)
@@ -510,7 +515,10 @@ cut_slow(void)
 		{
 			const union MHD_ConnectionInfo *ci =
 				MHD_get_connection_info(pending[i].conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+			char		b;
 
+			if (ci && recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+				continue;		/* unread bytes: read them first */
 			if (ci)
 				(void) shutdown(ci->connect_fd, SHUT_RDWR);
 			pending[i].deadline = 0;

@@ -17,6 +17,8 @@ import socket
 from urllib.parse import quote
 
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
 
 from pyiceberg.catalog.rest import RestCatalog
 
@@ -40,8 +42,18 @@ PORT = int(PORT)
 
 
 def make_catalog(token: str = WRITER_TOKEN, name: str = "rest", **props: str) -> RestCatalog:
-    """pyiceberg's RestCatalog on skade, the catalog chosen by warehouse (-> prefix)."""
-    return RestCatalog(name, uri=URI, token=token, warehouse=CATALOG, **props)
+    """pyiceberg's RestCatalog on skade, the catalog chosen by warehouse (-> prefix).
+
+    The server closes a keep-alive connection idle for skade.rest_idle_timeout (2 s in this
+    suite); a client that reuses it at that very moment gets "Remote end closed connection
+    without response" (RFC 9112 9.3.1: the client may retry an idempotent request). Java's
+    HTTP client retries such a request on a fresh connection, pyiceberg's session does not:
+    here it does, for GET and HEAD only (no commit is ever sent twice)."""
+    cat = RestCatalog(name, uri=URI, token=token, warehouse=CATALOG, **props)
+    retry = Retry(total=2, connect=2, read=2, status=0, redirect=0,
+                  allowed_methods=frozenset({"GET", "HEAD"}), raise_on_status=False)
+    cat._session.mount("http://", HTTPAdapter(max_retries=retry))
+    return cat
 
 
 # ------------------------------------------------------------ plain HTTP
