@@ -157,7 +157,7 @@ static const void *find_ready(SkadeBlobCache *c, uint64 key, const char *locatio
 static const void *fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
 						 void *larg, SkadeBlobVisitor visitor, void *varg, bool pin,
 						 Size budget, bool *in_place, Size *size);
-static const void *pin_filled(SkadeBlobCache *c, uint64 key, const char *location,
+static const void *pin_ready(SkadeBlobCache *c, uint64 key, const char *location,
 							  Size budget, Size *size);
 static void *load_filling(SkadeBlobCache *c, uint64 key, const char *location,
 						  SkadeBlobLoader loader, void *larg, Size *size);
@@ -374,22 +374,12 @@ SkadeBlobCacheGetInPlace(SkadeBlobCache *c, const char *location, SkadeBlobLoade
 const void *
 SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size budget, Size *size)
 {
-	BlobEntry  *entry;
 	const void *blob;
 
 	if (c == NULL)
 		return NULL;
 	attach(c);
-	LWLockAcquire(&c->shared->lock, LW_SHARED);
-	blob = find_ready(c, location_key(location), location, &entry);
-	if (blob && over_budget(c, entry, blob, budget))
-		blob = NULL;
-	if (blob)
-	{
-		pin_entry(c, entry, blob);
-		*size = entry->size;
-	}
-	LWLockRelease(&c->shared->lock);
+	blob = pin_ready(c, location_key(location), location, budget, size);
 	if (blob)
 		pg_atomic_fetch_add_u64(&c->shared->hits, 1);
 	return blob;
@@ -643,7 +633,7 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 		blob = load_filling(c, key, location, loader, larg, size);
 		if (pin && in_place)
 		{
-			const void *cached = pin_filled(c, key, location, budget, size);
+			const void *cached = pin_ready(c, key, location, budget, size);
 
 			if (cached)
 			{
@@ -671,12 +661,12 @@ load_uncached(const char *location, SkadeBlobLoader loader, void *larg, Size *si
 }
 
 /*
- * Pin the entry this backend has just filled, if it was cached and is
- * still there (another backend may have evicted it at once) and the pin
- * keeps within budget (0: no limit); NULL otherwise.
+ * Pin the READY entry of location (one this backend has just filled, or a
+ * hit), if it is there (another backend may have evicted a fill at once)
+ * and the pin keeps within budget (0: no limit); NULL otherwise.
  */
 static const void *
-pin_filled(SkadeBlobCache *c, uint64 key, const char *location, Size budget, Size *size)
+pin_ready(SkadeBlobCache *c, uint64 key, const char *location, Size budget, Size *size)
 {
 	BlobEntry  *entry;
 	const void *blob;
