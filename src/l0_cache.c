@@ -76,6 +76,7 @@ static SkadeBlobCache *l0 = NULL;
 
 static long l0_max_entries(void);
 static void *load_metadata(const char *location, void *arg, Size *size, char **origin);
+static const SkadeMeta *pin_meta(const char *location, bool *in_place, Size *size);
 static void *seed_loader(const char *location, void *arg, Size *size, char **origin);
 static void seed_visitor(const void *blob, Size size, void *arg);
 
@@ -191,6 +192,28 @@ L0FetchJson(const char *location, bool refs, L0JsonConsumer consumer, void *arg)
 }
 
 /*
+ * The cached metadata of location, pinned until the end of the transaction
+ * (*in_place true): a hit, or on a miss the entry just read, parsed and
+ * cached; else the freshly parsed palloc'd metadata when it could not be
+ * cached (*in_place false).  NULL, with nothing read, when pinning would
+ * take this backend's pins over a quarter of the cache (a transaction
+ * loading many tables must not keep the cache from evicting).
+ */
+static const SkadeMeta *
+pin_meta(const char *location, bool *in_place, Size *size)
+{
+	Size		budget = SkadeBlobCacheCapacity(l0) / 4;
+	/* a hit: the warm path as short as it can be */
+	const SkadeMeta *meta = SkadeBlobCachePinIfCached(l0, location, budget, size);
+
+	*in_place = meta != NULL;
+	if (meta == NULL)
+		meta = SkadeBlobCacheGetInPlace(l0, location, load_metadata, NULL, budget, size,
+										in_place);
+	return meta;
+}
+
+/*
  * L0FetchJsonPinned
  *		The metadata text (or refs variant) of location as a datum that
  *		points into the cache itself: no copy.  The entry is pinned (never
@@ -211,12 +234,7 @@ L0FetchJsonPinned(const char *location, bool refs)
 	L0Result	r;
 
 	SkadeRefuseControlChars(location);
-	/* a hit: the warm path as short as it can be */
-	meta = SkadeBlobCachePinIfCached(l0, location, SkadeBlobCacheCapacity(l0) / 4, &size);
-	/* a miss: read, parse and cache, and hand out the new entry in place */
-	if (meta == NULL)
-		meta = SkadeBlobCacheGetInPlace(l0, location, load_metadata, NULL,
-										SkadeBlobCacheCapacity(l0) / 4, &size, &in_place);
+	meta = pin_meta(location, &in_place, &size);
 	if (meta)
 		return (struct varlena *) (((const char *) meta) +
 								   (refs ? meta->refs_json_off : meta->json_off));
@@ -249,12 +267,7 @@ L0FetchJsonIndirect(const char *location, bool refs)
 	struct varlena *ptr;
 
 	SkadeRefuseControlChars(location);
-	/* a hit: the warm path as short as it can be */
-	meta = SkadeBlobCachePinIfCached(l0, location, SkadeBlobCacheCapacity(l0) / 4, &size);
-	in_place = meta != NULL;
-	if (meta == NULL)
-		meta = SkadeBlobCacheGetInPlace(l0, location, load_metadata, NULL,
-										SkadeBlobCacheCapacity(l0) / 4, &size, &in_place);
+	meta = pin_meta(location, &in_place, &size);
 	if (meta == NULL)
 		return NULL;
 	json = (struct varlena *) (((const char *) meta) +

@@ -45,6 +45,7 @@
 
 static Datum insert_table(FunctionCallInfo fcinfo, const char *op);
 static Datum load_table(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg);
+static void pointer_values(const StoreTable *t, Datum *values, bool *nulls);
 static Datum table_metadata(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg);
 
 PG_FUNCTION_INFO_V1(skade_register_table);
@@ -202,11 +203,7 @@ load_table(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	result.tupdesc = BlessTupleDesc(tupdesc);
-	result.nulls[0] = t.metadata_location == NULL;
-	result.values[0] = result.nulls[0] ? (Datum) 0 : CStringGetTextDatum(t.metadata_location);
-	result.nulls[1] = t.previous_metadata_location == NULL;
-	result.values[1] = result.nulls[1] ? (Datum) 0 :
-		CStringGetTextDatum(t.previous_metadata_location);
+	pointer_values(&t, result.values, result.nulls);
 	result.nulls[2] = want == 0 || t.metadata_location == NULL;
 	result.tuple = NULL;
 	if (result.nulls[2])
@@ -231,6 +228,16 @@ load_table(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 		/* heap_form_tuple made it a datum already; nothing to inline */
 		PG_RETURN_DATUM(PointerGetDatum(result.tuple->t_data));
 	PG_RETURN_DATUM(HeapTupleGetDatum(result.tuple));
+}
+
+/* A load's first two columns: metadata_location, previous_metadata_location. */
+static void
+pointer_values(const StoreTable *t, Datum *values, bool *nulls)
+{
+	nulls[0] = t->metadata_location == NULL;
+	values[0] = nulls[0] ? (Datum) 0 : CStringGetTextDatum(t->metadata_location);
+	nulls[1] = t->previous_metadata_location == NULL;
+	values[1] = nulls[1] ? (Datum) 0 : CStringGetTextDatum(t->previous_metadata_location);
 }
 
 /*
@@ -258,10 +265,7 @@ skade_load_table_pointers(PG_FUNCTION_ARGS)
 	SkadeTableArgs(fcinfo, 3, &catalog, &ns, &name, &t);
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	nulls[0] = t.metadata_location == NULL;
-	values[0] = nulls[0] ? (Datum) 0 : CStringGetTextDatum(t.metadata_location);
-	nulls[1] = t.previous_metadata_location == NULL;
-	values[1] = nulls[1] ? (Datum) 0 : CStringGetTextDatum(t.previous_metadata_location);
+	pointer_values(&t, values, nulls);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 
