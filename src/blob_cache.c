@@ -59,6 +59,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/xact.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
@@ -447,6 +448,28 @@ SkadeBlobCachePinnedOrigin(const void *blob)
 	PinnedBlob *p = pinned ? hash_search(pinned, &blob, HASH_FIND, NULL) : NULL;
 
 	return p ? (const char *) blob - p->entry->blob_off + p->entry->origin_off : NULL;
+}
+
+/*
+ * SkadeBlobIndirect
+ *		An indirect TOAST pointer (VARTAG_INDIRECT, palloc'd) to the varlena
+ *		value, which lies inside a blob this backend holds pinned until the
+ *		end of its transaction (SkadeBlobCacheGetInPlace, or a pinned hit
+ *		never released): a row can carry it without a copy, and PostgreSQL
+ *		detoasts such a value before anything keeps it past the transaction
+ *		(a holdable cursor's store, a procedure's variables after COMMIT), as
+ *		it must for any TOAST pointer.
+ */
+Datum
+SkadeBlobIndirect(const struct varlena *value)
+{
+	struct varatt_indirect redirect;
+	struct varlena *ptr = palloc(INDIRECT_POINTER_SIZE);
+
+	redirect.pointer = (struct varlena *) value;
+	SET_VARTAG_EXTERNAL(ptr, VARTAG_INDIRECT);
+	memcpy(VARDATA_EXTERNAL(ptr), &redirect, sizeof(redirect));
+	return PointerGetDatum(ptr);
 }
 
 /*

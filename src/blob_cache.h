@@ -53,6 +53,7 @@ extern const void *SkadeBlobCacheGetInPlace(SkadeBlobCache *c, const char *locat
 											SkadeBlobLoader loader, void *larg, Size budget,
 											Size *size, bool *in_place);
 extern void SkadeBlobCacheRelease(const void *blob);
+extern Datum SkadeBlobIndirect(const struct varlena *value);
 extern const char *SkadeBlobCachePinnedOrigin(const void *blob);
 extern const void *SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location,
 											 Size budget, Size *size);

@@ -263,8 +263,6 @@ L0FetchJsonIndirect(const char *location, bool refs)
 	const SkadeMeta *meta;
 	bool		in_place;
 	struct varlena *json;
-	struct varatt_indirect redirect;
-	struct varlena *ptr;
 
 	SkadeRefuseControlChars(location);
 	meta = pin_meta(location, &in_place, &size);
@@ -274,11 +272,7 @@ L0FetchJsonIndirect(const char *location, bool refs)
 							   (refs ? meta->refs_json_off : meta->json_off));
 	if (!in_place)
 		return json;
-	redirect.pointer = json;
-	ptr = palloc(INDIRECT_POINTER_SIZE);
-	SET_VARTAG_EXTERNAL(ptr, VARTAG_INDIRECT);
-	memcpy(VARDATA_EXTERNAL(ptr), &redirect, sizeof(redirect));
-	return ptr;
+	return (struct varlena *) DatumGetPointer(SkadeBlobIndirect(json));
 }
 
 /*

@@ -119,6 +119,9 @@ typedef struct FileContext
 	ColumnStats *stats;			/* scratch, ncols + 1 */
 	SkadeBoundPartition *parts; /* its partition spec, if known */
 	int			nparts;
+	const SkadeManifest *man;	/* the blob */
+	bool		held;			/* it is pinned in place until the end of the
+								 * transaction: rows point into it */
 } FileContext;
 
 static const SkadeMetaSnapshot *snapshot_arg(FunctionCallInfo fcinfo, int argno,
@@ -144,7 +147,7 @@ static uint64 partition_key(const FileContext *fc, const SkadeManifestEntry *e);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
 					  bool v1, ScanPlan *plan);
 static const SkadeManifest *open_manifest(const ManifestRef *mref, const SkadeMeta *m, bool v1,
-										  bool spec, FileContext *fc);
+										  bool spec, bool hold, FileContext *fc);
 static void index_deletes(const ManifestRef *mref, const SkadeMeta *m, bool v1, ScanPlan *plan);
 static bool entry_data_seq(const SkadeManifestEntry *e, const FileContext *fc, int64 *seq);
 static void put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *fc,
@@ -456,7 +459,10 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 	 * The decoded manifest is pinned in the L0.5 cache (or, uncached, lives
 	 * in this context); what is derived from it for one entry, and its output
 	 * row, live only while that entry is read (tuplestore_putvalues copies
-	 * the row).
+	 * the row).  Held in place until the end of the transaction (fc->held),
+	 * its rows' long values point into it rather than being copied: the
+	 * tuplestore then keeps a small row per file, in memory rather than
+	 * spilled to disk for a plan of thousands of files.
 	 */
 	MemoryContext manifest_cxt = AllocSetContextCreate(CurrentMemoryContext,
 													   "skade manifest",
@@ -465,7 +471,7 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 													ALLOCSET_DEFAULT_SIZES);
 	MemoryContext caller = MemoryContextSwitchTo(manifest_cxt);
 	FileContext *fc = palloc0(sizeof(FileContext));
-	const SkadeManifest *man = open_manifest(mref, m, v1, true, fc);
+	const SkadeManifest *man = open_manifest(mref, m, v1, true, true, fc);
 	const SkadeManifestEntry *e;
 	uint32		i;
 
@@ -477,8 +483,9 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 		MemoryContextSwitchTo(manifest_cxt);
 		MemoryContextReset(entry_cxt);
 	}
-	/* the rows are in the tuplestore: the cache may evict it again */
-	ManifestRelease(man);
+	/* the rows are in the tuplestore: the cache may evict it again (unless held) */
+	if (!fc->held)
+		ManifestRelease(man);
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(manifest_cxt);
 }
@@ -487,16 +494,21 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
  * The decoded manifest of mref, and in fc what reading its entries needs:
  * its schema's columns (its "schema" header, else the table's current
  * schema) and, with spec, its partition spec (its header, else the table's
- * spec of that id).  Allocated in the current memory context.
+ * spec of that id).  Allocated in the current memory context.  With hold,
+ * held in place until the end of the transaction when the cache can
+ * (ManifestGetHeld; fc->held).
  */
 static const SkadeManifest *
-open_manifest(const ManifestRef *mref, const SkadeMeta *m, bool v1, bool spec, FileContext *fc)
+open_manifest(const ManifestRef *mref, const SkadeMeta *m, bool v1, bool spec, bool hold,
+			  FileContext *fc)
 {
-	const SkadeManifest *man = ManifestGet(mref->path, mref->length);
+	const SkadeManifest *man = hold ? ManifestGetHeld(mref->path, mref->length, &fc->held)
+		: ManifestGet(mref->path, mref->length);
 	const char *schema = SkadeManifestStr(man, man->schema);
 
 	if (schema == NULL)
 		schema = SkadeMetaStr(m, m->current_schema);
+	fc->man = man;
 	fc->mref = mref;
 	fc->v1 = v1;
 	fc->own_schema = man->schema != 0;
@@ -534,7 +546,7 @@ index_deletes(const ManifestRef *mref, const SkadeMeta *m, bool v1, ScanPlan *pl
 {
 	MemoryContext caller = MemoryContextSwitchTo(plan->cxt);
 	FileContext *fc = palloc0(sizeof(FileContext));
-	const SkadeManifest *man = open_manifest(mref, m, v1, true, fc);
+	const SkadeManifest *man = open_manifest(mref, m, v1, true, false, fc);
 	const SkadeManifestEntry *e;
 	bool		unpartitioned;
 	bool		matchable = partition_matchable(fc, &unpartitioned);
@@ -618,7 +630,9 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 	}
 
 	values[0] = CStringGetTextDatum(file_contents[e->content]);
-	values[1] = CStringGetTextDatum(SkadeManifestStr(e, e->path));
+	/* long values point into a held blob: the row is small */
+	values[1] = fc->held ? SkadeBlobIndirect(SkadeManifestText(e, e->path))
+		: CStringGetTextDatum(SkadeManifestStr(e, e->path));
 	nulls[2] = format == NULL;
 	values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(format);
 	nulls[3] = mref->spec_id < 0;
@@ -634,7 +648,9 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 	values[6] = Int64GetDatum(e->file_size);
 	/* the statistics as jsonb, by column name: precomputed when the cache could */
 	if (e->columns_jsonb && fc->own_schema)
-		values[7] = PointerGetDatum(((const char *) e) + e->columns_jsonb);
+		values[7] = fc->held ?
+			SkadeBlobIndirect((const struct varlena *) (((const char *) e) + e->columns_jsonb)) :
+			PointerGetDatum(((const char *) e) + e->columns_jsonb);
 	else
 		values[7] = SkadeColumnsJsonb(cols, ncols, stats, mref->path);
 
@@ -657,7 +673,8 @@ put_file(ReturnSetInfo *rsinfo, const SkadeManifestEntry *e, const FileContext *
 		nulls[11] = e->status != 1;
 		values[11] = Int64GetDatum(mref->sequence_number);
 	}
-	values[12] = CStringGetTextDatum(mref->path);
+	values[12] = fc->held ? SkadeBlobIndirect(SkadeManifestText(fc->man, fc->man->path_text))
+		: CStringGetTextDatum(mref->path);
 	/* what a reader needs to apply a delete file */
 	nulls[13] = e->nequality < 0;
 	if (!nulls[13])
@@ -1175,7 +1192,7 @@ manifest_files(const ManifestRef *mref, const SkadeMeta *m, PathHash *seen, Path
 
 	/* an uncached manifest is decoded into cxt, and goes with it */
 	MemoryContextSwitchTo(cxt);
-	man = open_manifest(mref, m, m->format_version < 2, false, &fc);
+	man = open_manifest(mref, m, m->format_version < 2, false, false, &fc);
 	MemoryContextSwitchTo(caller);
 	for (i = 0, e = SkadeManifestFirst(man); i < man->nentries; i++, e = SkadeManifestNext(e))
 	{

@@ -115,6 +115,32 @@ ManifestGet(const char *path, int64 expected_length)
 }
 
 /*
+ * ManifestGetHeld
+ *		Like ManifestGet, but when it can, the blob in place in the cache and
+ *		held pinned until the end of the transaction (*held), so that rows
+ *		may point into it (SkadeBlobIndirect) rather than copy: on a hit, and
+ *		on a miss once it is cached, as long as this backend then holds at
+ *		most a quarter of the cache pinned (a transaction planning many
+ *		tables must not keep the cache from evicting).  Otherwise exactly
+ *		ManifestGet (*held false: release it with ManifestRelease); a held
+ *		blob is never released by the caller.
+ */
+const SkadeManifest *
+ManifestGetHeld(const char *path, int64 expected_length, bool *held)
+{
+	Size		size;
+	const SkadeManifest *m;
+
+	SkadeRefuseControlChars(path);
+	m = SkadeBlobCacheGetInPlace(manifest_cache, path, load_manifest, &expected_length,
+								 SkadeBlobCacheCapacity(manifest_cache) / 4, &size, held);
+	if (m == NULL)
+		return ManifestGet(path, expected_length);	/* over the budget: a copy */
+	SkadeAvroCheckLength(path, m->file_size, expected_length);
+	return m;
+}
+
+/*
  * ManifestListBytes
  *		The bytes of the manifest list at path (an s3:// object: local lists
  *		are read from the file each time), through the cache, under a key no

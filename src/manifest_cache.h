@@ -60,7 +60,8 @@ typedef struct SkadeManifestEntry
 	int64		file_size;
 	int64		content_offset; /* v3: a deletion vector's place in its file */
 	int64		content_size;
-	uint32		path;			/* NUL-terminated strings */
+	uint32		path;			/* NUL-terminated strings; path is also a
+								 * text varlena (SkadeManifestText) */
 	uint32		referenced_data_file;	/* 0: not recorded */
 	int32		nequality;		/* equality_ids: -1 not recorded */
 	uint32		equality_ids;	/* int32[nequality] */
@@ -84,10 +85,15 @@ typedef struct SkadeManifest
 	int32		spec_id;		/* "partition-spec-id" header; -1 if absent */
 	uint32		schema;			/* "schema" header JSON text; 0 if absent */
 	uint32		partition_spec; /* "partition-spec" header JSON text; 0 if absent */
+	uint32		path_text;		/* the manifest's path (the cache key), as
+								 * SkadeManifestText */
 	uint32		entries;		/* the first SkadeManifestEntry */
 } SkadeManifest;
 
 #define SkadeManifestStr(base, off)	((off) ? ((const char *) (base)) + (off) : NULL)
+/* the text varlena whose bytes are the C string at off (put as a text) */
+#define SkadeManifestText(base, off) \
+	((const struct varlena *) (((const char *) (base)) + (off) - VARHDRSZ))
 #define SkadeManifestFirst(m)	((const SkadeManifestEntry *) (((const char *) (m)) + (m)->entries))
 #define SkadeManifestNext(e)	((const SkadeManifestEntry *) (((const char *) (e)) + (e)->size))
 #define SkadeManifestPartition(e) \
@@ -99,6 +105,8 @@ extern Size ManifestCacheShmemSize(void);
 extern void ManifestCacheShmemInit(void);
 extern SkadeBlobCache *ManifestCache(void);
 extern const SkadeManifest *ManifestGet(const char *path, int64 expected_length);
+extern const SkadeManifest *ManifestGetHeld(const char *path, int64 expected_length,
+											bool *held);
 extern void ManifestRelease(const SkadeManifest *m);
 extern bool ManifestIsCached(const char *path);
 extern StringInfo ManifestListBytes(const char *path, char **real_path);

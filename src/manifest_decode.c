@@ -123,6 +123,7 @@ static void type_mismatch(const EntryShape *sh, const char *name,
 static SkadeManifestStat *stat_for(SkadeManifestStat *stats, int *nstats, int32 field_id);
 static uint32 put_bytes(StringInfo var, const char *p, size_t len, bool nul);
 static uint32 put_varlena(StringInfo var, Datum d);
+static uint32 put_text(StringInfo var, const char *s);
 static void append_zeros(StringInfo buf, int n);
 static void add_columns_jsonb(StringInfo blob, int entry_start, const SkadeColumn *cols,
 							  int ncols, const char *path);
@@ -176,6 +177,7 @@ SkadeManifestDecode(const char *path, int64 expected_length, Size *size, char **
 		hdr.schema = put_bytes(&blob, s, strlen(s), true);
 	if ((s = SkadeAvroContainerMeta(c, "partition-spec")) != NULL)
 		hdr.partition_spec = put_bytes(&blob, s, strlen(s), true);
+	hdr.path_text = put_text(&blob, path);
 	while (blob.len % MAXIMUM_ALIGNOF)
 		appendStringInfoChar(&blob, '\0');
 	hdr.entries = blob.len;
@@ -374,7 +376,7 @@ decode_entry(EntryShape *sh, const SkadeAvroDatum *entry, StringInfo blob)
 		MAXALIGN(sizeof(SkadeManifestValue) * e.npartition) +
 		MAXALIGN(sizeof(SkadeManifestStat) * maxstats);
 
-	e.path = var_base + put_bytes(&var, s, strlen(s), true);
+	e.path = var_base + put_text(&var, s);
 	if (field_text(sh, df, sh->df[DF_REFERENCED], "referenced_data_file", &s))
 		e.referenced_data_file = var_base + put_bytes(&var, s, strlen(s), true);
 	e.nequality = -1;
@@ -630,6 +632,27 @@ put_varlena(StringInfo var, Datum d)
 	off = var->len;
 	appendBinaryStringInfo(var, DatumGetPointer(d), VARSIZE(DatumGetPointer(d)));
 	return off;
+}
+
+/*
+ * append s to var as a text varlena (4-byte aligned header, then the bytes,
+ * then a NUL that the varlena does not count): the offset of its bytes, so
+ * that it reads as a C string too (SkadeManifestText gives the varlena)
+ */
+static uint32
+put_text(StringInfo var, const char *s)
+{
+	size_t		len = strlen(s);
+	int			start;
+
+	if (len > MaxAllocSize - VARHDRSZ)
+		elog(ERROR, "manifest string too long");	/* bounded by the file size cap */
+	while (var->len % sizeof(int32))
+		appendStringInfoChar(var, '\0');
+	start = var->len;
+	append_zeros(var, VARHDRSZ);
+	SET_VARSIZE(var->data + start, len + VARHDRSZ);
+	return put_bytes(var, s, len, true);
 }
 
 /* append bytes (NUL-terminated if nul) to var; their offset in var */
