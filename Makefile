@@ -8,7 +8,7 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
               src/pointer_mirror.o src/mirror_wal.o src/warm.o src/metadata_api.o \
               src/stree64.o src/stree64_sql.o src/snapshot_map.o \
               src/snapshot_index.o src/index_worker.o src/time_travel_api.o \
-              src/catalog_store.o src/commit_log.o src/log_prune.o src/avro_schema.o src/avro_container.o src/snappy_block.o src/avro_reader.o src/avro_decode.o src/manifest_decode.o src/manifest_cache.o src/delete_index.o src/scan_filter.o src/bound_json.o src/partition_stats.o src/manifest_api.o \
+              src/catalog_store.o src/commit_log.o src/log_prune.o src/avro_schema.o src/avro_container.o src/snappy_block.o src/avro_reader.o src/avro_decode.o src/manifest_decode.o src/manifest_cache.o src/manifest_helper.o src/delete_index.o src/scan_filter.o src/bound_json.o src/partition_stats.o src/manifest_api.o \
               src/namespace_api.o src/table_api.o src/metadata_write.o src/restore.o \
               src/commit_fast.o src/manifest_write.o src/written_files.o \
               src/sigv4.o src/sigv4_sql.o src/s3_client.o src/object_store.o src/rest_json.o \

@@ -168,6 +168,18 @@ SELECT regexp_replace(file_path, '^.*/', '') AS file, c.key AS col, c.value->'lo
 	   c.value->'upper' AS upper, c.value->'null_count' AS nulls
 FROM skade.files('fixtures', 'typed'), jsonb_each(columns) c
 ORDER BY file, (c.value->'id')::int;
+-- the statistics and partitions laid out in jsonb's binary form by skade are
+-- byte for byte what PostgreSQL's own builder makes of the same JSON, from
+-- the cache (held in place) and from a fresh read alike
+CREATE FUNCTION pg_temp.jsonb_exact(tab text) RETURNS text LANGUAGE sql AS $$
+	SELECT format('%s files, %s differ', count(*),
+				  count(*) FILTER (WHERE jsonb_send(columns) <> jsonb_send(columns::text::jsonb)
+								   OR jsonb_send(partition) <> jsonb_send(partition::text::jsonb)))
+	FROM skade.files('fixtures', tab)
+$$;
+SELECT skade.cache_reset();
+SELECT t, pg_temp.jsonb_exact(t) AS fresh, pg_temp.jsonb_exact(t) AS cached
+FROM unnest(ARRAY['typed', 'typed_part', 'events', 'events_gz']) t;
 CREATE FUNCTION pg_temp.tplan(tab text, filter jsonb) RETURNS text LANGUAGE sql AS $$
 	SELECT coalesce(string_agg(regexp_replace(file_path, '^.*/(\w+)\.parquet$', '\1'), ' '
 							   ORDER BY file_path), '(none)')

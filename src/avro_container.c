@@ -41,6 +41,7 @@
 
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
 
 #include "avro_container.h"
 #include "avro_schema.h"
@@ -63,6 +64,7 @@ static const char *parse_header(SkadeAvroContainer *c, const char *p, const char
 								char *sync);
 static void decode_blocks(SkadeAvroContainer *c, const char *p, const char *end,
 						  const char *sync);
+static const char *block_what(const SkadeAvroContainer *c, StringInfo buf);
 static void decode_block(SkadeAvroContainer *c, const char *data, int64 size,
 						 const char *what);
 static bool read_long(const char **p, const char *end, int64 *out);
@@ -197,7 +199,9 @@ static void
 decode_blocks(SkadeAvroContainer *c, const char *p, const char *end, const char *sync)
 {
 	int			cap = 8;
+	StringInfoData what_buf;
 
+	initStringInfo(&what_buf);
 	c->decoded = makeStringInfo();
 	c->blocks = palloc(sizeof(SkadeAvroBlock) * cap);
 	while (p < end)
@@ -205,7 +209,7 @@ decode_blocks(SkadeAvroContainer *c, const char *p, const char *end, const char 
 		int64		count;
 		int64		size;
 		int			before = c->decoded->len;
-		char	   *what = psprintf("block %d of Avro file \"%s\"", c->nblocks + 1, c->location);
+		const char *what = block_what(c, &what_buf);
 		SkadeAvroBlock *b;
 
 		if (!read_long(&p, end, &count) || !read_long(&p, end, &size))
@@ -243,6 +247,25 @@ decode_blocks(SkadeAvroContainer *c, const char *p, const char *end, const char 
 		c->records += count;
 		CHECK_FOR_INTERRUPTS();
 	}
+}
+
+/*
+ * "block N of Avro file \"location\"" (N the next block's number) in buf:
+ * what a block's errors name, made for every block without a printf
+ */
+static const char *
+block_what(const SkadeAvroContainer *c, StringInfo buf)
+{
+	char		num[12];
+
+	pg_ltoa(c->nblocks + 1, num);
+	resetStringInfo(buf);
+	appendStringInfoString(buf, "block ");
+	appendStringInfoString(buf, num);
+	appendStringInfoString(buf, " of Avro file \"");
+	appendStringInfoString(buf, c->location);
+	appendStringInfoChar(buf, '"');
+	return buf->data;
 }
 
 /* Append one block's decoded bytes to c->decoded, within the limit. */

@@ -64,10 +64,15 @@ typedef struct ItemRun
 } ItemRun;
 
 static bool next_block(SkadeAvroDecoder *dec);
-static void decode_value(SkadeAvroDecoder *dec, int32 node, int32 slot);
-static void decode_items(SkadeAvroDecoder *dec, const SkadeAvroNode *n, int32 slot, bool map);
+static pg_attribute_always_inline void decode_value(SkadeAvroDecoder *dec, int32 node,
+													  int32 slot);
+static pg_noinline void decode_record(SkadeAvroDecoder *dec, const SkadeAvroNode *n, int32 slot);
+static pg_noinline void decode_items(SkadeAvroDecoder *dec, const SkadeAvroNode *n, int32 slot,
+									 bool map);
 static void decode_bytes(SkadeAvroDecoder *dec, int32 slot, bool string, const char *what);
-static int64 read_varint(SkadeAvroDecoder *dec, const char *what, const char *what2);
+static inline int64 read_varint(SkadeAvroDecoder *dec, const char *what, const char *what2);
+static pg_noinline int64 read_varint_long(SkadeAvroDecoder *dec, const char *what,
+										  const char *what2);
 static const char *read_raw(SkadeAvroDecoder *dec, int64 len, const char *what);
 static inline int32 reserve(SkadeAvroDecoder *dec, int64 n);
 static int32 reserve_more(SkadeAvroDecoder *dec, int64 n);
@@ -161,8 +166,13 @@ next_block(SkadeAvroDecoder *dec)
 	return true;
 }
 
-/* Decode one value of schema node into d[slot] (a union: its branch). */
-static void
+/*
+ * Decode one value of schema node into d[slot] (a union: its branch).
+ * Inlined where records and arrays loop over their values, so that a
+ * scalar (most values) costs no call; records, arrays and maps are
+ * decoded out of line.
+ */
+static pg_attribute_always_inline void
 decode_value(SkadeAvroDecoder *dec, int32 node, int32 slot)
 {
 	const SkadeAvroNode *n = &dec->s->nodes[node];
@@ -225,17 +235,8 @@ decode_value(SkadeAvroDecoder *dec, int32 node, int32 slot)
 			d->len = n->size;
 			break;
 		case SKADE_AVRO_RECORD:
-			{
-				int32		first = reserve(dec, n->nchild);
-				int			i;
-
-				for (i = 0; i < n->nchild; i++)
-					decode_value(dec, dec->s->child[n->child + i], first + i);
-				d = &dec->d[slot];	/* the values may have moved */
-				d->v.first = first;
-				d->len = n->nchild;
-				break;
-			}
+			decode_record(dec, n, slot);
+			break;
 		case SKADE_AVRO_ARRAY:
 		case SKADE_AVRO_MAP:
 			decode_items(dec, n, slot, n->type == SKADE_AVRO_MAP);
@@ -243,6 +244,21 @@ decode_value(SkadeAvroDecoder *dec, int32 node, int32 slot)
 		case SKADE_AVRO_UNION:
 			pg_unreachable();	/* avro_schema.c refuses a union in a union */
 	}
+}
+
+/* Decode a record's field values, consecutive, into d[slot]. */
+static void
+decode_record(SkadeAvroDecoder *dec, const SkadeAvroNode *n, int32 slot)
+{
+	int32		first = reserve(dec, n->nchild);
+	SkadeAvroDatum *d;
+	int			i;
+
+	for (i = 0; i < n->nchild; i++)
+		decode_value(dec, dec->s->child[n->child + i], first + i);
+	d = &dec->d[slot];			/* the values may have moved */
+	d->v.first = first;
+	d->len = n->nchild;
 }
 
 /*
@@ -355,14 +371,22 @@ decode_bytes(SkadeAvroDecoder *dec, int32 slot, bool string, const char *what)
 static inline int64
 read_varint(SkadeAvroDecoder *dec, const char *what, const char *what2)
 {
+	if (likely(dec->p < dec->end && (*dec->p & 0x80) == 0))
+	{
+		uint64		u = (unsigned char) *dec->p++;
+
+		return (int64) ((u >> 1) ^ (~(u & 1) + 1));
+	}
+	return read_varint_long(dec, what, what2);
+}
+
+/* read_varint() of two bytes or more (or none left), out of line */
+static int64
+read_varint_long(SkadeAvroDecoder *dec, const char *what, const char *what2)
+{
 	uint64		u = 0;
 	int			i;
 
-	if (likely(dec->p < dec->end && (*dec->p & 0x80) == 0))
-	{
-		u = (unsigned char) *dec->p++;
-		return (int64) ((u >> 1) ^ (~(u & 1) + 1));
-	}
 	for (i = 0; i < 10; i++)
 	{
 		unsigned char b;

@@ -173,6 +173,7 @@ static void abandon_fills_at_exit(int code, Datum arg);
 static bool evict_one(SkadeBlobCache *c);
 static void pin_entry(SkadeBlobCache *c, BlobEntry *entry, const void *blob);
 static void release_pins(void);
+static void claim_fill(SkadeBlobCache *c, BlobEntry *entry, uint64 key);
 static bool over_budget(SkadeBlobCache *c, const BlobEntry *entry, const void *blob,
 						Size budget);
 static void xact_callback(XactEvent event, void *arg);
@@ -641,14 +642,7 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 			blob = load_uncached(location, loader, larg, size);
 			break;
 		}
-		entry->state = BLOB_FILLING;
-		entry->filler_pid = MyProcPid;
-		entry->chunk = InvalidDsaPointer;
-		entry->size = 0;
-		entry->slot = -1;
-		pg_atomic_init_u32(&entry->referenced, 0);
-		pg_atomic_init_u32(&entry->pins, 0);
-		c->pending_fill = key;
+		claim_fill(c, entry, key);
 		LWLockRelease(&s->lock);
 		if (waited)
 			ConditionVariableCancelSleep();
@@ -672,6 +666,58 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 	visitor(blob, *size, varg);
 	pfree(blob);
 	return NULL;
+}
+
+/*
+ * Mark the new index entry of key FILLING by this backend (caller holds the
+ * lock exclusively); it must then load_filling() it.
+ */
+static void
+claim_fill(SkadeBlobCache *c, BlobEntry *entry, uint64 key)
+{
+	entry->state = BLOB_FILLING;
+	entry->filler_pid = MyProcPid;
+	entry->chunk = InvalidDsaPointer;
+	entry->size = 0;
+	entry->slot = -1;
+	pg_atomic_init_u32(&entry->referenced, 0);
+	pg_atomic_init_u32(&entry->pins, 0);
+	c->pending_fill = key;
+}
+
+/*
+ * SkadeBlobCachePrefill
+ *		Load location into c ahead of its readers, unless it is cached or
+ *		being loaded already (or the index has no room): false, nothing
+ *		done, then; true once it was loaded and cached.  Readers that miss
+ *		meanwhile wait for it, as for any fill.
+ */
+bool
+SkadeBlobCachePrefill(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader,
+					  void *larg)
+{
+	uint64		key = location_key(location);
+	BlobEntry  *entry;
+	bool		found;
+	Size		size;
+
+	if (c == NULL)
+		return false;
+	attach(c);
+	LWLockAcquire(&c->shared->lock, LW_EXCLUSIVE);
+	entry = hash_search(c->index, &key, HASH_ENTER_NULL, &found);
+	while (entry == NULL && evict_one(c))
+		entry = hash_search(c->index, &key, HASH_ENTER_NULL, &found);
+	if (entry == NULL || found)
+	{
+		LWLockRelease(&c->shared->lock);
+		return false;
+	}
+	claim_fill(c, entry, key);
+	LWLockRelease(&c->shared->lock);
+	pg_atomic_fetch_add_u64(&c->shared->misses, 1);
+	pfree(load_filling(c, key, location, loader, larg, &size));
+	return true;
 }
 
 /* load without caching (the origin is of no use then) */

@@ -52,6 +52,8 @@ extern const void *SkadeBlobCacheGet(SkadeBlobCache *c, const char *location,
 extern const void *SkadeBlobCacheGetInPlace(SkadeBlobCache *c, const char *location,
 											SkadeBlobLoader loader, void *larg, Size budget,
 											Size *size, bool *in_place);
+extern bool SkadeBlobCachePrefill(SkadeBlobCache *c, const char *location,
+								  SkadeBlobLoader loader, void *larg);
 extern void SkadeBlobCacheRelease(const void *blob);
 extern Datum SkadeBlobIndirect(const struct varlena *value);
 extern const char *SkadeBlobCachePinnedOrigin(const void *blob);

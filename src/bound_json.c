@@ -48,112 +48,259 @@ static void decimal_jsonb(const char *type, const char *p, size_t len, JsonbValu
 static bool key_before(const JsonbValue *a, const JsonbValue *b);
 static Numeric short_numeric(int64 i);
 static Numeric short_numeric_into(char *dst, int64 i);
-static void arena_int(JsonbValue *v, int64 i, char **arena);
 static Jsonb *objects_to_jsonb(const JsonbValue *root);
 static inline void put_bytes(StringInfo buf, const void *p, int len);
 static inline void pad_to_int(StringInfo buf);
 static void put_jsonb_object(StringInfo buf, const JsonbValue *v, JEntry *je);
 static void put_jsonb_scalar(StringInfo buf, const JsonbValue *v, JEntry *je);
+static Datum columns_jsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *stats,
+						   const char *file);
+static void put_column_stats(StringInfo buf, const SkadeColumn *col, const SkadeColumnStats *c,
+							 const char *file);
+static bool name_before(const SkadeColumn *cols, const int *name_len, int a, int b);
+static int	reserve_entries(StringInfo buf, int n);
+static inline void set_entry(StringInfo buf, int entries, int i, JEntry type, uint32 len,
+							 uint32 *total);
+static void put_int(StringInfo buf, int64 i, JEntry *je);
 static bool short_numeric_ok(void);
 
 /*
  * SkadeColumnsJsonb
  *		{"name": {"id": .., "size": .., "value_count": .., "null_count": ..,
  *		"nan_count": .., "lower": .., "upper": ..}, ...}: the statistics a
- *		file has, by column name (columns without any are left out).  Built
- *		as a JsonbValue tree whose keys are already in jsonb's order (length,
- *		then bytes; column names are unique), so nothing is parsed or sorted
- *		by the generic builder: this runs for every file a manifest holds.
+ *		file has, by column name (columns without any are left out; of two
+ *		columns of one name, the first).  A bound SkadeBoundJsonb() cannot
+ *		read is its error, the first in column order.
  */
 Datum
 SkadeColumnsJsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *stats,
 				  const char *file)
 {
-	/* the inner keys in jsonb order: by length, then bytes */
-	static const char *const keys[] = {
-		"id", "size", "lower", "upper", "nan_count", "null_count", "value_count"
-	};
-	static const int key_len[] = {2, 4, 5, 5, 9, 10, 11};
-	JsonbValue	root;
-	JsonbPair  *outer = palloc(sizeof(JsonbPair) * (ncols + 1));
-	/* the numbers, in numeric's short format: at most 7 a column, 16 bytes each */
-	char	   *arena = palloc(SHORT_NUMERIC_MAX * lengthof(keys) * (ncols + 1));
-	bool		int_bounds;
-	int			nouter = 0;
 	int			i,
-				j,
 				k;
+
+	if (!SkadeStatsReadable(cols, ncols, stats))
+		for (i = 0; i < ncols; i++)
+			for (k = 0; k < 2; k++)
+				if (stats[i].bound[k])
+				{
+					JsonbValue	v;
+
+					/* raises the error of the first bad bound */
+					SkadeBoundJsonb(&cols[i], stats[i].bound[k], stats[i].bound_len[k],
+									k == 0 ? "lower" : "upper", file, &v);
+				}
+	return columns_jsonb(cols, ncols, stats, file);
+}
+
+/*
+ * SkadeColumnsJsonbIfReadable
+ *		SkadeColumnsJsonb(), or (Datum) 0 if a bound is not readable (so that
+ *		a manifest's statistics can be precomputed, leaving the error to the
+ *		moment the bad file is returned).
+ */
+Datum
+SkadeColumnsJsonbIfReadable(const SkadeColumn *cols, int ncols, const SkadeColumnStats *stats,
+							const char *file)
+{
+	if (!SkadeStatsReadable(cols, ncols, stats))
+		return (Datum) 0;
+	return columns_jsonb(cols, ncols, stats, file);
+}
+
+/*
+ * The statistics object of readable bounds, written straight into jsonb's
+ * binary form (see objects_to_jsonb for the layout), the columns in jsonb's
+ * key order (length, then bytes), with no JsonbValue tree: this runs for
+ * every file a manifest holds.
+ */
+static Datum
+columns_jsonb(const SkadeColumn *cols, int ncols, const SkadeColumnStats *stats,
+			  const char *file)
+{
+	int		   *order = palloc(sizeof(int) * (ncols + 1));
+	int		   *name_len = palloc(sizeof(int) * (ncols + 1));
+	StringInfoData buf;
+	uint32		header;
+	uint32		total = 0;
+	int			entries;
+	int			n = 0;
+	int			i,
+				j;
 
 	for (i = 0; i < ncols; i++)
 	{
 		const SkadeColumnStats *c = &stats[i];
-		JsonbPair  *inner;
-		JsonbPair	kv;
-		int			n = 0;
 
 		if (!c->has_count[0] && !c->has_count[1] && !c->has_count[2] && !c->has_count[3] &&
 			c->bound[0] == NULL && c->bound[1] == NULL)
 			continue;
-		inner = palloc(sizeof(JsonbPair) * lengthof(keys));
-		int_bounds = strcmp(cols[i].type, "int") == 0 || strcmp(cols[i].type, "long") == 0;
-		for (k = 0; k < (int) lengthof(keys); k++)
-		{
-			JsonbValue *v = &inner[n].value;
-
-			switch (k)
-			{
-				case 0:			/* id */
-					arena_int(v, cols[i].id, &arena);
-					break;
-				case 1:			/* size */
-				case 4:			/* nan_count */
-				case 5:			/* null_count */
-				case 6:			/* value_count */
-					{
-						int			which = k == 1 ? 0 : (k == 4 ? SKADE_STAT_NANS :
-													  k == 5 ? SKADE_STAT_NULLS : SKADE_STAT_VALUES);
-
-						if (!c->has_count[which])
-							continue;
-						arena_int(v, c->count[which], &arena);
-						break;
-					}
-				default:		/* lower, upper */
-					if (c->bound[k - 2] == NULL)
-						continue;
-					if (int_bounds)
-					{
-						/* as SkadeBoundJsonb() does, the number in the arena */
-						SkadeCheckBoundLength(&cols[i], c->bound_len[k - 2], keys[k], file);
-						arena_int(v, SkadeLeInt(c->bound[k - 2], c->bound_len[k - 2]), &arena);
-					}
-					else
-						SkadeBoundJsonb(&cols[i], c->bound[k - 2], c->bound_len[k - 2], keys[k],
-										file, v);
-			}
-			SkadeJbText(&inner[n].key, keys[k], key_len[k]);
-			inner[n].order = n;
-			n++;
-		}
-		SkadeJbString(&kv.key, cols[i].name);
-		kv.value.type = jbvObject;
-		kv.value.val.object.nPairs = n;
-		kv.value.val.object.pairs = inner;
-		/* insertion into the outer keys, kept in jsonb order */
-		for (j = nouter; j > 0 && key_before(&kv.key, &outer[j - 1].key); j--)
+		name_len[i] = strlen(cols[i].name);
+		/* insertion in jsonb key order */
+		for (j = n; j > 0 && name_before(cols, name_len, i, order[j - 1]); j--)
 			;
-		if (j > 0 && !key_before(&outer[j - 1].key, &kv.key))
-			continue;			/* a second column of that name ("a.b" twice): the first */
-		memmove(&outer[j + 1], &outer[j], sizeof(JsonbPair) * (nouter - j));
-		outer[j] = kv;
-		nouter++;
+		if (j > 0 && !name_before(cols, name_len, order[j - 1], i))
+			continue;			/* a second column of that name ("a.b" twice) */
+		memmove(&order[j + 1], &order[j], sizeof(int) * (n - j));
+		order[j] = i;
+		n++;
 	}
-	for (j = 0; j < nouter; j++)
-		outer[j].order = j;
-	root.type = jbvObject;
-	root.val.object.nPairs = nouter;
-	root.val.object.pairs = outer;
-	return JsonbPGetDatum(objects_to_jsonb(&root));
+	initStringInfo(&buf);
+	buf.len = VARHDRSZ;
+	header = (uint32) n | JB_FOBJECT;
+	put_bytes(&buf, &header, sizeof(uint32));
+	entries = reserve_entries(&buf, 2 * n);
+	for (j = 0; j < n; j++)
+	{
+		put_bytes(&buf, cols[order[j]].name, name_len[order[j]]);
+		set_entry(&buf, entries, j, 0, name_len[order[j]], &total);
+	}
+	for (j = 0; j < n; j++)
+	{
+		int			start = buf.len;
+
+		put_column_stats(&buf, &cols[order[j]], &stats[order[j]], file);
+		set_entry(&buf, entries, n + j, JENTRY_ISCONTAINER, buf.len - start, &total);
+	}
+	SET_VARSIZE(buf.data, buf.len);
+	return PointerGetDatum(buf.data);
+}
+
+/*
+ * One column's statistics object (its bounds readable), appended to buf
+ * (int-aligned, the padding being part of it): its keys in jsonb order,
+ * each present only if the statistic is.
+ */
+static void
+put_column_stats(StringInfo buf, const SkadeColumn *col, const SkadeColumnStats *c,
+				 const char *file)
+{
+	/* the keys in jsonb order: by length, then bytes */
+	static const char *const keys[] = {
+		"id", "size", "lower", "upper", "nan_count", "null_count", "value_count"
+	};
+	static const int key_len[] = {2, 4, 5, 5, 9, 10, 11};
+	/* the count of each count key (size, nan_count, null_count, value_count) */
+	static const int count_of[] = {-1, 0, -1, -1, SKADE_STAT_NANS, SKADE_STAT_NULLS,
+	SKADE_STAT_VALUES};
+	bool		present[lengthof(keys)];
+	bool		int_bounds = strcmp(col->type, "int") == 0 || strcmp(col->type, "long") == 0;
+	bool		text_bounds = !int_bounds && strcmp(col->type, "string") == 0;
+	uint32		header;
+	uint32		total = 0;
+	int			entries;
+	int			n = 0;
+	int			i,
+				k;
+
+	for (k = 0; k < (int) lengthof(keys); k++)
+	{
+		present[k] = k == 0 || (count_of[k] >= 0 ? c->has_count[count_of[k]]
+								: c->bound[k - 2] != NULL);
+		n += present[k];
+	}
+	pad_to_int(buf);
+	header = (uint32) n | JB_FOBJECT;
+	put_bytes(buf, &header, sizeof(uint32));
+	entries = reserve_entries(buf, 2 * n);
+	for (i = 0, k = 0; k < (int) lengthof(keys); k++)
+		if (present[k])
+		{
+			put_bytes(buf, keys[k], key_len[k]);
+			set_entry(buf, entries, i++, 0, key_len[k], &total);
+		}
+	for (k = 0; k < (int) lengthof(keys); k++)
+	{
+		int			start = buf->len;
+		JEntry		je;
+
+		if (!present[k])
+			continue;
+		if (k == 0)
+			put_int(buf, col->id, &je);
+		else if (count_of[k] >= 0)
+			put_int(buf, c->count[count_of[k]], &je);
+		else if (int_bounds)
+		{
+			/* as SkadeBoundJsonb() does, the number in place */
+			SkadeCheckBoundLength(col, c->bound_len[k - 2], keys[k], file);
+			put_int(buf, SkadeLeInt(c->bound[k - 2], c->bound_len[k - 2]), &je);
+		}
+		else if (text_bounds && memchr(c->bound[k - 2], '\0', c->bound_len[k - 2]) == NULL)
+		{
+			/* UTF-8 text, as checked (SkadeStatsReadable): the bytes as they are */
+			put_bytes(buf, c->bound[k - 2], (int) c->bound_len[k - 2]);
+			je = 0;				/* a string */
+		}
+		else
+		{
+			JsonbValue	v;
+
+			SkadeBoundJsonb(col, c->bound[k - 2], c->bound_len[k - 2], keys[k], file, &v);
+			put_jsonb_scalar(buf, &v, &je);
+		}
+		set_entry(buf, entries, i++, je & JENTRY_TYPEMASK, buf->len - start, &total);
+	}
+}
+
+/* does column a's name sort before column b's as jsonb keys (shorter first, then bytes)? */
+static bool
+name_before(const SkadeColumn *cols, const int *name_len, int a, int b)
+{
+	if (name_len[a] != name_len[b])
+		return name_len[a] < name_len[b];
+	return memcmp(cols[a].name, cols[b].name, name_len[a]) < 0;
+}
+
+/* reserve n JEntries at buf's end; their offset */
+static int
+reserve_entries(StringInfo buf, int n)
+{
+	int			at = buf->len;
+
+	enlargeStringInfo(buf, sizeof(JEntry) * n);
+	buf->len += sizeof(JEntry) * n;
+	return at;
+}
+
+/*
+ * Set JEntry i (of those at entries) for an item of len bytes of this type:
+ * every JB_OFFSET_STRIDE'th holds the end offset of the items so far
+ * (*total, which grows by len), the others their length.
+ */
+static inline void
+set_entry(StringInfo buf, int entries, int i, JEntry type, uint32 len, uint32 *total)
+{
+	JEntry		meta;
+
+	*total += len;
+	if (*total > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("total size of jsonb object elements exceeds the maximum of %d bytes",
+						JENTRY_OFFLENMASK)));
+	meta = i % JB_OFFSET_STRIDE == 0 ? (type | *total | JENTRY_HAS_OFF) : (type | len);
+	memcpy(buf->data + entries + i * sizeof(JEntry), &meta, sizeof(JEntry));
+}
+
+/* append integer i as a jsonb numeric (int-aligned); *je its JEntry type */
+static void
+put_int(StringInfo buf, int64 i, JEntry *je)
+{
+	pad_to_int(buf);
+	if (likely(short_numeric_ok()))
+	{
+		if (unlikely(buf->len + SHORT_NUMERIC_MAX >= buf->maxlen))
+			enlargeStringInfo(buf, SHORT_NUMERIC_MAX);
+		buf->len += VARSIZE(short_numeric_into(buf->data + buf->len, i));
+	}
+	else
+	{
+		Numeric		num = int64_to_numeric(i);
+
+		put_bytes(buf, num, VARSIZE(num));
+	}
+	*je = JENTRY_ISNUMERIC;
 }
 
 /*
@@ -543,20 +690,6 @@ static Numeric
 short_numeric(int64 i)
 {
 	return short_numeric_into(palloc(SHORT_NUMERIC_MAX), i);
-}
-
-/* a number in the arena (*arena moves past it), as SkadeJbInt() makes it */
-static void
-arena_int(JsonbValue *v, int64 i, char **arena)
-{
-	if (!short_numeric_ok())
-	{
-		SkadeJbInt(v, i);
-		return;
-	}
-	v->type = jbvNumeric;
-	v->val.numeric = short_numeric_into(*arena, i);
-	*arena += SHORT_NUMERIC_MAX;
 }
 
 /* short_numeric() into dst (SHORT_NUMERIC_MAX bytes, int-aligned) */

@@ -18,6 +18,8 @@
 
 extern Datum SkadeColumnsJsonb(const SkadeColumn *cols, int ncols,
 							   const SkadeColumnStats *stats, const char *file);
+extern Datum SkadeColumnsJsonbIfReadable(const SkadeColumn *cols, int ncols,
+										 const SkadeColumnStats *stats, const char *file);
 extern bool SkadeStatsReadable(const SkadeColumn *cols, int ncols,
 							   const SkadeColumnStats *stats);
 extern bool SkadeBoundReadable(const SkadeColumn *c, const char *p, size_t len);

@@ -165,6 +165,14 @@ bool		skade_index_enabled = true;
  */
 bool		skade_update_fast_path = true;
 
+/*
+ * skade.decode_helper: let a helper process decode a plan's uncached local
+ * manifests from the end of its list while the backend decodes from the
+ * start (manifest_helper.c); off, the backend decodes them all.  The
+ * answers are the same.
+ */
+bool		skade_decode_helper = true;
+
 /* rebuild triggers of the index worker (0 disables a trigger) */
 int			skade_index_rebuild_commits = 1000; /* commits since the build */
 int			skade_index_rebuild_misses = 10000; /* lookups the tree could not answer */
@@ -468,6 +476,15 @@ SkadeGucInit(void)
 							 "Use the STree64 snapshot index where it answers as the heap would.",
 							 NULL,
 							 &skade_index_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("skade.decode_helper",
+							 "Let a helper process decode a plan's uncached manifests alongside the backend.",
+							 NULL,
+							 &skade_decode_helper,
 							 true,
 							 PGC_USERSET,
 							 0,

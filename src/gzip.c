@@ -12,7 +12,11 @@
  * output) and reporting a corrupt or truncated stream.  zlib allocates
  * through palloc/pfree in the caller's memory context, so an ERROR (or a
  * cancel: long inflates check for interrupts) anywhere releases its state
- * with that context; nothing needs explicit cleanup.
+ * with that context; nothing needs explicit cleanup.  The exception is the
+ * raw-deflate stream: a manifest has a block per few records, so one
+ * stream is kept for the backend's life in its own context ("skade
+ * inflate") and reset for each block (inflateReset); one an ERROR left in
+ * use is dropped with that context's contents and made again.
  *
  * This file knows nothing about JSON, Avro or Iceberg.
  *
@@ -26,6 +30,7 @@
 #include <zlib.h>
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 
 #include "gzip.h"
 #include "skade.h"
@@ -45,8 +50,17 @@ typedef enum InflateStatus
 	INFLATE_TRAILING
 } InflateStatus;
 
+/* the raw-deflate stream reused between Avro blocks */
+static MemoryContext raw_cxt = NULL;
+static z_stream raw_zs;
+static bool raw_ready = false;	/* raw_zs is initialised */
+static bool raw_busy = false;	/* raw_zs is in use (an ERROR may leave it so) */
+
 static InflateStatus inflate_into(const char *buf, size_t len, int window_bits,
 								  StringInfo out, size_t max_out, char **zmsg);
+static InflateStatus inflate_stream(z_stream *zs, const char *buf, size_t len,
+									StringInfo out, size_t max_out, char **zmsg);
+static z_stream *raw_stream(void);
 static voidpf gzip_zalloc(voidpf opaque, uInt items, uInt size);
 static void gzip_zfree(voidpf opaque, voidpf address);
 
@@ -115,7 +129,10 @@ SkadeInflateRaw(const char *buf, size_t len, StringInfo out, size_t max_out,
 {
 	char	   *zmsg = NULL;
 
-	switch (inflate_into(buf, len, SKADE_RAW_WINDOW_BITS, out, max_out, &zmsg))
+	InflateStatus status = inflate_stream(raw_stream(), buf, len, out, max_out, &zmsg);
+
+	raw_busy = false;
+	switch (status)
 	{
 		case INFLATE_OK:
 			return;
@@ -170,19 +187,67 @@ inflate_into(const char *buf, size_t len, int window_bits, StringInfo out,
 			 size_t max_out, char **zmsg)
 {
 	z_stream	zs;
+	InflateStatus status;
+
+	memset(&zs, 0, sizeof(zs));
+	zs.zalloc = gzip_zalloc;
+	zs.zfree = gzip_zfree;
+	if (inflateInit2(&zs, window_bits) != Z_OK)
+		elog(ERROR, "could not initialize zlib: %s", zs.msg ? zs.msg : "unknown error");
+	status = inflate_stream(&zs, buf, len, out, max_out, zmsg);
+	inflateEnd(&zs);
+	return status;
+}
+
+/*
+ * The backend's raw-deflate stream, reset, marked busy (the caller clears
+ * raw_busy when done); made afresh if an ERROR left it busy.
+ */
+static z_stream *
+raw_stream(void)
+{
+	if (raw_busy || raw_cxt == NULL)
+	{
+		if (raw_cxt == NULL)
+			raw_cxt = AllocSetContextCreate(TopMemoryContext, "skade inflate",
+											ALLOCSET_DEFAULT_SIZES);
+		MemoryContextReset(raw_cxt);	/* what a stream left in use held */
+		raw_ready = false;
+	}
+	if (!raw_ready)
+	{
+		memset(&raw_zs, 0, sizeof(raw_zs));
+		raw_zs.zalloc = gzip_zalloc;
+		raw_zs.zfree = gzip_zfree;
+		raw_zs.opaque = raw_cxt;
+		if (inflateInit2(&raw_zs, SKADE_RAW_WINDOW_BITS) != Z_OK)
+			elog(ERROR, "could not initialize zlib: %s",
+				 raw_zs.msg ? raw_zs.msg : "unknown error");
+		raw_ready = true;
+	}
+	else if (inflateReset(&raw_zs) != Z_OK)
+		elog(ERROR, "could not reset zlib stream");
+	raw_busy = true;
+	return &raw_zs;
+}
+
+/*
+ * Run the initialised stream zs over buf, appending to out until the
+ * stream ends; never more than max_out bytes in out.  Z_FINISH: a stream
+ * that ends within the first output chunk needs no window (zlib allocates
+ * and fills none then).
+ */
+static InflateStatus
+inflate_stream(z_stream *zs, const char *buf, size_t len, StringInfo out,
+			   size_t max_out, char **zmsg)
+{
 	int			rc;
 	InflateStatus status;
 
 	if (len > (size_t) PG_UINT32_MAX)
 		return INFLATE_TOO_LARGE;	/* no such input comes through the size caps */
-	memset(&zs, 0, sizeof(zs));
-	zs.zalloc = gzip_zalloc;
-	zs.zfree = gzip_zfree;
-	zs.next_in = (Bytef *) buf;
-	zs.avail_in = (uInt) len;
-	if (inflateInit2(&zs, window_bits) != Z_OK)
-		elog(ERROR, "could not initialize zlib: %s", zs.msg ? zs.msg : "unknown error");
-
+	zs->next_in = (Bytef *) buf;
+	zs->avail_in = (uInt) len;
 	for (;;)
 	{
 		size_t		room;
@@ -192,10 +257,10 @@ inflate_into(const char *buf, size_t len, int window_bits, StringInfo out,
 			/* full: one more byte would be too many (or the stream ends here) */
 			char		probe;
 
-			zs.next_out = (Bytef *) &probe;
-			zs.avail_out = 1;
-			rc = inflate(&zs, Z_NO_FLUSH);
-			if (zs.avail_out == 0)
+			zs->next_out = (Bytef *) &probe;
+			zs->avail_out = 1;
+			rc = inflate(zs, Z_NO_FLUSH);
+			if (zs->avail_out == 0)
 			{
 				status = INFLATE_TOO_LARGE;
 				break;
@@ -205,38 +270,40 @@ inflate_into(const char *buf, size_t len, int window_bits, StringInfo out,
 		{
 			room = Min((size_t) SKADE_INFLATE_CHUNK, max_out - out->len);
 			enlargeStringInfo(out, (int) room);
-			zs.next_out = (Bytef *) out->data + out->len;
-			zs.avail_out = (uInt) room;
-			rc = inflate(&zs, Z_NO_FLUSH);
-			out->len = (char *) zs.next_out - out->data;
+			zs->next_out = (Bytef *) out->data + out->len;
+			zs->avail_out = (uInt) room;
+			rc = inflate(zs, Z_FINISH);
+			out->len = (char *) zs->next_out - out->data;
 		}
 		if (rc == Z_STREAM_END)
 		{
-			status = zs.avail_in != 0 ? INFLATE_TRAILING : INFLATE_OK;
+			status = zs->avail_in != 0 ? INFLATE_TRAILING : INFLATE_OK;
 			break;
 		}
-		if (rc == Z_BUF_ERROR && zs.avail_in == 0)
+		/* no progress with room to write: the input ended early */
+		if (rc == Z_BUF_ERROR && zs->avail_out != 0)
 		{
 			status = INFLATE_TRUNCATED;
 			break;
 		}
 		if (rc != Z_OK && rc != Z_BUF_ERROR)
 		{
-			*zmsg = zs.msg ? pstrdup(zs.msg) : NULL;
+			*zmsg = zs->msg ? pstrdup(zs->msg) : NULL;
 			status = INFLATE_CORRUPT;
 			break;
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
-	inflateEnd(&zs);
 	out->data[out->len] = '\0';
 	return status;
 }
 
+/* zlib's allocations: in opaque's memory context if set, else the current one */
 static voidpf
 gzip_zalloc(voidpf opaque, uInt items, uInt size)
 {
-	return palloc((Size) items * size);
+	return opaque ? MemoryContextAlloc((MemoryContext) opaque, (Size) items * size)
+		: palloc((Size) items * size);
 }
 
 static void

@@ -55,6 +55,7 @@
 #include "guc.h"
 #include "l0_cache.h"
 #include "manifest_cache.h"
+#include "manifest_helper.h"
 #include "metadata_json.h"
 #include "object_store.h"
 #include "partition_stats.h"
@@ -142,6 +143,7 @@ static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
 static bool manifest_may_match(const ManifestRef *mref, const ScanPlan *plan);
 static void prefetch_manifests(List *mrefs);
 static void prefetch_paths(List *paths);
+static ManifestHelper *decode_helper(List *mrefs);
 static bool partition_matchable(const FileContext *fc, bool *unpartitioned);
 static uint64 partition_key(const FileContext *fc, const SkadeManifestEntry *e);
 static void put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m,
@@ -215,14 +217,17 @@ skade_files(PG_FUNCTION_ARGS)
 	SkadeMeta  *m;
 	const SkadeMetaSnapshot *snap = snapshot_arg(fcinfo, 2, &m);
 	List	   *manifests;
+	ManifestHelper *helper;
 	ListCell   *lc;
 
 	if (snap == NULL)
 		return (Datum) 0;
 	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
 	prefetch_manifests(manifests);
+	helper = decode_helper(manifests);
 	foreach(lc, manifests)
 		put_files(rsinfo, (ManifestRef *) lfirst(lc), m, m->format_version < 2, NULL);
+	ManifestHelperEnd(helper);
 	return (Datum) 0;
 }
 
@@ -248,6 +253,7 @@ skade_plan_files(PG_FUNCTION_ARGS)
 	List	   *manifests;
 	List	   *deletes = NIL;
 	List	   *data = NIL;
+	ManifestHelper *helper;
 	ListCell   *lc;
 
 	if (PG_ARGISNULL(2))
@@ -283,6 +289,7 @@ skade_plan_files(PG_FUNCTION_ARGS)
 	}
 	/* the delete files first, indexed; then each data file meets its own */
 	prefetch_manifests(list_concat_copy(deletes, data));
+	helper = decode_helper(list_concat_copy(deletes, data));
 	foreach(lc, deletes)
 	{
 		if (plan.deletes == NULL)
@@ -291,6 +298,7 @@ skade_plan_files(PG_FUNCTION_ARGS)
 	}
 	foreach(lc, data)
 		put_files(rsinfo, (ManifestRef *) lfirst(lc), m, m->format_version < 2, &plan);
+	ManifestHelperEnd(helper);
 	/* then the delete files that apply to a planned data file, once each */
 	if (plan.deletes)
 		foreach(lc, SkadeDeleteIndexFiles(plan.deletes))
@@ -325,6 +333,31 @@ prefetch_manifests(List *mrefs)
 		paths = lappend(paths, (char *) ((const ManifestRef *) lfirst(lc))->path);
 	prefetch_paths(paths);
 	list_free(paths);
+}
+
+/*
+ * A helper process decoding the uncached local manifests among mrefs from
+ * the end while the caller reads them in order (manifest_helper.c).
+ */
+static ManifestHelper *
+decode_helper(List *mrefs)
+{
+	int			n = list_length(mrefs);
+	const char **paths = palloc(sizeof(char *) * (n + 1));
+	int64	   *lengths = palloc(sizeof(int64) * (n + 1));
+	ManifestHelper *helper;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, mrefs)
+	{
+		paths[i] = ((const ManifestRef *) lfirst(lc))->path;
+		lengths[i++] = ((const ManifestRef *) lfirst(lc))->length;
+	}
+	helper = ManifestHelperStart(paths, lengths, n);
+	pfree(paths);
+	pfree(lengths);
+	return helper;
 }
 
 /* prefetch_manifests for a list of manifest paths */

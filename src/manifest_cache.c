@@ -141,6 +141,18 @@ ManifestGetHeld(const char *path, int64 expected_length, bool *held)
 }
 
 /*
+ * ManifestPrefill
+ *		Decode the manifest at path into the cache unless it is there or
+ *		being decoded already (false then): for a helper decoding ahead.
+ */
+bool
+ManifestPrefill(const char *path, int64 expected_length)
+{
+	SkadeRefuseControlChars(path);
+	return SkadeBlobCachePrefill(manifest_cache, path, load_manifest, &expected_length);
+}
+
+/*
  * ManifestListBytes
  *		The bytes of the manifest list at path (an s3:// object: local lists
  *		are read from the file each time), through the cache, under a key no

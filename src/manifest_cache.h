@@ -108,6 +108,7 @@ extern const SkadeManifest *ManifestGet(const char *path, int64 expected_length)
 extern const SkadeManifest *ManifestGetHeld(const char *path, int64 expected_length,
 											bool *held);
 extern void ManifestRelease(const SkadeManifest *m);
+extern bool ManifestPrefill(const char *path, int64 expected_length);
 extern bool ManifestIsCached(const char *path);
 extern StringInfo ManifestListBytes(const char *path, char **real_path);
 extern void ManifestEntryStats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols,

@@ -584,9 +584,10 @@ add_columns_jsonb(StringInfo blob, int entry_start, const SkadeColumn *cols, int
 	uint32		off;
 
 	ManifestEntryStats(e, cols, ncols, stats);
-	if (!SkadeStatsReadable(cols, ncols, stats))
+	d = SkadeColumnsJsonbIfReadable(cols, ncols, stats, path);
+	if (d == (Datum) 0)
 		return;
-	d = SkadeColumnsJsonb(cols, ncols, stats, path);
+
 	off = e->size;
 	append_zeros(blob, MAXALIGN(VARSIZE(DatumGetPointer(d))));
 	e = (SkadeManifestEntry *) (blob->data + entry_start);	/* the blob may have moved */
