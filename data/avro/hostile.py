@@ -6,6 +6,7 @@ same bytes on every run:
 
     python3 hostile.py OUTDIR
     python3 hostile.py OUTDIR --big N     (only OUTDIR/big: N data files)
+    python3 hostile.py OUTDIR --many N M  (only OUTDIR/many, many_bad: N manifests of M files)
 
 writes OUTDIR/<case>/metadata/{v1.metadata.json, list.avro[, m0.avro]} for
 each case below; the metadata's only snapshot points at list.avro, whose
@@ -283,8 +284,28 @@ def big(root: Path, n: int) -> None:
     write_table(root, "big", list_of(root, "big", m), m)
 
 
+def many(root: Path, n: int, per: int) -> None:
+    """Good tables of n deflate manifests of per data files each (for t/016):
+    "many", and "many_bad", the same but for its third manifest from the end,
+    whose block's record count does not fit its size."""
+    for case in ("many", "many_bad"):
+        d = root / case / "metadata"
+        d.mkdir(parents=True, exist_ok=True)
+        recs = []
+        for k in range(n):
+            body = b"".join(manifest_record(str(root / case / "data" / ("m%03d-f%05d.parquet" % (k, i))))
+                            for i in range(per))
+            count = per * 1000 if case == "many_bad" and k == n - 3 else per
+            m = header(MANIFEST_SCHEMA, "deflate") + block(count, deflate_raw(body))
+            (d / ("m%03d.avro" % k)).write_bytes(m)
+            recs.append(list_record(str(d / ("m%03d.avro" % k)), len(m)))
+        write_table(root, case, header(LIST_SCHEMA) + block(n, b"".join(recs)))
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 3 and sys.argv[2] == "--big":
         big(Path(sys.argv[1]).resolve(), int(sys.argv[3]))
+    elif len(sys.argv) > 4 and sys.argv[2] == "--many":
+        many(Path(sys.argv[1]).resolve(), int(sys.argv[3]), int(sys.argv[4]))
     else:
         cases(Path(sys.argv[1]).resolve())
