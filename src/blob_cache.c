@@ -50,7 +50,9 @@
  * on a condition variable (counted as coalesced waits) and then use the
  * result.  If the filler fails (ERROR, cancel, FATAL) its FILLING entry is
  * removed (PG_CATCH, or a before_shmem_exit callback) and the waiters try
- * themselves, so nothing half-built is ever visible.
+ * themselves, so nothing half-built is ever visible.  A helper may fill
+ * ahead of its readers (SkadeBlobCachePrefill: only what is neither cached
+ * nor being filled); its readers then wait for it or hit.
  *
  * IDENTIFICATION
  *	  src/blob_cache.c

@@ -9,11 +9,14 @@
  * so that a caller can precompute the JSON of good files and leave the
  * error to the moment a bad one is returned.  Values are built as
  * JsonbValues (SkadeJb*), never as JSON text to be parsed again.  The
- * objects built for every data file (statistics, partitions) are laid out
- * in jsonb's binary form here (SkadeJsonbObject), byte for byte as
- * pushJsonbValue() and JsonbValueToJsonb() would; integers become numerics
- * in numeric's short format directly, a format checked once per backend
- * against int64_to_numeric() (which is used if they ever differ).
+ * objects built for every data file are laid out in jsonb's binary form
+ * here, byte for byte as pushJsonbValue() and JsonbValueToJsonb() would:
+ * partitions from JsonbValues (SkadeJsonbObject), statistics written
+ * straight into the buffer with no JsonbValue tree (SkadeColumnsJsonb;
+ * regress manifests compares both with PostgreSQL's own builder);
+ * integers become numerics in numeric's short format directly, a format
+ * checked once per backend against int64_to_numeric() (which is used if
+ * they ever differ).
  *
  * Locking: none; pure functions over backend-local data.
  *

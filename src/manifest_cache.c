@@ -16,8 +16,12 @@
  * content type, or without data_file.file_path, fails the decode (nothing
  * is cached).  It is an instance of the shared blob cache (blob_cache.c:
  * eviction, coalesced fills, pins, locking), byte-bounded by
- * skade.manifest_cache_size; callers get a blob pinned for the rest of
- * their transaction and read it with no lock held.
+ * skade.manifest_cache_size; callers get a blob pinned until they release
+ * it (ManifestRelease) or their transaction ends, and read it with no lock
+ * held; ManifestGetHeld hands it out in place for the whole transaction
+ * (within a quarter of the cache per backend), so that rows may point into
+ * it; ManifestPrefill lets the decode helper (manifest_helper.c) fill
+ * ahead.
  *
  * Decoding a manifest into its blob is manifest_decode.c's (skade's own
  * Avro record decoder, avro_decode.c); this file keeps the blobs and reads
