@@ -492,10 +492,11 @@ put_files(ReturnSetInfo *rsinfo, const ManifestRef *mref, const SkadeMeta *m, bo
 	 * The decoded manifest is pinned in the L0.5 cache (or, uncached, lives
 	 * in this context); what is derived from it for one entry, and its output
 	 * row, live only while that entry is read (tuplestore_putvalues copies
-	 * the row).  Held in place until the end of the transaction (fc->held),
-	 * its rows' long values point into it rather than being copied: the
-	 * tuplestore then keeps a small row per file, in memory rather than
-	 * spilled to disk for a plan of thousands of files.
+	 * the row).  Held in place until the end of the transaction (fc->held:
+	 * outside a transaction block, within the pin budget), its rows' long
+	 * values point into it rather than being copied: the tuplestore then
+	 * keeps a small row per file, in memory rather than spilled to disk for
+	 * a plan of thousands of files.
 	 */
 	MemoryContext manifest_cxt = AllocSetContextCreate(CurrentMemoryContext,
 													   "skade manifest",

@@ -19,8 +19,8 @@
  * skade.manifest_cache_size; callers get a blob pinned until they release
  * it (ManifestRelease) or their transaction ends, and read it with no lock
  * held; ManifestGetHeld hands it out in place for the whole transaction
- * (within a quarter of the cache per backend), so that rows may point into
- * it; ManifestPrefill lets the decode helper (manifest_helper.c) fill
+ * of a statement outside a transaction block (within a quarter of the
+ * cache per backend), so that rows may point into it; ManifestPrefill lets the decode helper (manifest_helper.c) fill
  * ahead.
  *
  * Decoding a manifest into its blob is manifest_decode.c's (skade's own
@@ -36,6 +36,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -125,9 +126,11 @@ ManifestGet(const char *path, int64 expected_length)
  *		may point into it (SkadeBlobIndirect) rather than copy: on a hit, and
  *		on a miss once it is cached, as long as this backend then holds at
  *		most a quarter of the cache pinned (a transaction planning many
- *		tables must not keep the cache from evicting).  Otherwise exactly
- *		ManifestGet (*held false: release it with ManifestRelease); a held
- *		blob is never released by the caller.
+ *		tables must not keep the cache from evicting), and only outside a
+ *		transaction block, whose transaction ends with the statement (a
+ *		session idle in its transaction block keeps nothing pinned).
+ *		Otherwise exactly ManifestGet (*held false: release it with
+ *		ManifestRelease); a held blob is never released by the caller.
  */
 const SkadeManifest *
 ManifestGetHeld(const char *path, int64 expected_length, bool *held)
@@ -135,6 +138,9 @@ ManifestGetHeld(const char *path, int64 expected_length, bool *held)
 	Size		size;
 	const SkadeManifest *m;
 
+	*held = false;
+	if (IsTransactionBlock())
+		return ManifestGet(path, expected_length);
 	SkadeRefuseControlChars(path);
 	m = SkadeBlobCacheGetInPlace(manifest_cache, path, load_manifest, &expected_length,
 								 SkadeBlobCacheCapacity(manifest_cache) / 4, &size, held);
