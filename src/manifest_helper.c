@@ -11,8 +11,9 @@
  *
  * Invariants:
  *	 - the helper decodes exactly as the backend would: with the backend's
- *	   database encoding (strings are checked against it), skade.allowed_roots
- *	   and skade.max_manifest_size, through the same decoder; whatever it
+ *	   database encoding (strings are checked against it), skade.allowed_roots,
+ *	   skade.max_metadata_size and skade.max_manifest_size, through the same
+ *	   decoder; whatever it
  *	   caches is admitted on every hit by the reader's own roots, as any
  *	   cached blob is;
  *	 - the helper never reports anything: a manifest it cannot decode (a
@@ -23,9 +24,14 @@
  *	   HELPER_MIN_MANIFESTS are uncached and their decoded size (estimated
  *	   at SKADE_HELPER_BLOB_FACTOR times their bytes) takes at most half the
  *	   cache, so that decoding ahead never evicts what the plan still needs;
- *	 - without a free background worker slot (max_worker_processes) or a
- *	   DSM segment, or with skade.decode_helper off, the backend decodes
- *	   everything alone; the answers never differ.
+ *	 - at most half of max_parallel_workers helpers run at once in the
+ *	   cluster (at least one, none if it is 0: they are parallelism, as
+ *	   parallel query's workers are), counted in skade's shared state
+ *	   (decode_helpers: the backend counts one in before registering it, the
+ *	   helper counts itself out at exit, even a FATAL one);
+ *	 - without a free slot (that bound, max_worker_processes) or a DSM
+ *	   segment, without skade.allowed_roots, or with skade.decode_helper
+ *	   off, the backend decodes everything alone; the answers never differ.
  *
  * Memory and lifetime: the task (paths, lengths, settings) lives in a DSM
  * segment the backend creates in its current resource owner; the backend
@@ -59,6 +65,7 @@
 #include "manifest_cache.h"
 #include "manifest_helper.h"
 #include "object_store.h"
+#include "shmem.h"
 
 /* fewer uncached manifests than this are not worth a process */
 #define HELPER_MIN_MANIFESTS	8
@@ -76,6 +83,7 @@ typedef struct HelperTask
 {
 	pg_atomic_uint32 stop;		/* the backend is done: decode no more */
 	int			encoding;		/* the backend's database encoding */
+	int			max_metadata_size;
 	int			max_manifest_size;
 	Size		roots_off;		/* skade.allowed_roots ("" if unset) */
 	int			nentries;		/* in the backend's order */
@@ -85,6 +93,8 @@ typedef struct HelperTask
 PGDLLEXPORT void skade_manifest_helper_main(Datum main_arg);
 
 static void stop_on_detach(dsm_segment *seg, Datum arg);
+static bool count_in(void);
+static void count_out(int code, Datum arg);
 static void decode_from_end(HelperTask *task);
 
 /*
@@ -110,7 +120,7 @@ ManifestHelperStart(const char *const *paths, const int64 *lengths, int n)
 	int			i;
 
 	if (!skade_decode_helper || IsBackgroundWorker || ManifestCache() == NULL ||
-		n < HELPER_MIN_MANIFESTS)
+		n < HELPER_MIN_MANIFESTS || roots[0] == '\0')
 		return NULL;
 	size = offsetof(HelperTask, entries) + strlen(roots) + 1;
 	for (i = 0; i < n; i++)
@@ -124,12 +134,18 @@ ManifestHelperStart(const char *const *paths, const int64 *lengths, int n)
 		bytes > SkadeBlobCacheCapacity(ManifestCache()) / 2 / HELPER_BLOB_FACTOR)
 		return NULL;
 
+	if (!count_in())
+		return NULL;			/* helpers enough */
 	seg = dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (seg == NULL)
+	{
+		pg_atomic_fetch_sub_u32(&skade_shared->decode_helpers, 1);
 		return NULL;
+	}
 	task = dsm_segment_address(seg);
 	pg_atomic_init_u32(&task->stop, 0);
 	task->encoding = GetDatabaseEncoding();
+	task->max_metadata_size = skade_max_metadata_size;
 	task->max_manifest_size = skade_max_manifest_size;
 	task->nentries = npick;
 	at = (char *) &task->entries[npick];
@@ -155,7 +171,9 @@ ManifestHelperStart(const char *const *paths, const int64 *lengths, int n)
 	snprintf(worker.bgw_type, BGW_MAXLEN, "skade manifest helper");
 	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
 	{
-		dsm_detach(seg);		/* no slot: the backend decodes alone */
+		/* no slot: the backend decodes alone */
+		pg_atomic_fetch_sub_u32(&skade_shared->decode_helpers, 1);
+		dsm_detach(seg);
 		return NULL;
 	}
 	return (ManifestHelper *) seg;
@@ -171,6 +189,26 @@ ManifestHelperEnd(ManifestHelper *helper)
 {
 	if (helper != NULL)
 		dsm_detach((dsm_segment *) helper);
+}
+
+/* Count one more helper in, if fewer than the bound run. */
+static bool
+count_in(void)
+{
+	uint32		bound = max_parallel_workers > 0 ? Max(1, max_parallel_workers / 2) : 0;
+	uint32		now = pg_atomic_read_u32(&skade_shared->decode_helpers);
+
+	while (now < bound)
+		if (pg_atomic_compare_exchange_u32(&skade_shared->decode_helpers, &now, now + 1))
+			return true;
+	return false;
+}
+
+/* the helper exits (however): it is counted out */
+static void
+count_out(int code, Datum arg)
+{
+	pg_atomic_fetch_sub_u32(&skade_shared->decode_helpers, 1);
 }
 
 /* the backend detaches (statement end, error): the helper stops */
@@ -190,6 +228,7 @@ skade_manifest_helper_main(Datum main_arg)
 	dsm_segment *seg;
 	HelperTask *task;
 
+	before_shmem_exit(count_out, (Datum) 0);
 	BackgroundWorkerUnblockSignals();
 	CurrentResourceOwner = ResourceOwnerCreate(NULL, "skade manifest helper");
 	seg = dsm_attach(DatumGetUInt32(main_arg));
@@ -199,6 +238,7 @@ skade_manifest_helper_main(Datum main_arg)
 	SetDatabaseEncoding(task->encoding);
 	SetConfigOption("skade.allowed_roots", (char *) task + task->roots_off, PGC_SUSET,
 					PGC_S_OVERRIDE);
+	skade_max_metadata_size = task->max_metadata_size;
 	skade_max_manifest_size = task->max_manifest_size;
 	decode_from_end(task);
 	dsm_detach(seg);

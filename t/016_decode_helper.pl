@@ -3,8 +3,9 @@
 # decode them from the end while the backend decodes from the start.  The
 # answers are exactly those of the backend alone; the helper does part of
 # the work (the backend finds manifests cached on its first, cold pass, which
-# it never does alone); a manifest the helper cannot decode is the backend's
-# error, word for word as without the helper; no helper outlives its plan.
+# it never does alone); none starts with max_parallel_workers = 0; a
+# manifest the helper cannot decode is the backend's error, word for word as
+# without the helper; no helper outlives its plan.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -74,6 +75,19 @@ for (1 .. 20)
 	}
 }
 ok($helped > 0, "the helper decoded manifests the backend then found cached ($helped)");
+
+# helpers are parallelism: with max_parallel_workers = 0 none starts
+$node->safe_psql('postgres', 'ALTER SYSTEM SET max_parallel_workers = 0');
+$node->reload;
+my $none = 0;
+for (1 .. 5)
+{
+	my (undef, $hits) = split /\|/, cold('on', $queries{files});
+	$none += $hits;
+}
+is($none, 0, 'max_parallel_workers = 0: the backend decodes alone');
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET max_parallel_workers');
+$node->reload;
 
 # a manifest the helper meets first and cannot decode: the backend's own error
 my $bad = "SELECT count(*) FROM skade.files('m', 'many_bad')";
