@@ -389,6 +389,30 @@ SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location, Size budget, 
 	return blob;
 }
 
+/*
+ * SkadeBlobCacheContains
+ *		Does c hold location now (ready)?  A probe for whoever decides what to
+ *		load ahead: it serves nothing, so it counts no hit, marks nothing
+ *		used and admits nothing; the answer may be stale at once.
+ */
+bool
+SkadeBlobCacheContains(SkadeBlobCache *c, const char *location)
+{
+	uint64		key = location_key(location);
+	BlobEntry  *entry;
+	bool		found;
+
+	if (c == NULL)
+		return false;
+	attach(c);
+	LWLockAcquire(&c->shared->lock, LW_SHARED);
+	entry = hash_search(c->index, &key, HASH_FIND, NULL);
+	found = entry != NULL && entry->state == BLOB_READY &&
+		strcmp(dsa_get_address(c->area, entry->chunk), location) == 0;
+	LWLockRelease(&c->shared->lock);
+	return found;
+}
+
 /* The bytes of c's area (its capacity). */
 Size
 SkadeBlobCacheCapacity(SkadeBlobCache *c)

@@ -60,6 +60,7 @@ extern const char *SkadeBlobCachePinnedOrigin(const void *blob);
 extern const void *SkadeBlobCachePinIfCached(SkadeBlobCache *c, const char *location,
 											 Size budget, Size *size);
 extern Size SkadeBlobCacheCapacity(SkadeBlobCache *c);
+extern bool SkadeBlobCacheContains(SkadeBlobCache *c, const char *location);
 extern void SkadeBlobCacheStatsGet(SkadeBlobCache *c, SkadeBlobCacheStats *stats);
 extern void SkadeBlobCacheReset(SkadeBlobCache *c);
 

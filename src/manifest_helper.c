@@ -123,8 +123,10 @@ ManifestHelperStart(const char *const *paths, const int64 *lengths, int n)
 		n < HELPER_MIN_MANIFESTS || roots[0] == '\0')
 		return NULL;
 	size = offsetof(HelperTask, entries) + strlen(roots) + 1;
+	/* (a probe counts no cache hit: the statistics count the plan's lookups) */
 	for (i = 0; i < n; i++)
-		if (!SkadeIsObjectLocation(paths[i]) && lengths[i] > 0 && !ManifestIsCached(paths[i]))
+		if (!SkadeIsObjectLocation(paths[i]) && lengths[i] > 0 &&
+			!SkadeBlobCacheContains(ManifestCache(), paths[i]))
 		{
 			pick[npick++] = i;
 			bytes += (Size) lengths[i];
