@@ -83,5 +83,29 @@ WHERE f.content = 'data' AND (f.partition->>'ts_day')::date < date '2024-03-02'
 SELECT DISTINCT content, delete_files FROM skade.plan_files('py', 'events', 'true');
 SELECT DISTINCT content, delete_files IS NULL AS not_planned FROM skade.files('py', 'events');
 
+-- rows of a statement outside a transaction block point into the cached
+-- manifests (held to the end of the statement's transaction): they stay
+-- intact through a cache reset in the same statement, copied by PL/pgSQL's
+-- RETURN QUERY and read after it, and equal the rows of a transaction block
+-- (copies)
+CREATE FUNCTION pg_temp.files_then_reset() RETURNS SETOF skade.content_file
+LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN QUERY SELECT * FROM skade.files('py', 'events');
+	PERFORM skade.cache_reset();
+	RETURN QUERY SELECT * FROM skade.plan_files('py', 'events', 'true');
+	PERFORM skade.cache_reset();
+END $$;
+CREATE TEMP TABLE held AS
+SELECT file_path, columns, manifest, delete_files IS NULL AS from_files FROM pg_temp.files_then_reset();
+BEGIN;
+CREATE TEMP TABLE copied AS
+SELECT file_path, columns, manifest, false AS from_files FROM skade.plan_files('py', 'events', 'true')
+UNION ALL
+SELECT file_path, columns, manifest, true FROM skade.files('py', 'events');
+COMMIT;
+SELECT count(*) AS rows, count(*) FILTER (WHERE c.file_path IS NULL) AS differ
+FROM held h LEFT JOIN copied c USING (file_path, columns, manifest, from_files);
+
 SELECT skade.drop_table('java', 'events') IS NOT NULL, skade.drop_table('py', 'events') IS NOT NULL;
 SELECT skade.drop_namespace('java'), skade.drop_namespace('py');
