@@ -176,6 +176,9 @@ static bool evict_one(SkadeBlobCache *c);
 static void pin_entry(SkadeBlobCache *c, BlobEntry *entry, const void *blob);
 static void release_pins(void);
 static void claim_fill(SkadeBlobCache *c, BlobEntry *entry, uint64 key);
+static BlobEntry *enter_entry(SkadeBlobCache *c, uint64 key, bool *found);
+static const char *ready_chunk(SkadeBlobCache *c, const BlobEntry *entry,
+							   const char *location);
 static bool over_budget(SkadeBlobCache *c, const BlobEntry *entry, const void *blob,
 						Size budget);
 static void xact_callback(XactEvent event, void *arg);
@@ -407,8 +410,7 @@ SkadeBlobCacheContains(SkadeBlobCache *c, const char *location)
 	attach(c);
 	LWLockAcquire(&c->shared->lock, LW_SHARED);
 	entry = hash_search(c->index, &key, HASH_FIND, NULL);
-	found = entry != NULL && entry->state == BLOB_READY &&
-		strcmp(dsa_get_address(c->area, entry->chunk), location) == 0;
+	found = ready_chunk(c, entry, location) != NULL;
 	LWLockRelease(&c->shared->lock);
 	return found;
 }
@@ -429,19 +431,31 @@ static const void *
 find_ready(SkadeBlobCache *c, uint64 key, const char *location, BlobEntry **entry_out)
 {
 	BlobEntry  *entry = hash_search(c->index, &key, HASH_FIND, NULL);
-	const char *chunk;
+	const char *chunk = ready_chunk(c, entry, location);
 
 	*entry_out = entry;
-	if (entry == NULL || entry->state != BLOB_READY)
-		return NULL;
-	chunk = dsa_get_address(c->area, entry->chunk);
-	if (strcmp(chunk, location) != 0)
+	if (chunk == NULL)
 		return NULL;
 	if (c->admit && !c->admit(chunk + entry->origin_off))
 		return NULL;
 	if (pg_atomic_read_u32(&entry->referenced) == 0)
 		pg_atomic_write_u32(&entry->referenced, 1);
 	return chunk + entry->blob_off;
+}
+
+/*
+ * The chunk of entry if it is READY and holds location (a different
+ * location may hash alike); NULL otherwise.  Caller holds the lock.
+ */
+static const char *
+ready_chunk(SkadeBlobCache *c, const BlobEntry *entry, const char *location)
+{
+	const char *chunk;
+
+	if (entry == NULL || entry->state != BLOB_READY)
+		return NULL;
+	chunk = dsa_get_address(c->area, entry->chunk);
+	return strcmp(chunk, location) == 0 ? chunk : NULL;
 }
 
 /*
@@ -653,9 +667,7 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 
 		/* a miss: claim the fill */
 		LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-		entry = hash_search(c->index, &key, HASH_ENTER_NULL, &found);
-		while (entry == NULL && evict_one(c))
-			entry = hash_search(c->index, &key, HASH_ENTER_NULL, &found);
+		entry = enter_entry(c, key, &found);
 		if (entry == NULL || found)
 		{
 			LWLockRelease(&s->lock);
@@ -695,6 +707,21 @@ fetch(SkadeBlobCache *c, const char *location, SkadeBlobLoader loader, void *lar
 }
 
 /*
+ * The index entry of key (*found: it was there), entered if new, evicting
+ * while the index is full; NULL if nothing could be evicted (every entry
+ * pinned or filling).  Caller holds the lock exclusively.
+ */
+static BlobEntry *
+enter_entry(SkadeBlobCache *c, uint64 key, bool *found)
+{
+	BlobEntry  *entry = hash_search(c->index, &key, HASH_ENTER_NULL, found);
+
+	while (entry == NULL && evict_one(c))
+		entry = hash_search(c->index, &key, HASH_ENTER_NULL, found);
+	return entry;
+}
+
+/*
  * Mark the new index entry of key FILLING by this backend (caller holds the
  * lock exclusively); it must then load_filling() it.
  */
@@ -731,9 +758,7 @@ SkadeBlobCachePrefill(SkadeBlobCache *c, const char *location, SkadeBlobLoader l
 		return false;
 	attach(c);
 	LWLockAcquire(&c->shared->lock, LW_EXCLUSIVE);
-	entry = hash_search(c->index, &key, HASH_ENTER_NULL, &found);
-	while (entry == NULL && evict_one(c))
-		entry = hash_search(c->index, &key, HASH_ENTER_NULL, &found);
+	entry = enter_entry(c, key, &found);
 	if (entry == NULL || found)
 	{
 		LWLockRelease(&c->shared->lock);

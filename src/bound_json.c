@@ -397,9 +397,7 @@ put_jsonb_object(StringInfo buf, const JsonbValue *v, JEntry *je)
 	check_stack_depth();
 	pad_to_int(buf);
 	put_bytes(buf, &header, sizeof(uint32));
-	entries = buf->len;
-	enlargeStringInfo(buf, sizeof(JEntry) * n * 2);
-	buf->len += sizeof(JEntry) * n * 2;
+	entries = reserve_entries(buf, 2 * n);
 	for (i = 0; i < 2 * n; i++)
 	{
 		const JsonbValue *x = i < n ? &v->val.object.pairs[i].key
@@ -411,15 +409,7 @@ put_jsonb_object(StringInfo buf, const JsonbValue *v, JEntry *je)
 			put_jsonb_object(buf, x, &meta);
 		else
 			put_jsonb_scalar(buf, x, &meta);
-		total += buf->len - start;
-		if (total > JENTRY_OFFLENMASK)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("total size of jsonb object elements exceeds the maximum of %d bytes",
-							JENTRY_OFFLENMASK)));
-		if (i % JB_OFFSET_STRIDE == 0)
-			meta = (meta & JENTRY_TYPEMASK) | total | JENTRY_HAS_OFF;
-		memcpy(buf->data + entries + i * sizeof(JEntry), &meta, sizeof(JEntry));
+		set_entry(buf, entries, i, meta & JENTRY_TYPEMASK, buf->len - start, &total);
 	}
 	*je = JENTRY_ISCONTAINER | (buf->len - base);
 }

@@ -288,8 +288,9 @@ skade_plan_files(PG_FUNCTION_ARGS)
 		/* else its partition summaries rule out every file */
 	}
 	/* the delete files first, indexed; then each data file meets its own */
-	prefetch_manifests(list_concat_copy(deletes, data));
-	helper = decode_helper(list_concat_copy(deletes, data));
+	manifests = list_concat_copy(deletes, data);	/* in the order they are read */
+	prefetch_manifests(manifests);
+	helper = decode_helper(manifests);
 	foreach(lc, deletes)
 	{
 		if (plan.deletes == NULL)

@@ -20,8 +20,8 @@
  * it (ManifestRelease) or their transaction ends, and read it with no lock
  * held; ManifestGetHeld hands it out in place for the whole transaction
  * of a statement outside a transaction block (within a quarter of the
- * cache per backend), so that rows may point into it; ManifestPrefill lets the decode helper (manifest_helper.c) fill
- * ahead.
+ * cache per backend), so that rows may point into it; ManifestPrefill
+ * lets the decode helper (manifest_helper.c) fill ahead.
  *
  * Decoding a manifest into its blob is manifest_decode.c's (skade's own
  * Avro record decoder, avro_decode.c); this file keeps the blobs and reads
