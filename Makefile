@@ -12,7 +12,8 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
               src/namespace_api.o src/table_api.o src/metadata_write.o src/restore.o \
               src/commit_fast.o src/manifest_write.o src/written_files.o \
               src/sigv4.o src/sigv4_sql.o src/s3_client.o src/object_store.o src/rest_json.o \
-              src/rest_worker.o src/rest_http.o src/rest_routes.o src/view_api.o
+              src/rest_worker.o src/rest_http.o src/rest_pool.o src/rest_request.o src/rest_metrics.o \
+              src/rest_routes.o src/view_api.o
 # every version's script, each upgrade script, and 1.0's own control file
 DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
               $(EXTENSION)--1.1--1.2.sql $(EXTENSION)--1.2--1.3.sql \

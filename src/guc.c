@@ -89,13 +89,13 @@ int			skade_s3_max_retries = 3;
 int			skade_s3_max_concurrency = 16;
 
 /*
- * The REST catalog (rest_worker.c, rest_http.c, rest_routes.c):
+ * The REST catalog (rest_worker.c, rest_http.c, rest_pool.c, rest_routes.c):
  * skade.rest_port (0: no server), skade.rest_listen_addresses,
- * skade.rest_workers and skade.rest_database are fixed at server start;
- * skade.rest_max_body (bytes), skade.rest_idle_timeout (s),
- * skade.rest_max_connections (per worker) and skade.rest_anonymous_role
- * (the role of a request without credentials; empty: refused) are read on
- * reload.
+ * skade.rest_workers (executors always running) and skade.rest_database are
+ * fixed at server start; every other skade.rest_* setting is read on reload
+ * by the listener and the executors: the body limit, the idle, body, queue,
+ * lock and statement timeouts, the slowest transfer rate, the connection,
+ * executor and queue limits, and the anonymous role.
  */
 int			skade_rest_port = 0;
 char	   *skade_rest_listen_addresses = NULL;
@@ -104,6 +104,13 @@ char	   *skade_rest_database = NULL;
 int			skade_rest_max_body = 16 * 1024 * 1024;
 int			skade_rest_idle_timeout = 60;
 int			skade_rest_max_connections = 256;
+int			skade_rest_max_workers = 8;
+int			skade_rest_lock_timeout = 5000;
+int			skade_rest_statement_timeout = 30000;
+int			skade_rest_body_timeout = 30;
+int			skade_rest_min_body_rate = 4096;
+int			skade_rest_queue_timeout = 2000;
+int			skade_rest_max_queue = 64;
 char	   *skade_rest_anonymous_role = NULL;
 
 /*
@@ -348,10 +355,73 @@ SkadeGucInit(void)
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("skade.rest_max_connections",
-							"Connections one REST worker holds at most.",
+							"Connections the REST server holds at most (the slowest are cut for new ones).",
 							NULL,
 							&skade_rest_max_connections,
 							256, 1, 10000,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.rest_max_workers",
+							"Most REST workers (executors) running at once; more start on demand.",
+							"Each is a dynamic background worker: max_worker_processes must leave room.",
+							&skade_rest_max_workers,
+							8, 1, 256,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.rest_lock_timeout",
+							"Longest wait of a REST request for a lock (a commit then answers 409).",
+							NULL,
+							&skade_rest_lock_timeout,
+							5000, 1, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.rest_statement_timeout",
+							"Longest time a REST request may run in its worker (then 503).",
+							NULL,
+							&skade_rest_statement_timeout,
+							30000, 1, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.rest_body_timeout",
+							"Longest time a REST request's body, or an answer, may take to transfer.",
+							NULL,
+							&skade_rest_body_timeout,
+							30, 1, 3600,
+							PGC_SIGHUP,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.rest_min_body_rate",
+							"Slowest transfer of a REST body or answer, in bytes per second, after its first second.",
+							NULL,
+							&skade_rest_min_body_rate,
+							4096, 0, INT_MAX,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.rest_queue_timeout",
+							"Longest wait of a REST request for a free worker (then 503, or 409 for a commit).",
+							NULL,
+							&skade_rest_queue_timeout,
+							2000, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.rest_max_queue",
+							"Most REST requests waiting for a worker (beyond it: 503 at once).",
+							NULL,
+							&skade_rest_max_queue,
+							64, 0, 100000,
 							PGC_SIGHUP,
 							0,
 							NULL, NULL, NULL);
@@ -435,7 +505,7 @@ SkadeGucInit(void)
 								   NULL, NULL, NULL);
 
 		DefineCustomIntVariable("skade.rest_workers",
-								"Background workers serving the REST catalog.",
+								"REST workers (executors) always running; more start on demand up to skade.rest_max_workers.",
 								NULL,
 								&skade_rest_workers,
 								2, 1, 64,

@@ -58,6 +58,13 @@ extern char *skade_rest_database;
 extern int	skade_rest_max_body;
 extern int	skade_rest_idle_timeout;
 extern int	skade_rest_max_connections;
+extern int	skade_rest_max_workers;
+extern int	skade_rest_lock_timeout;
+extern int	skade_rest_statement_timeout;
+extern int	skade_rest_body_timeout;
+extern int	skade_rest_min_body_rate;
+extern int	skade_rest_queue_timeout;
+extern int	skade_rest_max_queue;
 extern char *skade_rest_anonymous_role;
 
 extern void SkadeGucInit(void);

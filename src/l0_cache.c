@@ -115,6 +115,13 @@ L0ShmemSize(void)
 	return SkadeBlobCacheShmemSize((Size) skade_metadata_cache_size * 1024, l0_max_entries());
 }
 
+/* L0's blob cache (NULL until shared memory is set up), for its statistics. */
+SkadeBlobCache *
+L0Cache(void)
+{
+	return l0;
+}
+
 /* Create or attach L0 (shmem startup hook, under AddinShmemInitLock). */
 void
 L0ShmemInit(void)

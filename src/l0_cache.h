@@ -30,6 +30,7 @@ typedef void (*L0JsonConsumer) (struct varlena *json, void *arg);
 
 extern Size L0ShmemSize(void);
 extern void L0ShmemInit(void);
+extern struct SkadeBlobCache *L0Cache(void);
 extern void L0Fetch(const char *location, int want, L0Result *result);
 extern void L0Seed(const char *location, SkadeMeta *meta, const char *real_path);
 /* runs on the summary in place; must copy what it keeps and do nothing else */

@@ -1,41 +1,48 @@
 /*-------------------------------------------------------------------------
  *
  * rest_http.c
- *	  The REST server's HTTP side: the only file that calls libmicrohttpd.
- *	  Listening sockets, the event loop of a REST worker, and the handler
- *	  that turns libmicrohttpd's callbacks into one RestRequest and its
- *	  RestResponse.
+ *	  The REST listener's HTTP side: the only file that calls
+ *	  libmicrohttpd.  Listening sockets, the listener's event loop, the
+ *	  deadlines of every connection, and the handler that turns
+ *	  libmicrohttpd's callbacks into one RestRequest handed to an executor
+ *	  (rest_pool.c) and its answer sent back.
  *
  * Invariants
- *   - Each worker binds its own listening socket for every address of
- *     skade.rest_listen_addresses on skade.rest_port with SO_REUSEPORT: the
- *     kernel spreads new connections over the workers.  Each socket gets one
- *     libmicrohttpd daemon in external epoll mode: libmicrohttpd starts no
- *     thread, and everything runs in the worker's own (only) thread, from
- *     MHD_run, when the worker's WaitEventSet reports a daemon's epoll
- *     descriptor readable, its timeout passes or the latch is set.
- *   - Answers of 8 kB and more are gzip-compressed for clients that accept
- *     gzip (loadTable's metadata is most of them: its route sends the
- *     compressed answer the L0 cache keeps, rest_routes.c).
- *   - Requests are served one at a time per worker.  A body larger than
- *     skade.rest_max_body is not kept (the request is answered 413); idle
- *     connections close after skade.rest_idle_timeout, and so does one whose
- *     request headers have not all arrived that long after it opened or
- *     after its last answer (a client trickling bytes), but never with a
- *     request's bytes unread (one that came while the worker served
- *     another is served); a worker holds at most
- *     skade.rest_max_connections connections.
- *   - Nothing raised in a handler unwinds through libmicrohttpd: each
- *     callback's work runs under PG_TRY, and an error becomes a 500 answer
- *     (the routes turn their own errors into Iceberg's error model first).
+ *   - One listener process serves every connection: one libmicrohttpd
+ *     daemon per address of skade.rest_listen_addresses in external epoll
+ *     mode (no thread of its own), run from the listener's WaitEventSet.
+ *     The listener never waits for a request's work: a complete request is
+ *     handed to the pool and its connection suspended until the answer
+ *     comes back; meanwhile others are read, queued and answered.
+ *   - Every phase of a connection has a deadline, checked every TICK_MS:
+ *     waiting for a request's headers (from the connection's start or its
+ *     last answer) skade.rest_idle_timeout; receiving its body
+ *     skade.rest_body_timeout in all, and after its first second at least
+ *     skade.rest_min_body_rate bytes a second on average; sending an answer
+ *     skade.rest_body_timeout plus its size at that rate.  A request being
+ *     run has no deadline here: the executor's timeouts bound it.  A
+ *     connection past its deadline is shut down (never one whose request
+ *     bytes are unread: a request that came is served).
+ *   - At most skade.rest_max_connections connections are kept: a new one
+ *     past it takes the place of the connection furthest behind (waiting
+ *     longest for headers, or slowest below the minimum rate), or is closed
+ *     when every other is being served.
+ *   - A path or query argument that decodes to a NUL or to bytes that are
+ *     not UTF-8 is answered 400 here, as is a body over
+ *     skade.rest_max_body (413, once all of it was read), and GET /metrics
+ *     from a loopback address (rest_metrics.c); everything else goes to an
+ *     executor.
+ *   - Nothing raised in a callback unwinds through libmicrohttpd: each
+ *     callback's work runs under PG_TRY, and an error becomes a 500.
  *   - The request path reaches the routes as sent (libmicrohttpd's own
  *     unescaping is turned off) and is split before each segment is
  *     decoded, so a name holding "/" (%2F) stays one segment.
  *
  * Memory: each request's in "skade rest request" (below TopMemoryContext),
  * deleted when libmicrohttpd reports the request complete, which is after
- * the answer was sent: libmicrohttpd sends the answer from there
- * (MHD_RESPMEM_PERSISTENT), without a copy.
+ * the answer was sent (MHD_RESPMEM_PERSISTENT, no copy) — or, when the
+ * client went away while an executor runs it, once its answer came back.
+ * Connections' state in "skade rest connections".
  *
  * IDENTIFICATION
  *	  src/rest_http.c
@@ -46,9 +53,12 @@
 
 #include <microhttpd.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lib/ilist.h"
 #include "miscadmin.h"
 #include "postmaster/interrupt.h"
 #include "storage/latch.h"
@@ -59,65 +69,105 @@
 #include "utils/wait_event.h"
 
 #include "guc.h"
-#include "gzip.h"
 #include "rest_http.h"
-#include "rest_routes.h"
+#include "rest_metrics.h"
+#include "rest_pool.h"
+#include "rest_request.h"
 
 #define MAX_DAEMONS 16
+#define TICK_MS 100
+#define MAX_FDS 65536
 
-/* per connection-request state (libmicrohttpd's con_cls) */
-typedef struct RequestState
+/* where a connection is */
+typedef enum Phase
+{
+	PH_IDLE,					/* waiting for a request's headers */
+	PH_BODY,					/* headers in, body arriving */
+	PH_WAITING,					/* queued or running in an executor */
+	PH_SENDING,					/* the answer is queued */
+} Phase;
+
+typedef struct Request Request;
+
+/* a connection (libmicrohttpd's socket context) */
+typedef struct Conn
+{
+	dlist_node	node;
+	struct MHD_Connection *mhd;
+	int			fd;
+	bool		loopback;
+	Phase		phase;
+	TimestampTz since;			/* the phase's start */
+	uint64		bytes;			/* body bytes received, or the answer's size */
+	bool		cut;			/* shut down: closing */
+} Conn;
+
+/* a request (libmicrohttpd's con_cls) */
+struct Request
 {
 	MemoryContext cxt;
-	RestRequest req;
-} RequestState;
-
-/* a connection whose request headers must arrive by a deadline */
-typedef struct Pending
-{
-	struct MHD_Connection *conn;
-	TimestampTz deadline;		/* 0: a request is being served */
-} Pending;
-
-#define MAX_PENDING 4096
+	struct MHD_Connection *mhd;
+	Conn	   *conn;
+	RestRequest r;
+	RestJob		job;
+	bool		in_pool;		/* the pool holds job */
+	bool		suspended;
+	bool		orphan;			/* its connection is gone; the pool has it */
+	bool		answered;
+	RestResponse resp;
+	TimestampTz start;			/* the whole request in */
+};
 
 /* ---- Local variables ---- */
 
 static struct MHD_Daemon *daemons[MAX_DAEMONS];
 static int	ndaemons = 0;
-static Pending pending[MAX_PENDING];
-static int	npending = 0;
+static dlist_head conns = DLIST_STATIC_INIT(conns);
+static int	nlive = 0;			/* connections not cut */
+static MemoryContext conn_cxt = NULL;
 
 static void open_daemons(void);
 static int	listen_socket(const struct addrinfo *ai);
-static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+static unsigned int connection_cap(void);
+static enum MHD_Result handle(void *cls, struct MHD_Connection *mhd, const char *url,
 							  const char *method, const char *version,
 							  const char *upload, size_t *upload_size, void **state);
-static void completed(void *cls, struct MHD_Connection *conn, void **state,
+static void completed(void *cls, struct MHD_Connection *mhd, void **state,
 					  enum MHD_RequestTerminationCode why);
-static size_t no_unescape(void *cls, struct MHD_Connection *conn, char *s);
-static RequestState *begin_request(struct MHD_Connection *conn, const char *url,
-								   const char *method);
-static enum MHD_Result answer(struct MHD_Connection *conn, RestResponse *resp);
-static List *split_path(const char *path);
-static void compress(const RestRequest *req, RestResponse *resp);
-static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+static size_t no_unescape(void *cls, struct MHD_Connection *mhd, char *s);
+static Request *begin_request(struct MHD_Connection *mhd, const char *url, const char *method);
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+								   const char *value);
+static void set_target(Request *rq);
+static void take_body(Request *rq, const char *data, size_t n);
+static enum MHD_Result request_in(Request *rq);
+static void answer_here(Request *rq, int status, const char *type, const char *message);
+static void job_done(RestJob *job, RestResponse *resp);
+static enum MHD_Result send_answer(Request *rq);
+static void notify_connection(void *cls, struct MHD_Connection *mhd, void **socket_context,
 							  enum MHD_ConnectionNotificationCode code);
-static void set_deadline(struct MHD_Connection *conn, bool serving);
-static void cut_slow(void);
-static char *decode(char *s);
+static Conn *conn_of(struct MHD_Connection *mhd);
+static bool is_loopback(struct MHD_Connection *mhd);
+static void enter(Conn *c, Phase phase, uint64 bytes);
+static void reclaim(Conn *newcomer);
+static void enforce_deadlines(void);
+static void cut(Conn *c, RestCut why);
+static bool unread(const Conn *c);
 
 /*
- * SkadeRestServe
- *		The worker's life once connected: listen, serve until shutdown.
+ * SkadeRestListen
+ *		The listener's life: listen, serve until shutdown.
  */
 void
-SkadeRestServe(int worker)
+SkadeRestListen(void)
 {
 	WaitEventSet *set;
 	int			i;
 
+	conn_cxt = AllocSetContextCreate(TopMemoryContext, "skade rest connections",
+									 ALLOCSET_DEFAULT_SIZES);
 	open_daemons();
+	RestPoolStart(job_done);
 	set = CreateWaitEventSet(TopMemoryContext, ndaemons + 2);
 	AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
@@ -129,12 +179,12 @@ SkadeRestServe(int worker)
 		AddWaitEventToSet(set, WL_SOCKET_READABLE, info->epoll_fd, NULL, NULL);
 	}
 	ereport(LOG,
-			(errmsg("skade REST worker %d listening on port %d", worker, skade_rest_port)));
+			(errmsg("skade REST listener on port %d", skade_rest_port)));
 
 	while (!ShutdownRequestPending)
 	{
 		WaitEvent	ev[MAX_DAEMONS + 2];
-		long		timeout = 1000;
+		long		timeout = TICK_MS;
 
 		for (i = 0; i < ndaemons; i++)
 		{
@@ -153,25 +203,18 @@ SkadeRestServe(int worker)
 		}
 		for (i = 0; i < ndaemons; i++)
 			MHD_run(daemons[i]);
-		cut_slow();
+		RestPoolPoll();
+		/* answers that came back resumed their connections: send them */
+		for (i = 0; i < ndaemons; i++)
+			MHD_run(daemons[i]);
+		enforce_deadlines();
 	}
+	RestPoolStop();
+	for (i = 0; i < ndaemons; i++)
+		MHD_run(daemons[i]);
 	for (i = 0; i < ndaemons; i++)
 		MHD_stop_daemon(daemons[i]);
 	FreeWaitEventSet(set);
-}
-
-/*
- * RestQueryArg
- *		The query argument name of the request (decoded), or NULL.
- */
-const char *
-RestQueryArg(const RestRequest *req, const char *name)
-{
-	const char *v = MHD_lookup_connection_value((struct MHD_Connection *) req->connection,
-												MHD_GET_ARGUMENT_KIND, name);
-
-	/* (libmicrohttpd's unescaping is off: see no_unescape) */
-	return v ? decode(pstrdup(v)) : NULL;
 }
 
 /* ------------------------------------------------------------ sockets */
@@ -184,6 +227,7 @@ open_daemons(void)
 	List	   *hosts;
 	ListCell   *lc;
 	char		port[16];
+	unsigned int cap = connection_cap();
 
 	snprintf(port, sizeof(port), "%d", skade_rest_port);
 	if (!SplitGUCList(raw, ',', &hosts))
@@ -213,11 +257,13 @@ open_daemons(void)
 
 			if (fd < 0)
 				continue;
-			d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_SUPPRESS_DATE_NO_CLOCK, 0,
+			/* no timeout of libmicrohttpd's own: enforce_deadlines keeps them */
+			d = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+								 MHD_USE_SUPPRESS_DATE_NO_CLOCK, 0,
 								 NULL, NULL, handle, NULL,
 								 MHD_OPTION_LISTEN_SOCKET, (MHD_socket) fd,
-								 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) skade_rest_idle_timeout,
-								 MHD_OPTION_CONNECTION_LIMIT, (unsigned int) skade_rest_max_connections,
+								 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) 0,
+								 MHD_OPTION_CONNECTION_LIMIT, cap,
 								 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 								 MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL,
 								 MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL,
@@ -240,7 +286,28 @@ open_daemons(void)
 						skade_rest_listen_addresses, skade_rest_port)));
 }
 
-/* A non-blocking listening socket on ai, shared by the workers; -1 on failure. */
+/*
+ * libmicrohttpd's own connection limit: as many descriptors as the process
+ * may open (raised to its hard limit), less some for everything else.
+ * skade.rest_max_connections (reloadable) is kept below it by reclaim().
+ */
+static unsigned int
+connection_cap(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 1000;
+	if (rl.rlim_cur < rl.rlim_max)
+	{
+		rl.rlim_cur = Min(rl.rlim_max, (rlim_t) MAX_FDS);
+		(void) setrlimit(RLIMIT_NOFILE, &rl);
+		(void) getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return (unsigned int) Max(64, Min(rl.rlim_cur, (rlim_t) MAX_FDS) - 128);
+}
+
+/* A non-blocking listening socket on ai; -1 on failure. */
 static int
 listen_socket(const struct addrinfo *ai)
 {
@@ -251,11 +318,10 @@ listen_socket(const struct addrinfo *ai)
 	if (fd < 0)
 		return -1;
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-		setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0 ||
 		(ai->ai_family == AF_INET6 &&
 		 setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) != 0) ||
 		bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 ||
-		listen(fd, 128) != 0)
+		listen(fd, 1024) != 0)
 	{
 		int			err = errno;
 
@@ -271,62 +337,45 @@ listen_socket(const struct addrinfo *ai)
 
 /* The raw path is kept: the routes decode segment by segment. */
 static size_t
-no_unescape(void *cls, struct MHD_Connection *conn, char *s)
+no_unescape(void *cls, struct MHD_Connection *mhd, char *s)
 {
 	return strlen(s);
 }
 
 /*
  * libmicrohttpd's access handler: called first with the headers, then with
- * each piece of the body, then once more to answer.  Never raises.
+ * each piece of the body, then once more when all of it is in, and once
+ * more after a suspended connection is resumed with its answer.  Never
+ * raises.
  */
 static enum MHD_Result
-handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+handle(void *cls, struct MHD_Connection *mhd, const char *url, const char *method,
 	   const char *version, const char *upload, size_t *upload_size, void **state)
 {
-	RequestState *rs = *state;
-	RestResponse resp;
+	Request    *rq = *state;
 	enum MHD_Result result = MHD_NO;
 	volatile bool failed = false;
 
 	PG_TRY();
 	{
-		if (rs == NULL)
+		if (rq == NULL)
 		{
-			*state = begin_request(conn, url, method);
-			set_deadline(conn, true);	/* the headers are in */
+			*state = begin_request(mhd, url, method);
 			result = MHD_YES;
 		}
 		else if (*upload_size > 0)
 		{
-			if ((size_t) rs->req.body.len + *upload_size > (size_t) skade_rest_max_body)
-				rs->req.body_too_large = true;
-			else
-			{
-				MemoryContext old = MemoryContextSwitchTo(rs->cxt);
-
-				appendBinaryStringInfo(&rs->req.body, upload, *upload_size);
-				MemoryContextSwitchTo(old);
-			}
+			take_body(rq, upload, *upload_size);
 			*upload_size = 0;
 			result = MHD_YES;
 		}
+		else if (!rq->answered)
+			result = request_in(rq);
 		else
-		{
-			MemoryContext old = MemoryContextSwitchTo(rs->cxt);
-
-			memset(&resp, 0, sizeof(resp));
-			initStringInfo(&resp.body);
-			rs->req.connection = conn;
-			SkadeRestRoute(&rs->req, &resp);
-			compress(&rs->req, &resp);
-			MemoryContextSwitchTo(old);
-			result = answer(conn, &resp);
-		}
+			result = send_answer(rq);
 	}
 	PG_CATCH();
 	{
-		/* (the routes catch their own: this is out of memory and the like) */
 		EmitErrorReport();
 		FlushErrorState();
 		failed = true;
@@ -339,41 +388,204 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 		struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *) body,
 																 MHD_RESPMEM_PERSISTENT);
 
-		result = MHD_queue_response(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, r);
+		result = MHD_queue_response(mhd, MHD_HTTP_INTERNAL_SERVER_ERROR, r);
 		MHD_destroy_response(r);
 	}
 	return result;
 }
 
-/* The first call of a request: its context, method, path and headers. */
-static RequestState *
-begin_request(struct MHD_Connection *conn, const char *url, const char *method)
+/* The first call of a request: its context, method, path, query and headers. */
+static Request *
+begin_request(struct MHD_Connection *mhd, const char *url, const char *method)
 {
 	MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "skade rest request",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	RequestState *rs = palloc0(sizeof(RequestState));
+	Request    *rq = palloc0(sizeof(Request));
 	const char *h;
 
-	rs->cxt = cxt;
-	rs->req.method = pstrdup(method);
-	rs->req.raw_path = pstrdup(url);
-	rs->req.segments = split_path(url);
-#define HEADER(name) ((h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name)) ? pstrdup(h) : NULL)
-	rs->req.authorization = HEADER("Authorization");
-	rs->req.if_none_match = HEADER("If-None-Match");
-	rs->req.idempotency_key = HEADER("Idempotency-Key");
-	rs->req.accept_encoding = HEADER("Accept-Encoding");
+	rq->cxt = cxt;
+	rq->mhd = mhd;
+	rq->conn = conn_of(mhd);
+	rq->r.method = pstrdup(method);
+	rq->r.raw_path = pstrdup(url);
+	(void) MHD_get_connection_values(mhd, MHD_GET_ARGUMENT_KIND, collect_arg, rq);
+#define HEADER(name) ((h = MHD_lookup_connection_value(mhd, MHD_HEADER_KIND, name)) ? pstrdup(h) : NULL)
+	rq->r.authorization = HEADER("Authorization");
+	rq->r.if_none_match = HEADER("If-None-Match");
+	rq->r.idempotency_key = HEADER("Idempotency-Key");
+	rq->r.accept_encoding = HEADER("Accept-Encoding");
 #undef HEADER
-	initStringInfo(&rs->req.body);
+	initStringInfo(&rq->r.body);
+	rq->job.owner = rq;
+	rq->job.body = &rq->r.body;
+	rq->job.executor = -1;
+	set_target(rq);
 	MemoryContextSwitchTo(old);
-	return rs;
+	if (rq->conn)
+		enter(rq->conn, PH_BODY, 0);
+	return rq;
 }
 
-/* Queue resp on the connection. */
+/* MHD_KeyValueIterator: keep a query argument as sent. */
 static enum MHD_Result
-answer(struct MHD_Connection *conn, RestResponse *resp)
+collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
+	Request    *rq = cls;
+	RestArg    *a = palloc(sizeof(RestArg));
+
+	a->name = pstrdup(key ? key : "");
+	a->value = value ? pstrdup(value) : NULL;
+	rq->r.args = lappend(rq->r.args, a);
+	return MHD_YES;
+}
+
+/*
+ * What the request may wait for: the table or view its path names
+ * (/v1/{prefix}/namespaces/{ns}/tables|views/{name}[/...], as sent), or all
+ * multi-table commits; whether it is a commit.
+ */
+static void
+set_target(Request *rq)
+{
+	const char *p = rq->r.raw_path;
+	const char *seg[7];
+	int			n = 0;
+	bool		post = strcmp(rq->r.method, "POST") == 0;
+
+	while (*p == '/')
+		p++;
+	while (n < 7)
+	{
+		seg[n++] = p;
+		p += strcspn(p, "/");
+		if (*p == '\0')
+			break;
+		p++;
+	}
+	if (n >= 4 && strncmp(seg[2], "transactions/", 13) == 0)
+	{
+		rq->job.target = pnstrdup(rq->r.raw_path, seg[2] - rq->r.raw_path + 12);
+		rq->job.commit = post;
+	}
+	else if (n >= 6 && strncmp(seg[2], "namespaces/", 11) == 0 &&
+			 (strncmp(seg[4], "tables/", 7) == 0 || strncmp(seg[4], "views/", 6) == 0))
+	{
+		size_t		len = (n > 6 ? seg[6] - 1 : seg[5] + strlen(seg[5])) - rq->r.raw_path;
+
+		rq->job.target = pnstrdup(rq->r.raw_path, len);
+		rq->job.commit = post && n == 6 && strncmp(seg[4], "tables/", 7) == 0;
+	}
+}
+
+/* A piece of the body (kept while within skade.rest_max_body). */
+static void
+take_body(Request *rq, const char *data, size_t n)
+{
+	if (rq->conn)
+		rq->conn->bytes += n;
+	if ((size_t) rq->r.body.len + n > (size_t) skade_rest_max_body)
+		rq->r.body_too_large = true;
+	else if (!rq->r.body_too_large)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rq->cxt);
+
+		appendBinaryStringInfo(&rq->r.body, data, n);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
+ * All of the request is in: answer it here, or hand it to the pool and
+ * suspend the connection until the answer comes back.
+ */
+static enum MHD_Result
+request_in(Request *rq)
+{
+	const char *problem;
+
+	rq->start = GetCurrentTimestamp();
+	if (rq->conn)
+		enter(rq->conn, PH_WAITING, 0);
+	if (rq->r.body_too_large)
+		answer_here(rq, 413, "BadRequestException", "the request body is too large");
+	else if ((problem = RestPathProblem(&rq->r)) != NULL)
+		answer_here(rq, 400, "BadRequestException", problem);
+	else if (strcmp(rq->r.raw_path, "/metrics") == 0 && strcmp(rq->r.method, "GET") == 0 &&
+			 rq->conn && rq->conn->loopback)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rq->cxt);
+
+		initStringInfo(&rq->resp.body);
+		RestMetricsRender(&rq->resp.body);
+		rq->resp.status = 200;
+		rq->resp.route = "metrics";
+		rq->answered = true;
+		MemoryContextSwitchTo(old);
+	}
+	else
+	{
+		MemoryContext old = MemoryContextSwitchTo(rq->cxt);
+
+		initStringInfo(&rq->job.head);
+		RestRequestWriteHead(&rq->job.head, &rq->r);
+		MemoryContextSwitchTo(old);
+		rq->in_pool = true;
+		RestPoolSubmit(&rq->job);
+	}
+	if (rq->answered)
+		return send_answer(rq);
+	MHD_suspend_connection(rq->mhd);
+	rq->suspended = true;
+	return MHD_YES;
+}
+
+/* An answer made by the listener itself. */
+static void
+answer_here(Request *rq, int status, const char *type, const char *message)
+{
+	MemoryContext old = MemoryContextSwitchTo(rq->cxt);
+
+	initStringInfo(&rq->resp.body);
+	RestErrorAnswer(&rq->resp, status, type, message);
+	rq->answered = true;
+	MemoryContextSwitchTo(old);
+}
+
+/* RestJobDone: the job's answer, kept in its request's context. */
+static void
+job_done(RestJob *job, RestResponse *resp)
+{
+	Request    *rq = job->owner;
+	MemoryContext old;
+
+	rq->in_pool = false;
+	if (rq->orphan)
+	{
+		/* the client went away: nobody to answer */
+		MemoryContextDelete(rq->cxt);
+		return;
+	}
+	old = MemoryContextSwitchTo(rq->cxt);
+	rq->resp = *resp;
+	initStringInfo(&rq->resp.body);
+	appendBinaryStringInfo(&rq->resp.body, resp->body.data, resp->body.len);
+	rq->resp.etag = resp->etag ? pstrdup(resp->etag) : NULL;
+	rq->resp.route = resp->route ? pstrdup(resp->route) : NULL;
+	MemoryContextSwitchTo(old);
+	rq->answered = true;
+	if (rq->suspended)
+	{
+		rq->suspended = false;
+		MHD_resume_connection(rq->mhd);
+	}
+}
+
+/* Queue rq's answer on its connection. */
+static enum MHD_Result
+send_answer(Request *rq)
+{
+	RestResponse *resp = &rq->resp;
 	struct MHD_Response *r;
 	enum MHD_Result result;
 
@@ -382,197 +594,218 @@ answer(struct MHD_Connection *conn, RestResponse *resp)
 	if (r == NULL)
 		return MHD_NO;
 	if (resp->body.len > 0)
-		MHD_add_response_header(r, "Content-Type", "application/json");
+		MHD_add_response_header(r, "Content-Type",
+								strcmp(rq->r.raw_path, "/metrics") == 0 && resp->status == 200
+								? "text/plain; version=0.0.4; charset=utf-8" : "application/json");
 	if (resp->etag)
 		MHD_add_response_header(r, "ETag", resp->etag);
 	if (resp->gzip)
 		MHD_add_response_header(r, "Content-Encoding", "gzip");
+	if (resp->retry_after > 0)
+	{
+		char		v[16];
+
+		snprintf(v, sizeof(v), "%d", resp->retry_after);
+		MHD_add_response_header(r, "Retry-After", v);
+	}
 	MHD_add_response_header(r, "Vary", "Accept-Encoding");
-	result = MHD_queue_response(conn, resp->status, r);
+	result = MHD_queue_response(rq->mhd, resp->status, r);
 	MHD_destroy_response(r);
+	RestMetricsRequest(rq->r.method, resp->route, resp->status, resp->replayed,
+					   (double) (GetCurrentTimestamp() - rq->start) / USECS_PER_SEC);
+	if (rq->conn)
+		enter(rq->conn, PH_SENDING, resp->body.len);
 	return result;
 }
 
 /*
- * RestAcceptsGzip
- *		Does the client accept gzip: a token "gzip" in Accept-Encoding not
- *		weighted q=0?
- */
-bool
-RestAcceptsGzip(const RestRequest *req)
-{
-	const char *ae = req->accept_encoding;
-	const char *p;
-	const char *q;
-	const char *end;
-
-	if (ae == NULL || (p = strstr(ae, "gzip")) == NULL)
-		return false;
-	p += 4;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p != ';')
-		return true;
-	end = strchr(p, ',');
-	q = strstr(p, "q=");
-	if (q == NULL || (end && q > end))
-		return true;
-	return strtod(q + 2, NULL) > 0;
-}
-
-/*
- * gzip a body worth it (REST_GZIP_MIN bytes) for a client that accepts it;
- * a route may have compressed it already (resp->gzip).
+ * The request is over (answered, or the connection went): its memory goes,
+ * unless an executor still runs it (then the answer's arrival frees it).
  */
 static void
-compress(const RestRequest *req, RestResponse *resp)
-{
-	StringInfo	z;
-
-	if (resp->body.len < REST_GZIP_MIN || resp->gzip || !RestAcceptsGzip(req))
-		return;
-	z = SkadeGzipLevel(resp->body.data, resp->body.len, REST_GZIP_LEVEL);
-	pfree(resp->body.data);
-	resp->body = *z;
-	resp->gzip = true;
-}
-
-/* The request is over (answered, or the connection went): its memory goes. */
-static void
-completed(void *cls, struct MHD_Connection *conn, void **state,
+completed(void *cls, struct MHD_Connection *mhd, void **state,
 		  enum MHD_RequestTerminationCode why)
 {
-	RequestState *rs = *state;
+	Request    *rq = *state;
+	Conn	   *c = conn_of(mhd);
 
-	if (rs)
-		MemoryContextDelete(rs->cxt);
 	*state = NULL;
-	set_deadline(conn, false);	/* the next request's headers are awaited */
+	if (c)
+		enter(c, PH_IDLE, 0);	/* the next request's headers are awaited */
+	if (rq == NULL)
+		return;
+	rq->conn = NULL;
+	if (rq->in_pool && RestPoolWithdraw(&rq->job))
+	{
+		rq->orphan = true;
+		return;
+	}
+	MemoryContextDelete(rq->cxt);
 }
 
-/* --------------------------------------------------- slow connections */
+/* ------------------------------------------------------- connections */
 
-/*
- * libmicrohttpd reports connections opened and closed: an open one must
- * send its request headers within skade.rest_idle_timeout (its inactivity
- * timeout alone lets a client trickle a byte at a time forever).
- */
+/* libmicrohttpd reports connections opened and closed. */
 static void
-notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+notify_connection(void *cls, struct MHD_Connection *mhd, void **socket_context,
 				  enum MHD_ConnectionNotificationCode code)
 {
-	int			i;
+	Conn	   *c = *socket_context;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED)
 	{
-		if (npending < MAX_PENDING)
-		{
-			pending[npending].conn = conn;
-			pending[npending].deadline = 0;
-			npending++;
-			set_deadline(conn, false);
-		}
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(mhd, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		c = MemoryContextAllocZero(conn_cxt, sizeof(Conn));
+		c->mhd = mhd;
+		c->fd = ci ? ci->connect_fd : -1;
+		c->loopback = is_loopback(mhd);
+		enter(c, PH_IDLE, 0);
+		dlist_push_tail(&conns, &c->node);
+		nlive++;
+		*socket_context = c;
+		if (nlive > skade_rest_max_connections)
+			reclaim(c);
 		return;
 	}
-	for (i = 0; i < npending; i++)
-		if (pending[i].conn == conn)
-		{
-			pending[i] = pending[--npending];
-			break;
-		}
+	if (c == NULL)
+		return;
+	dlist_delete(&c->node);
+	if (!c->cut)
+		nlive--;
+	pfree(c);
+	*socket_context = NULL;
 }
 
-/* A request is being served (no deadline), or headers are awaited from now. */
-static void
-set_deadline(struct MHD_Connection *conn, bool serving)
+static Conn *
+conn_of(struct MHD_Connection *mhd)
 {
-	int			i;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(mhd, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
-	for (i = 0; i < npending; i++)
-		if (pending[i].conn == conn)
-		{
-			pending[i].deadline = serving ? 0 :
-				TimestampTzPlusMilliseconds(GetCurrentTimestamp(), skade_rest_idle_timeout * 1000);
-			return;
-		}
+	return ci ? (Conn *) ci->socket_context : NULL;
+}
+
+/* Is the client on a loopback address (127.0.0.0/8, ::1, ::ffff:127.x)? */
+static bool
+is_loopback(struct MHD_Connection *mhd)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(mhd, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	if (sa == NULL)
+		return false;
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *) sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6)
+	{
+		const struct in6_addr *a = &((const struct sockaddr_in6 *) sa)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
+}
+
+static void
+enter(Conn *c, Phase phase, uint64 bytes)
+{
+	c->phase = phase;
+	c->since = GetCurrentTimestamp();
+	c->bytes = bytes;
 }
 
 /*
- * Shut down the socket of every connection past its deadline: libmicrohttpd
- * sees the end of the stream and closes it the next time it looks.  Not one
- * whose socket holds bytes libmicrohttpd has not read yet: a request that
- * came while this worker was busy serving another connection is served (its
- * deadline stays, so a sender that trickles is still cut once they are read).
+ * The server holds more than skade.rest_max_connections: cut the one
+ * furthest behind — waiting for headers or a body, scored by the seconds it
+ * has been at it less what its bytes would take at the minimum rate — to
+ * make room for the newcomer; the newcomer itself if every other one is
+ * being served.
  */
 static void
-cut_slow(void)
+reclaim(Conn *newcomer)
 {
 	TimestampTz now = GetCurrentTimestamp();
-	int			i;
+	Conn	   *victim = NULL;
+	double		worst = -1;
+	dlist_iter	it;
 
-	for (i = 0; i < npending; i++)
-		if (pending[i].deadline != 0 && now > pending[i].deadline)
+	dlist_foreach(it, &conns)
+	{
+		Conn	   *c = dlist_container(Conn, node, it.cur);
+		double		score;
+
+		if (c == newcomer || c->cut || (c->phase != PH_IDLE && c->phase != PH_BODY))
+			continue;
+		score = (double) (now - c->since) / USECS_PER_SEC;
+		if (skade_rest_min_body_rate > 0)
+			score -= (double) c->bytes / skade_rest_min_body_rate;
+		if (score > worst)
 		{
-			const union MHD_ConnectionInfo *ci =
-				MHD_get_connection_info(pending[i].conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-			char		b;
-
-			if (ci && recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
-				continue;		/* unread bytes: read them first */
-			if (ci)
-				(void) shutdown(ci->connect_fd, SHUT_RDWR);
-			pending[i].deadline = 0;
+			worst = score;
+			victim = c;
 		}
+	}
+	cut(victim ? victim : newcomer, REST_CUT_RECLAIMED);
+}
+
+/* Shut down every connection past its phase's deadline. */
+static void
+enforce_deadlines(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	dlist_iter	it;
+	double		rate = skade_rest_min_body_rate;
+
+	dlist_foreach(it, &conns)
+	{
+		Conn	   *c = dlist_container(Conn, node, it.cur);
+		double		secs = (double) (now - c->since) / USECS_PER_SEC;
+
+		if (c->cut)
+			continue;
+		switch (c->phase)
+		{
+			case PH_IDLE:
+				if (secs > skade_rest_idle_timeout && !unread(c))
+					cut(c, REST_CUT_IDLE);
+				break;
+			case PH_BODY:
+				if (secs > skade_rest_body_timeout)
+					cut(c, REST_CUT_BODY_DEADLINE);
+				else if (rate > 0 && secs > 1 && (double) c->bytes < rate * (secs - 1) && !unread(c))
+					cut(c, REST_CUT_SLOW_BODY);
+				break;
+			case PH_SENDING:
+				if (secs > skade_rest_body_timeout + (rate > 0 ? c->bytes / rate : 0))
+					cut(c, REST_CUT_SLOW_READER);
+				break;
+			case PH_WAITING:
+				break;
+		}
+	}
 }
 
 /*
- * Decode s in place as Iceberg's RESTUtil.decodeString does (URL form
- * decoding: %XX, and "+" for a space, as Java's clients encode names).
+ * Shut c's socket down: libmicrohttpd sees the end of the stream and
+ * closes the connection the next time it looks.
  */
-static char *
-decode(char *s)
+static void
+cut(Conn *c, RestCut why)
 {
-	char	   *w = s;
-	char	   *r = s;
-
-	while (*r)
-	{
-		if (r[0] == '%' && isxdigit((unsigned char) r[1]) && isxdigit((unsigned char) r[2]))
-		{
-			char		hex[3] = {r[1], r[2], '\0'};
-
-			*w++ = (char) strtol(hex, NULL, 16);
-			r += 3;
-		}
-		else if (*r == '+')
-		{
-			*w++ = ' ';
-			r++;
-		}
-		else
-			*w++ = *r++;
-	}
-	*w = '\0';
-	return s;
+	if (c->fd >= 0)
+		(void) shutdown(c->fd, SHUT_RDWR);
+	c->cut = true;
+	nlive--;
+	RestMetricsCut(why);
 }
 
-/* "/v1/a/b%2Fc" -> ("v1", "a", "b/c"); empty segments are kept. */
-static List *
-split_path(const char *path)
+/* Does c's socket hold bytes libmicrohttpd has not read yet? */
+static bool
+unread(const Conn *c)
 {
-	List	   *out = NIL;
-	const char *p = path;
+	char		b;
 
-	if (*p == '/')
-		p++;
-	for (;;)
-	{
-		size_t		n = strcspn(p, "/");
-
-		out = lappend(out, decode(pnstrdup(p, n)));
-		if (p[n] == '\0')
-			break;
-		p += n + 1;
-	}
-	return out;
+	return c->fd >= 0 && recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }

@@ -1,8 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * rest_http.h
- *	  The REST server's HTTP side over libmicrohttpd (see rest_http.c) and
- *	  what a request and its answer are to the routes (rest_routes.c).
+ *	  What a REST request and its answer are to the routes (rest_routes.c),
+ *	  whichever process holds them: the listener parses a request over HTTP
+ *	  (rest_http.c), an executor answers it (rest_pool.c, rest_worker.c);
+ *	  rest_request.c carries both across and decodes paths.
  *
  * IDENTIFICATION
  *	  src/rest_http.h
@@ -15,19 +17,26 @@
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 
+/* a query argument as sent (percent-encoded) */
+typedef struct RestArg
+{
+	char	   *name;
+	char	   *value;			/* NULL for "?name" without "=" */
+} RestArg;
+
 /* a request, as the routes see it (all palloc'd in the request's context) */
 typedef struct RestRequest
 {
 	const char *method;
 	const char *raw_path;		/* as sent: percent-encoded, query removed */
 	List	   *segments;		/* the path's segments, each percent-decoded */
+	List	   *args;			/* RestArg, as sent (RestQueryArg decodes) */
 	const char *authorization;	/* headers, NULL when absent */
 	const char *if_none_match;
 	const char *idempotency_key;
 	const char *accept_encoding;
 	StringInfoData body;
 	bool		body_too_large;
-	void	   *connection;		/* for query arguments (RestQueryArg) */
 } RestRequest;
 
 /* an answer */
@@ -37,6 +46,9 @@ typedef struct RestResponse
 	StringInfoData body;		/* JSON, or empty */
 	const char *etag;			/* quoted, or NULL */
 	bool		gzip;			/* body is gzip-compressed */
+	int			retry_after;	/* seconds for Retry-After; 0: none */
+	const char *route;			/* the route pattern that answered (metrics) */
+	bool		replayed;		/* an Idempotency-Key replay (metrics) */
 } RestResponse;
 
 /*
@@ -46,7 +58,7 @@ typedef struct RestResponse
 #define REST_GZIP_MIN	8192
 #define REST_GZIP_LEVEL 1
 
-extern void SkadeRestServe(int worker);
+extern void SkadeRestListen(void);
 extern bool RestAcceptsGzip(const RestRequest *req);
 extern const char *RestQueryArg(const RestRequest *req, const char *name);
 

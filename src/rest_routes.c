@@ -211,6 +211,7 @@ SkadeRestRoute(RestRequest *req, RestResponse *resp)
 	for (i = 0; i < lengthof(routes); i++)
 		if (match(&routes[i], req, &x, &path_ok))
 		{
+			resp->route = routes[i].pattern;
 			if (x.bad_ns)
 				answer_error(&x, 400, "IllegalArgumentException",
 							 "a namespace level cannot hold \".\" in this catalog");

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * rest_worker.h
- *	  The background workers that serve skade's Iceberg REST catalog
- *	  (see rest_worker.c).
+ *	  The background workers that serve skade's Iceberg REST catalog: the
+ *	  listener and its executors (see rest_worker.c).
  *
  * IDENTIFICATION
  *	  src/rest_worker.h
@@ -15,6 +15,7 @@
 #include "fmgr.h"
 
 extern void SkadeRestWorkersRegister(void);
-extern PGDLLEXPORT void skade_rest_worker_main(Datum arg);
+extern PGDLLEXPORT void skade_rest_listener_main(Datum arg);
+extern PGDLLEXPORT void skade_rest_executor_main(Datum arg);
 
 #endif							/* SKADE_REST_WORKER_H */

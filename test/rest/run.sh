@@ -62,6 +62,7 @@ skade.rest_database = 'postgres'
 skade.rest_idle_timeout = 2s
 skade.rest_max_body = 1MB
 skade.rest_max_connections = 16
+max_worker_processes = 32
 CONF
     as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null
 ) || { echo "could not start PostgreSQL"; cat "$DATA/server.log" 2>/dev/null; exit 1; }
