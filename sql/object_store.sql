@@ -85,6 +85,50 @@ SET skade.s3_connect_timeout = 50;
 SELECT regexp_replace(pg_temp.probe('obj_evil.child', 's3://wh-bucket/warehouse/e/v1.metadata.json'), 'timed out|failed', 'failed') AS asked;
 RESET skade.s3_connect_timeout;
 RESET skade.s3_allowed_endpoints;
+
+-- every combination of the two settings: a namespace endpoint is asked
+-- (08006: nothing listens there) when it is skade.s3_endpoint or one of
+-- skade.s3_allowed_endpoints, each setting read on its own (either may be
+-- empty) and endpoints compared without a trailing slash; else 42501 with
+-- no request.  (p1 .. p3 are 127.0.0.1 ports 1, 9 and 2; p9x port 99.)
+SET client_min_messages = error;
+SELECT skade.create_namespace('obj_p1', '{"s3.endpoint": "http://127.0.0.1:1"}');
+SELECT skade.create_namespace('obj_p1s', '{"s3.endpoint": "http://127.0.0.1:1/"}');
+SELECT skade.create_namespace('obj_p2', '{"s3.endpoint": "http://127.0.0.1:9"}');
+SELECT skade.create_namespace('obj_p3', '{"s3.endpoint": "http://127.0.0.1:2/"}');
+SELECT skade.create_namespace('obj_p9x', '{"s3.endpoint": "http://127.0.0.1:99"}');
+SELECT pg_temp.probe(n, 's3://wh-bucket/warehouse/p/v1.metadata.json') IS NOT NULL
+FROM unnest(ARRAY['obj_p1', 'obj_p1s', 'obj_p2', 'obj_p3', 'obj_p9x']) AS n;
+RESET client_min_messages;
+CREATE FUNCTION pg_temp.policy() RETURNS TABLE (endpoint text, allowed text, ns_endpoint text, sqlstate text)
+LANGUAGE sql AS $$
+	SELECT current_setting('skade.s3_endpoint'), current_setting('skade.s3_allowed_endpoints'), e,
+		   split_part(pg_temp.err(format('SELECT count(*) FROM skade.snapshots(%L, %L)', n, t.table_name)), ':', 1)
+	FROM (VALUES (1, 'obj_p1', 'http://127.0.0.1:1'), (2, 'obj_p1s', 'http://127.0.0.1:1/'),
+				 (3, 'obj_p2', 'http://127.0.0.1:9'), (4, 'obj_p3', 'http://127.0.0.1:2/'),
+				 (5, 'obj_p9x', 'http://127.0.0.1:99')) AS v(i, n, e)
+	JOIN public.iceberg_tables t ON t.table_namespace = n
+	ORDER BY i
+$$;
+SET skade.s3_endpoint = '';
+SET skade.s3_allowed_endpoints = '';
+SELECT * FROM pg_temp.policy();
+SET skade.s3_endpoint = 'http://127.0.0.1:1';
+SELECT * FROM pg_temp.policy();
+SET skade.s3_endpoint = 'http://127.0.0.1:1/';
+SELECT * FROM pg_temp.policy();
+SET skade.s3_endpoint = '';
+SET skade.s3_allowed_endpoints = 'http://127.0.0.1:9';
+SELECT * FROM pg_temp.policy();
+SET skade.s3_allowed_endpoints = 'http://127.0.0.1:9/', 'http://127.0.0.1:2';
+SELECT * FROM pg_temp.policy();
+SET skade.s3_endpoint = 'http://127.0.0.1:1';
+SELECT * FROM pg_temp.policy();
+-- empty entries in the list are no entries
+SET skade.s3_allowed_endpoints = ' , http://127.0.0.1:2/,,';
+SELECT * FROM pg_temp.policy();
+SET skade.s3_endpoint = 'http://127.0.0.1:1';
+RESET skade.s3_allowed_endpoints;
 SELECT skade.create_namespace('obj_region', '{"s3.region": "eu-west-1/../x"}');
 SELECT pg_temp.probe('obj_region', 's3://wh-bucket/warehouse/r/v1.metadata.json');
 
@@ -105,4 +149,4 @@ DROP ROLE obj_writer;
 RESET ALL;
 DELETE FROM public.iceberg_tables WHERE table_namespace LIKE 'obj%';
 SELECT skade.drop_namespace('obj_evil.child');
-SELECT skade.drop_namespace(n) FROM unnest(ARRAY['obj_evil', 'obj_region', 'obj']) AS n;
+SELECT skade.drop_namespace(n) FROM unnest(ARRAY['obj_evil', 'obj_region', 'obj', 'obj_p1', 'obj_p1s', 'obj_p2', 'obj_p3', 'obj_p9x']) AS n;

@@ -35,6 +35,12 @@
  *     never replaced), journalled before the request like local files
  *     (written_files.c); a create retried after a lost answer whose object
  *     then exists counts as done only if the object holds our bytes.
+ *   - A request that fails (after the retries: s3_client.c) is 42501 for
+ *     401/403, 58P01 for 404, 58P02 for an existing object on create,
+ *     53000 for throttling (429, 503 SlowDown), 08006 for an outage (no
+ *     connection, refused, timed out, dropped mid-answer, or another 5xx),
+ *     its message naming the host asked and never the key, and 58030 for a
+ *     body that disagrees with its length or ETag or any other answer.
  *   - Removal (at commit, abort and by the sweep) is one DELETE that waits
  *     but cannot be interrupted, runs no SQL (the route of each object is
  *     pinned, and the key loaded, when the removal is registered:
@@ -151,6 +157,7 @@ static void target(const S3Object *o, const Route *r, S3Target *t);
 static Route current_route(void);
 static void resolve_overrides(void);
 static bool endpoint_allowed(const char *endpoint);
+static char *endpoint_normal(const char *e, size_t len);
 static const S3Credentials *credentials(void);
 static void load_credentials_file(const char *path);
 static S3Call *new_call(const char *method, const S3Object *o, const Route *r,
@@ -869,31 +876,56 @@ resolve_overrides(void)
 	}
 }
 
-/* Is endpoint skade.s3_endpoint or one of skade.s3_allowed_endpoints? */
+/*
+ * An endpoint as compared: blanks around it, a pair of double quotes (a
+ * list entry may be quoted) and trailing slashes removed; NULL when
+ * nothing is left.  Letters are compared without case (scheme and host).
+ */
+static char *
+endpoint_normal(const char *e, size_t len)
+{
+	while (len > 0 && (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r'))
+		e++, len--;
+	while (len > 0 && (e[len - 1] == ' ' || e[len - 1] == '\t' || e[len - 1] == '\n' ||
+					   e[len - 1] == '\r'))
+		len--;
+	if (len >= 2 && e[0] == '"' && e[len - 1] == '"')
+		e++, len -= 2;
+	while (len > 0 && e[len - 1] == '/')
+		len--;
+	return len > 0 ? pnstrdup(e, len) : NULL;
+}
+
+/*
+ * Is endpoint skade.s3_endpoint or one of skade.s3_allowed_endpoints?
+ * Each setting is read on its own, and either may be empty; an empty
+ * entry of the list is no entry (it allows nothing, and hides nothing).
+ */
 static bool
 endpoint_allowed(const char *endpoint)
 {
-	List	   *elems;
-	ListCell   *lc;
-	char	   *raw = psprintf("%s,%s", skade_s3_endpoint ? skade_s3_endpoint : "",
-							   skade_s3_allowed_endpoints ? skade_s3_allowed_endpoints : "");
-	size_t		n = strlen(endpoint);
+	const char *list = skade_s3_allowed_endpoints ? skade_s3_allowed_endpoints : "";
+	char	   *want;
+	char	   *e;
 
 	if (!SkadeEndpointValid(endpoint))
 		return false;
-	if (n && endpoint[n - 1] == '/')
-		n--;
-	if (!SplitGUCList(raw, ',', &elems))
+	want = endpoint_normal(endpoint, strlen(endpoint));
+	if (want == NULL)
 		return false;
-	foreach(lc, elems)
+	e = skade_s3_endpoint ? endpoint_normal(skade_s3_endpoint, strlen(skade_s3_endpoint)) : NULL;
+	if (e && pg_strcasecmp(e, want) == 0)
+		return true;
+	while (*list)
 	{
-		const char *e = lfirst(lc);
-		size_t		m = strlen(e);
+		size_t		n = strcspn(list, ",");
 
-		if (m && e[m - 1] == '/')
-			m--;
-		if (m == n && m > 0 && pg_strncasecmp(e, endpoint, n) == 0)
+		e = endpoint_normal(list, n);
+		if (e && pg_strcasecmp(e, want) == 0)
 			return true;
+		list += n;
+		if (*list == ',')
+			list++;
 	}
 	return false;
 }
@@ -1053,7 +1085,12 @@ load_credentials_file(const char *path)
 
 /* ------------------------------------------------------------ errors */
 
-/* Raise the error a failed call stands for (see the banner's SQLSTATEs). */
+/*
+ * Raise the error a failed call stands for (see the banner's SQLSTATEs).
+ * An endpoint that cannot be reached, refuses, times out, drops the
+ * connection or answers 5xx (but throttling) to the last retry is an
+ * outage: 08006, naming the host asked (never the key).
+ */
 static void
 report(const char *verb, const char *location, const S3Call *c)
 {
@@ -1068,15 +1105,32 @@ report(const char *verb, const char *location, const S3Call *c)
 				 errhint("Raise skade.max_metadata_size if the object is legitimate.")));
 	if (c->status == 0)
 		ereport(ERROR,
-				(errcode(ERRCODE_IO_ERROR),
-				 errmsg("could not %s \"%s\": %s", verb, location,
-						c->timed_out ? "the S3 request timed out" : "the S3 request failed"),
+				(errcode(c->unreachable ? ERRCODE_CONNECTION_FAILURE : ERRCODE_IO_ERROR),
+				 errmsg("could not %s \"%s\": the S3 request to %s %s", verb, location, c->host,
+						c->timed_out ? "timed out" : "failed"),
 				 errdetail("After %d attempts: %s.", c->attempts, c->transport)));
 	if (c->corrupt)
 		ereport(ERROR,
 				(errcode(ERRCODE_IO_ERROR),
 				 errmsg("could not %s \"%s\": the S3 response did not match its length or ETag", verb, location),
 				 errdetail("After %d attempts.", c->attempts)));
+	if (c->status == 429 ||
+		(c->status == 503 && c->s3_code && strcmp(c->s3_code, "SlowDown") == 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("could not %s \"%s\": the S3 service asks to slow down", verb, location),
+				 errdetail("HTTP %d, S3 error %s%s%s, after %d attempts.", c->status,
+						   c->s3_code ? c->s3_code : "(none)",
+						   c->s3_message ? ": " : "", c->s3_message ? c->s3_message : "",
+						   c->attempts)));
+	if (c->status >= 500)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONNECTION_FAILURE),
+				 errmsg("could not %s \"%s\": the S3 request to %s failed", verb, location, c->host),
+				 errdetail("HTTP %d, S3 error %s%s%s, after %d attempts.", c->status,
+						   c->s3_code ? c->s3_code : "(none)",
+						   c->s3_message ? ": " : "", c->s3_message ? c->s3_message : "",
+						   c->attempts)));
 	switch (c->status)
 	{
 		case 401:
@@ -1092,11 +1146,6 @@ report(const char *verb, const char *location, const S3Call *c)
 		case 412:
 			code = ERRCODE_DUPLICATE_FILE;
 			what = "the object exists";
-			break;
-		case 429:
-		case 503:
-			code = ERRCODE_INSUFFICIENT_RESOURCES;
-			what = "the S3 service asks to slow down";
 			break;
 		default:
 			what = "the S3 request failed";

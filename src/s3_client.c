@@ -214,6 +214,7 @@ S3AbandonAll(void)
 
 		strlcpy(a->call->transport, "abandoned", sizeof(a->call->transport));
 		a->call->status = 0;
+		a->call->unreachable = false;
 		forget(a);
 	}
 }
@@ -231,6 +232,7 @@ S3Abandon(S3Call *call)
 		return;
 	strlcpy(call->transport, "abandoned", sizeof(call->transport));
 	call->status = 0;
+	call->unreachable = false;
 	forget(a);
 }
 
@@ -366,7 +368,7 @@ start_attempt(Attempt *a)
 	a->easy = e;
 	c->attempts++;
 	c->status = 0;
-	c->timed_out = c->too_big = c->corrupt = false;
+	c->timed_out = c->too_big = c->corrupt = c->unreachable = false;
 	c->transport[0] = '\0';
 	c->s3_code = c->s3_message = NULL;
 	if (c->body_out.data)
@@ -557,6 +559,11 @@ finish_attempt(Attempt *a, CURLcode rc)
 		curl_easy_getinfo(a->easy, CURLINFO_RESPONSE_CODE, &status);
 	c->status = (int) status;
 	c->timed_out = (rc == CURLE_OPERATION_TIMEDOUT);
+	/* not the request's own fault (a bad URL, our callbacks' refusal) */
+	c->unreachable = rc != CURLE_OK && !c->too_big && !a->oom &&
+		rc != CURLE_URL_MALFORMAT && rc != CURLE_UNSUPPORTED_PROTOCOL &&
+		rc != CURLE_OUT_OF_MEMORY && rc != CURLE_WRITE_ERROR &&
+		rc != CURLE_ABORTED_BY_CALLBACK;
 	if (rc != CURLE_OK && !c->too_big)
 		strlcpy(c->transport, a->errbuf[0] ? a->errbuf : curl_easy_strerror(rc),
 				sizeof(c->transport));

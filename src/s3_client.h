@@ -42,6 +42,9 @@ typedef struct S3Call
 	int			status;			/* HTTP status; 0: no response */
 	int			attempts;
 	bool		timed_out;
+	bool		unreachable;	/* no response: the endpoint could not be
+								 * reached or stopped answering (connect,
+								 * name, TLS, send, receive, time-out) */
 	bool		too_big;
 	bool		corrupt;		/* its length or ETag disagreed with the body */
 	char		transport[S3_TRANSPORT_MSG];	/* why there was no response */

@@ -12,12 +12,14 @@ s3://skade-f/in/w), connect timeout 1 s, request timeout 3 s, 2 retries.
 For each fault: load_table on an uncached metadata file, then plan_files on
 uncached manifests, must either succeed after retries (transient 5xx, 503,
 a truncated or altered body once) or fail with the SQLSTATE the contract
-gives (403 -> 42501, 404 -> 58P01, throttling -> 53000, other 5xx,
-transport, timeouts and bodies that disagree with their length or ETag ->
-58030) with the S3 error code in DETAIL; once the fault clears, both answer
+gives (403 -> 42501, 404 -> 58P01, throttling (503 SlowDown) -> 53000; an
+outage -- other 5xx, refused connections, timeouts, a connection dropped
+mid-body -> 08006; bodies that disagree with their length or ETag -> 58030)
+with the S3 error code in DETAIL; once the fault clears, both answer
 exactly as the local copy (nothing was cached wrongly).  A hung transfer
 yields to statement_timeout and pg_cancel_backend (57014; the backend
-lives on).  Writes (update_table, create_table) under PUT faults either
+lives on, its next read works, and cut requests leave no socket or wait set
+open).  Writes (update_table, create_table) under PUT faults either
 commit after retries (also when the answer to a PUT that worked is lost) or
 fail with the pointer unchanged.  Locations outside skade.allowed_roots are
 42501 with no request made, and a wrong key is 42501 SignatureDoesNotMatch.
@@ -26,6 +28,7 @@ fail with the pointer unchanged.  Locations outside skade.allowed_roots are
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -35,6 +38,7 @@ from pathlib import Path
 import psycopg2
 
 PORT, CTL, STAGE, BASE = int(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
+PROXY_HOST = ""     # host:port skade asks (skade.s3_endpoint's, path style), set in main()
 IDX = json.loads((STAGE / "fixtures.json").read_text())
 LOCAL = IDX["local"]
 T = next(t for t in IDX["tables"] if t["dir"] == "py/fixtures/events")
@@ -149,14 +153,14 @@ READ_FAULTS = [
     ("a wrong ETag once, then pass", "badetag", 1, 0, "ok", "ok", "", 2),
     ("a slow answer (0.5 s)", "delay", -1, 0.5, "ok", "ok", "", None),
     ("503 SlowDown always", "503", -1, 0, "53000", "53000", "SlowDown", 3),
-    ("500 always", "500", -1, 0, "58030", "58030", "InternalError", 3),
+    ("500 always", "500", -1, 0, "08006", "08006", "InternalError", 3),
     ("403", "403", -1, 0, "42501", "42501", "AccessDenied", 1),
     ("404", "404", -1, 0, "58P01", "58P01", "NoSuchKey", 1),
-    ("a truncated body always", "truncate", -1, 0, "58030", "58030", "", 3),
+    ("a truncated body always (the connection closed mid-body)", "truncate", -1, 0, "08006", "08006", "", 3),
     ("a short body (length and ETag disagree)", "shortbody", -1, 0, "58030", "58030", "", 3),
     ("a wrong ETag always", "badetag", -1, 0, "58030", "58030", "", 3),
-    ("an answer slower than skade.s3_request_timeout", "delay", -1, 4, "58030", "58030", "", 3),
-    ("the server down (connections refused)", "refuse", -1, 0, "58030", "58030", "", None),
+    ("an answer slower than skade.s3_request_timeout", "delay", -1, 4, "08006", "08006", "", 3),
+    ("the server down (connections refused)", "refuse", -1, 0, "08006", "08006", "", None),
 ]
 
 
@@ -167,6 +171,9 @@ def read_faults():
         fault(mode, ".metadata.json", count, delay)
         r = run(LOAD, (name,))
         expect(r, want_l, f"{label}: load_table", code)
+        if want_l == "08006":
+            check(PROXY_HOST in (r[2] or "") and "aws_secret" not in str(r).lower(),
+                  f"{label}: the message names the host asked ({PROXY_HOST})", str(r))
         if attempts:
             n = len(requests(key))
             check(n == attempts, f"{label}: {attempts} request(s) for the metadata file", f"{n}")
@@ -223,6 +230,50 @@ def hangs():
     check(run("SELECT 1", c=c) == ("ok", [("1",)]), "the backend lives on")
     true_content(name, root, "a hung transfer")
     c.close()
+    hung_then_healthy()
+
+
+def fds(pid: str) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def hung_then_healthy():
+    """statement_timeout = 500ms cuts a GET to a hung endpoint (57014, not the
+    60 s request timeout: the wait loop yields to the timeout's latch and
+    checks for interrupts), and the same session's next read, once the
+    endpoint is healthy, asks it and answers right.  Cut again and again,
+    the backend's descriptors do not grow: every cut request's curl handle
+    (its socket) and wait set were freed."""
+    c = connect()
+    pid = one("SELECT pg_backend_pid()", c=c)
+    run("SET skade.s3_request_timeout = '60s'", c=c)
+    run("SET statement_timeout = '500ms'", c=c)
+    x, x_root = fresh()
+    x_key = x_root[len("s3://skade-f"):] + "/" + T["dir"] + "/" + T["metadata"]
+    fault("hang", x_key)
+    t0 = time.monotonic()
+    r = run(LOAD, (x,), c=c)
+    print(f"# cut after {(time.monotonic() - t0) * 1000:.0f} ms (statement_timeout 500 ms)")
+    expect(r, "57014", "statement_timeout = 500ms, a hung GET: load_table")
+    check(len(requests(x_key)) == 1, "the hung GET was asked", str(requests()))
+    fault("pass")
+    r = run(LOAD, (x,), c=c)
+    check(r[0] == "ok" and norm(r[1], x_root) == REF_LOAD and len(requests(x_key)) == 1,
+          "the next read in the same session asks the healthy endpoint and answers right", str(r)[:300])
+    before = fds(pid)
+    y, y_root = fresh()
+    y_key = y_root[len("s3://skade-f"):] + "/" + T["dir"] + "/" + T["metadata"]
+    fault("hang", y_key)
+    cut = [run(LOAD, (y,), c=c) for _ in range(5)]
+    check(all(r[0] == "err" and r[1] == "57014" for r in cut) and len(requests(y_key)) == 5,
+          "five more hung GETs: each cut by statement_timeout (57014)", str(cut)[:300])
+    fault("pass")
+    r = run(LOAD, (y,), c=c)
+    check(r[0] == "ok" and norm(r[1], y_root) == REF_LOAD, "and the next read works again", str(r)[:300])
+    after = fds(pid)
+    check(after <= before, f"the backend's open descriptors did not grow ({before} -> {after})")
+    run("SET statement_timeout = 0", c=c)
+    c.close()
 
 
 def pointer(ns: str, t: str) -> str:
@@ -244,9 +295,9 @@ def write_faults():
             ("500 once", "500", 1, "ok", ""),
             ("a PUT whose answer is lost (the object exists on retry: 412, ours)", "lost", 1, "ok", ""),
             ("403", "403", -1, "42501", "AccessDenied"),
-            ("500 always", "500", -1, "58030", "InternalError"),
+            ("500 always", "500", -1, "08006", "InternalError"),
             ("503 SlowDown always", "503", -1, "53000", "SlowDown"),
-            ("the server down", "refuse", -1, "58030", "")]):
+            ("the server down", "refuse", -1, "08006", "")]):
         before = pointer("wf", "t")
         fault(mode, "PUT", count)
         r = run(SETPROP % i)
@@ -300,7 +351,6 @@ def confinement():
     lines = [ln if not ln.startswith("aws_secret_access_key") else "aws_secret_access_key = " + "x" * 40
              for ln in good.splitlines()]
     bad.write_text("\n".join(lines) + "\n")
-    import os
     import pwd
     pw = pwd.getpwnam("postgres")
     os.chown(bad, pw.pw_uid, pw.pw_gid)
@@ -337,7 +387,8 @@ def reuse():
 
 
 def main():
-    global REF_LOAD, REF_PLAN
+    global REF_LOAD, REF_PLAN, PROXY_HOST
+    PROXY_HOST = one("SELECT current_setting('skade.s3_endpoint')").split("://", 1)[1].rstrip("/")
     for ns in ("f", "ref"):
         one("SELECT skade.create_namespace(%s)", (ns,))
     REF_LOAD, REF_PLAN = reference()
