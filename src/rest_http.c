@@ -443,7 +443,9 @@ collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *val
 /*
  * What the request may wait for: the table or view its path names
  * (/v1/{prefix}/namespaces/{ns}/tables|views/{name}[/...], as sent), or all
- * multi-table commits; whether it is a commit.
+ * multi-table commits — reads and changes apart ("r " or "w " before the
+ * path: changes waiting for a row lock never hold up reads of the table);
+ * whether it is a commit.
  */
 static void
 set_target(Request *rq)
@@ -452,6 +454,8 @@ set_target(Request *rq)
 	const char *seg[7];
 	int			n = 0;
 	bool		post = strcmp(rq->r.method, "POST") == 0;
+	const char *kind = strcmp(rq->r.method, "GET") == 0 || strcmp(rq->r.method, "HEAD") == 0
+		? "r " : "w ";
 
 	while (*p == '/')
 		p++;
@@ -465,7 +469,7 @@ set_target(Request *rq)
 	}
 	if (n >= 4 && strncmp(seg[2], "transactions/", 13) == 0)
 	{
-		rq->job.target = pnstrdup(rq->r.raw_path, seg[2] - rq->r.raw_path + 12);
+		rq->job.target = psprintf("%s%.*s", kind, (int) (seg[2] - rq->r.raw_path + 12), rq->r.raw_path);
 		rq->job.commit = post;
 	}
 	else if (n >= 6 && strncmp(seg[2], "namespaces/", 11) == 0 &&
@@ -473,7 +477,7 @@ set_target(Request *rq)
 	{
 		size_t		len = (n > 6 ? seg[6] - 1 : seg[5] + strlen(seg[5])) - rq->r.raw_path;
 
-		rq->job.target = pnstrdup(rq->r.raw_path, len);
+		rq->job.target = psprintf("%s%.*s", kind, (int) len, rq->r.raw_path);
 		rq->job.commit = post && n == 6 && strncmp(seg[4], "tables/", 7) == 0;
 	}
 }
@@ -601,6 +605,8 @@ send_answer(Request *rq)
 		MHD_add_response_header(r, "ETag", resp->etag);
 	if (resp->gzip)
 		MHD_add_response_header(r, "Content-Encoding", "gzip");
+	if (resp->status == 503 && resp->retry_after <= 0)
+		resp->retry_after = 1;	/* every 503 says when to come back */
 	if (resp->retry_after > 0)
 	{
 		char		v[16];

@@ -5,7 +5,7 @@
  *	  format (version 0.0.4): requests by route and status, latency
  *	  histograms by route, connections, executors, the queue, requests
  *	  refused or timed out, connections cut and why, Idempotency-Key
- *	  replays, and skade's cache and commit counters from shared memory.
+ *	  replays, and skade's cache, commit and S3 counters from shared memory.
  *
  * Invariants
  *   - Counted in the listener only (one process: no locks); an answer is
@@ -66,7 +66,7 @@ static uint64 cuts[REST_CUT_KINDS];
 static uint64 replays = 0;
 
 static void label(StringInfo out, const char *method, const char *route);
-static void put_cache(StringInfo out, const char *name, SkadeBlobCache *c);
+static void put_caches(StringInfo out);
 
 /*
  * RestMetricsRequest
@@ -129,19 +129,43 @@ label(StringInfo out, const char *method, const char *route)
 	appendStringInfo(out, "{method=\"%s\",route=\"%s\"", method, route);
 }
 
+/*
+ * The caches' figures, one family at a time (Prometheus' text format keeps
+ * a family's samples together).
+ */
 static void
-put_cache(StringInfo out, const char *name, SkadeBlobCache *c)
+put_caches(StringInfo out)
 {
-	SkadeBlobCacheStats st;
+	static const char *const names[2] = {"l0_metadata", "l05_manifests"};
+	static const char *const families[5][3] = {
+		{"skade_cache_hits_total", "counter", "Lookups a shared-memory cache answered."},
+		{"skade_cache_misses_total", "counter", "Lookups a shared-memory cache could not answer."},
+		{"skade_cache_evictions_total", "counter", "Entries evicted from a shared-memory cache."},
+		{"skade_cache_bytes", "gauge", "Bytes a shared-memory cache holds."},
+		{"skade_cache_capacity_bytes", "gauge", "Bytes a shared-memory cache may hold."}};
+	SkadeBlobCache *caches[2] = {L0Cache(), ManifestCache()};
+	SkadeBlobCacheStats st[2];
+	int			f;
+	int			i;
 
-	if (c == NULL)
-		return;
-	SkadeBlobCacheStatsGet(c, &st);
-	appendStringInfo(out, "skade_cache_hits_total{cache=\"%s\"} " INT64_FORMAT "\n", name, st.hits);
-	appendStringInfo(out, "skade_cache_misses_total{cache=\"%s\"} " INT64_FORMAT "\n", name, st.misses);
-	appendStringInfo(out, "skade_cache_evictions_total{cache=\"%s\"} " INT64_FORMAT "\n", name, st.evictions);
-	appendStringInfo(out, "skade_cache_bytes{cache=\"%s\"} " INT64_FORMAT "\n", name, st.bytes);
-	appendStringInfo(out, "skade_cache_capacity_bytes{cache=\"%s\"} " INT64_FORMAT "\n", name, st.capacity);
+	for (i = 0; i < 2; i++)
+		if (caches[i])
+			SkadeBlobCacheStatsGet(caches[i], &st[i]);
+	for (f = 0; f < 5; f++)
+	{
+		appendStringInfo(out, "# HELP %s %s\n# TYPE %s %s\n",
+						 families[f][0], families[f][2], families[f][0], families[f][1]);
+		for (i = 0; i < 2; i++)
+		{
+			int64		v;
+
+			if (caches[i] == NULL)
+				continue;
+			v = f == 0 ? st[i].hits : f == 1 ? st[i].misses : f == 2 ? st[i].evictions
+				: f == 3 ? st[i].bytes : st[i].capacity;
+			appendStringInfo(out, "%s{cache=\"%s\"} " INT64_FORMAT "\n", families[f][0], names[i], v);
+		}
+	}
 }
 
 /*
@@ -210,14 +234,7 @@ RestMetricsRender(StringInfo out)
 	for (i = 0; i < REST_CUT_KINDS; i++)
 		appendStringInfo(out, "skade_rest_connections_cut_total{reason=\"%s\"} " UINT64_FORMAT "\n",
 						 cut_names[i], cuts[i]);
-	appendStringInfoString(out, "# HELP skade_cache_hits_total Lookups answered by a shared-memory cache.\n"
-						   "# TYPE skade_cache_hits_total counter\n"
-						   "# TYPE skade_cache_misses_total counter\n"
-						   "# TYPE skade_cache_evictions_total counter\n"
-						   "# TYPE skade_cache_bytes gauge\n"
-						   "# TYPE skade_cache_capacity_bytes gauge\n");
-	put_cache(out, "l0_metadata", L0Cache());
-	put_cache(out, "l05_manifests", ManifestCache());
+	put_caches(out);
 	if (skade_shared)
 		appendStringInfo(out,
 						 "# HELP skade_commits_total Pointer changes logged, all paths.\n"
@@ -226,4 +243,12 @@ RestMetricsRender(StringInfo out)
 						 "# TYPE skade_commit_conflicts_total counter\nskade_commit_conflicts_total " UINT64_FORMAT "\n",
 						 pg_atomic_read_u64(&skade_shared->commits),
 						 pg_atomic_read_u64(&skade_shared->conflicts));
+	if (skade_shared)
+		appendStringInfo(out,
+						 "# HELP skade_s3_requests_total S3 request attempts by every process.\n"
+						 "# TYPE skade_s3_requests_total counter\nskade_s3_requests_total " UINT64_FORMAT "\n"
+						 "# HELP skade_s3_retries_total S3 request attempts that were retries.\n"
+						 "# TYPE skade_s3_retries_total counter\nskade_s3_retries_total " UINT64_FORMAT "\n",
+						 pg_atomic_read_u64(&skade_shared->s3_requests),
+						 pg_atomic_read_u64(&skade_shared->s3_retries));
 }

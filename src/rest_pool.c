@@ -11,10 +11,12 @@
  *   - A request that waits (a row lock, storage, a slow statement) holds
  *     one executor and nothing else: the listener goes on accepting,
  *     parsing and answering, and other requests run on other executors.
- *   - Requests that name one table (its routes' path up to the table) run
- *     on at most half of skade.rest_max_workers executors at once (at
- *     least one); more of them wait in the queue, so a table whose row lock
- *     is held, or whose storage hangs, never takes every executor.
+ *   - Requests that name one table (its routes' path up to the table;
+ *     reads and changes counted apart) run on at most half of
+ *     skade.rest_max_workers executors at once (at least one); more of them
+ *     wait in the queue, so a table whose row lock is held, or whose
+ *     storage hangs, never takes every executor, and commits waiting for
+ *     its row lock never hold up its loads.
  *   - A request finds an idle executor, else one is started (up to
  *     skade.rest_max_workers), else it waits in the queue (at most
  *     skade.rest_max_queue requests, each at most skade.rest_queue_timeout);

@@ -65,6 +65,7 @@
 
 #include "guc.h"
 #include "s3_client.h"
+#include "shmem.h"
 #include "sigv4.h"
 
 #define MAX_SOCKETS			256
@@ -367,6 +368,12 @@ start_attempt(Attempt *a)
 				 errmsg("could not create a libcurl handle")));
 	a->easy = e;
 	c->attempts++;
+	if (skade_shared)
+	{
+		pg_atomic_fetch_add_u64(&skade_shared->s3_requests, 1);
+		if (c->attempts > 1)
+			pg_atomic_fetch_add_u64(&skade_shared->s3_retries, 1);
+	}
 	c->status = 0;
 	c->timed_out = c->too_big = c->corrupt = c->unreachable = false;
 	c->transport[0] = '\0';

@@ -103,6 +103,8 @@ skade_shmem_startup(void)
 		pg_atomic_init_u64(&skade_shared->commits, 0);
 		pg_atomic_init_u64(&skade_shared->api_commits, 0);
 		pg_atomic_init_u64(&skade_shared->conflicts, 0);
+		pg_atomic_init_u64(&skade_shared->s3_requests, 0);
+		pg_atomic_init_u64(&skade_shared->s3_retries, 0);
 		pg_atomic_init_u32(&skade_shared->decode_helpers, 0);
 	}
 	L0ShmemInit();

@@ -24,6 +24,8 @@ typedef struct SkadeShared
 								 * append, exclusive to compact */
 	uint64		journal_compacted;	/* its size after the last compaction
 									 * (journal_lock) */
+	pg_atomic_uint64 s3_requests;	/* S3 request attempts, every backend */
+	pg_atomic_uint64 s3_retries;	/* of which retries */
 	pg_atomic_uint32 decode_helpers;	/* manifest helpers started and not yet
 										 * exited (manifest_helper.c) */
 } SkadeShared;

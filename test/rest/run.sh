@@ -39,6 +39,9 @@ PORT=$(free_port)
 REST_PORT=$(free_port)
 while [ "$REST_PORT" = "$PORT" ]; do REST_PORT=$(free_port); done
 CATALOG=rest_cat
+# an S3 endpoint that accepts connections and never answers (test_rest_stuck.py serves it)
+HUNG_S3_PORT=$(free_port)
+while [ "$HUNG_S3_PORT" = "$PORT" ] || [ "$HUNG_S3_PORT" = "$REST_PORT" ]; do HUNG_S3_PORT=$(free_port); done
 
 cleanup() {
     stop_server "$DATA"
@@ -51,8 +54,14 @@ chmod 755 "$WAREHOUSE" && chown "$PG_USER" "$WAREHOUSE"
 
 (
     start_server "$DATA" "$PORT"
+    printf '[default]\naws_access_key_id = hung\naws_secret_access_key = hung\n' >"$DATA/s3_credentials"
+    chown "$PG_USER" "$DATA/s3_credentials" && chmod 600 "$DATA/s3_credentials"
     cat >>"$DATA/postgresql.conf" <<CONF
-skade.allowed_roots = '$WAREHOUSE'
+skade.allowed_roots = '$WAREHOUSE, s3://hung'
+skade.s3_endpoint = 'http://127.0.0.1:$HUNG_S3_PORT'
+skade.s3_path_style = on
+skade.s3_region = 'us-east-1'
+skade.s3_credentials_file = '$DATA/s3_credentials'
 skade.write_roots = '$WAREHOUSE'
 skade.warehouse = 'file://$WAREHOUSE'
 skade.rest_port = $REST_PORT
@@ -84,6 +93,7 @@ export SKADE_REST_URI="http://127.0.0.1:$REST_PORT" SKADE_REST_CATALOG=$CATALOG
 export SKADE_REST_WRITER_TOKEN SKADE_REST_READER_TOKEN
 export SKADE_REST_WRITER_ROLE=rest_writer SKADE_REST_READER_ROLE=rest_reader
 export SKADE_WAREHOUSE=$WAREHOUSE SKADE_REST_DATA=$DATA SKADE_REST_PGBIN=$PGBIN
+export SKADE_REST_HUNG_S3_PORT=$HUNG_S3_PORT
 
 # the REST workers listen once the server is consistent
 python3 - "$REST_PORT" <<'PY' || { echo "the REST port does not answer"; tail -n 20 "$DATA/server.log"; exit 1; }
