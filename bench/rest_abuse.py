@@ -161,18 +161,26 @@ class Abuser:
         t.start()
         self.threads.append(t)
 
-    def stop(self, join: float = 10.0) -> None:
+    def stop(self) -> None:
+        """No request is sent again from now (those in flight may still be answered)."""
         self.stopping.set()
+
+    def finish(self, grace: float = 10.0) -> None:
+        """Wait up to grace seconds for the requests in flight, then cut them."""
+        t_end = time.monotonic() + grace
+        for t in self.threads:
+            t.join(max(0.0, t_end - time.monotonic()))
         with self.lock:
             socks = list(self.socks)
-        for s in socks:          # wake requests still in flight
+        if socks:
+            self.count("cut at the end (still unanswered)", len(socks))
+        for s in socks:
             try:
                 s.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-        t_end = time.monotonic() + join
         for t in self.threads:
-            t.join(max(0.0, t_end - time.monotonic()))
+            t.join(5)
 
     def request_loop(self, method: str, path: str, headers: dict, body: bytes | None, timeout: float) -> None:
         """Send the request again whenever it is answered (or fails), until stopped."""
@@ -190,8 +198,8 @@ class Abuser:
                 r.read()
                 self.count(f"answered {r.status}")
             except (OSError, http.client.HTTPException) as e:
-                if self.running():
-                    self.count(f"failed ({type(e).__name__})")
+                self.count(f"failed ({type(e).__name__})" if not self.stopping.is_set()
+                           else f"failed after the abuse ended ({type(e).__name__})")
             finally:
                 with self.lock:
                     if sock in self.socks:
@@ -357,7 +365,10 @@ def run_condition(key: str) -> dict:
         notes.append(f"{lock_waiters()} backends waiting on a lock when it ended")
     if key == "d":
         notes.append(f"{sum(1 for _, m in proxy('/stats')['requests'] if m == 'hang')} S3 requests hung in all")
-    # the abuse ends
+    # the abuse ends: nothing is sent again, the lock is released / the proxy passes, the
+    # requests in flight get 10 s to be answered (their statuses are counted), then are cut
+    if abuser is not None:
+        abuser.stop()
     if key == "c":
         psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'skade_rest_abuse_lock'")
         try:
@@ -368,7 +379,7 @@ def run_condition(key: str) -> dict:
     if key == "d":
         proxy("/set?mode=pass")
     if abuser is not None:
-        abuser.stop()
+        abuser.finish(10.0)
         c = dict(sorted(abuser.counts.items()))
         notes.append(f"{abuser.name}: " + (", ".join(f"{k} {v}" for k, v in c.items()) or "nothing counted"))
     rec = recover(float(CFG["recover"])) if key != "a" else ""
@@ -392,6 +403,8 @@ def main() -> int:
     say(f"normal client: {CFG['requests']} sequential GET /v1/config, then {CFG['requests']} loadTable of "
         f"{NS}.{CFG['table']} (file://), each on a fresh keep-alive connection; timeout {TIMEOUT:g} s "
         f"(a failed request counts as {TIMEOUT * 1000:,.0f} ms); at most {CFG['budget']} s per measurement")
+    warm = [measure(p, 20, 30.0)["failed"] for p in (CONFIG_PATH, LOAD_PATH)]
+    say(f"warm-up: 20 config + 20 loadTable (not counted), {sum(warm)} failed")
     res = {}
     for k in conds:
         say(f"\n-- {NAMES[k]}")
