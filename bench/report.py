@@ -620,6 +620,36 @@ def parse_rest_load(text: str, r: Result) -> None:
         r.notes.append(f"rest_load.sh's own run time: {m.group(1)} s; no baseline server: the verdicts are the result")
 
 
+def parse_rest_abuse(text: str, r: Result) -> None:
+    """bench/rest_abuse.sh: a normal client's p50/p99 per abuse condition, beside (a) alone."""
+    rows = {}
+    for m in re.finditer(r"^\|\s*(\([a-d]\) [^|]*?)\s*\|\s*([\d.,]+)\s*\|\s*([\d.,]+)\s*\|\s*([\d.,]+)\s*\|"
+                         r"\s*([\d.,]+)\s*\|\s*(\d+)/(\d+)\s*\|", text, re.M):
+        rows[m.group(1)[:3]] = (m.group(1), *(num(m.group(i)) for i in range(2, 6)), int(m.group(6)), int(m.group(7)))
+    base = rows.get("(a)")
+    for key, (name, c50, c99, l50, l99, nf, tot) in rows.items():
+        for what, p50, p99, i in (("GET /v1/config", c50, c99, 2), ("loadTable", l50, l99, 4)):
+            r.add(f"{name}: {what} p50", p50, "ms")
+            if key == "(a)" or base is None:
+                r.add(f"{name}: {what} p99", p99, "ms")
+                continue
+            b99 = base[i]
+            ratio = div(p99, b99)
+            r.add(f"{name}: {what} p99", p99, "ms", "(a) alone, p99", b99, ratio, "abused/alone",
+                  "<= 3x and < 100 ms", None if ratio is None else (ratio <= 3 and p99 < 100))
+        r.add(f"{name}: failed requests (counted at the timeout)", nf, f"of {tot}")
+    cond = ""
+    for line in text.splitlines():
+        h = re.match(r"^-- (\([a-d]\) .*)$", line)
+        if h:
+            cond = h.group(1)
+        elif cond and re.match(r"^   (?!config:|loadTable:)\S", line):
+            r.notes.append(f"{cond}: {line.strip()}")
+    m = re.search(r"Run time (\d+) s", text)
+    if m:
+        r.notes.append(f"rest_abuse.sh's own run time: {m.group(1)} s; a failed request counts at the client timeout")
+
+
 def parse_verbatim(text: str, r: Result) -> None:
     """A benchmark the report has no parser for: its last lines go in as they are."""
     r.verbatim = "\n".join(text.rstrip().splitlines()[-60:])
@@ -705,6 +735,13 @@ if (BENCH / "rest_load.sh").exists():
         {"secs": 20, "clients": 8, "warmup": 5, "interval": 5},
         lambda p: [(["bench/rest_load.sh", p["secs"], p["clients"]],
                     _env(SKADE_BENCH_MEM_WARMUP=p["warmup"], SKADE_BENCH_MEM_INTERVAL=p["interval"]))], 900))
+
+if (BENCH / "rest_abuse.sh").exists():
+    BENCHES.append(Bench(
+        "rest_abuse", "a normal REST client under slow bodies, blocked commits and a hung S3", parse_rest_abuse,
+        {"requests": 200, "budget": 60}, {"requests": 50, "budget": 20},
+        lambda p: [(["bench/rest_abuse.sh", p["requests"]],
+                    _env(SKADE_ABUSE_BUDGET=p["budget"], SKADE_BENCH_PORT=free_port()))], 1200))
 
 
 def free_port() -> int:
