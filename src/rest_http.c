@@ -24,9 +24,10 @@
  *     connection past its deadline is shut down (never one whose request
  *     bytes are unread: a request that came is served).
  *   - At most skade.rest_max_connections connections are kept: a new one
- *     past it takes the place of the connection furthest behind (waiting
- *     longest for headers, or slowest below the minimum rate), or is closed
- *     when every other is being served.
+ *     past it takes the place of the connection furthest behind (never
+ *     answered before served ones; then waiting longest for headers, or
+ *     slowest below the minimum rate), or is closed when every other is
+ *     being served.
  *   - A path or query argument that decodes to a NUL or to bytes that are
  *     not UTF-8 is answered 400 here, as is a body over
  *     skade.rest_max_body (413, once all of it was read), and GET /metrics
@@ -99,6 +100,7 @@ typedef struct Conn
 	Phase		phase;
 	TimestampTz since;			/* the phase's start */
 	uint64		bytes;			/* body bytes received, or the answer's size */
+	uint64		served;			/* answers sent on it */
 	bool		cut;			/* shut down: closing */
 } Conn;
 
@@ -620,7 +622,10 @@ send_answer(Request *rq)
 	RestMetricsRequest(rq->r.method, resp->route, resp->status, resp->replayed,
 					   (double) (GetCurrentTimestamp() - rq->start) / USECS_PER_SEC);
 	if (rq->conn)
+	{
 		enter(rq->conn, PH_SENDING, resp->body.len);
+		rq->conn->served++;
+	}
 	return result;
 }
 
@@ -724,17 +729,18 @@ enter(Conn *c, Phase phase, uint64 bytes)
 
 /*
  * The server holds more than skade.rest_max_connections: cut the one
- * furthest behind — waiting for headers or a body, scored by the seconds it
- * has been at it less what its bytes would take at the minimum rate — to
- * make room for the newcomer; the newcomer itself if every other one is
- * being served.
+ * furthest behind to make room for the newcomer — among connections waiting
+ * for headers or a body, those that were never answered first (a client that
+ * was served and keeps its connection has shown it is no trickler), each
+ * scored by the seconds it has been at it less what its bytes would take at
+ * the minimum rate; the newcomer itself if every other one is being served.
  */
 static void
 reclaim(Conn *newcomer)
 {
 	TimestampTz now = GetCurrentTimestamp();
 	Conn	   *victim = NULL;
-	double		worst = -1;
+	double		worst = 0;
 	dlist_iter	it;
 
 	dlist_foreach(it, &conns)
@@ -747,7 +753,9 @@ reclaim(Conn *newcomer)
 		score = (double) (now - c->since) / USECS_PER_SEC;
 		if (skade_rest_min_body_rate > 0)
 			score -= (double) c->bytes / skade_rest_min_body_rate;
-		if (score > worst)
+		/* (never answered: ahead of every served one) */
+		score = (c->served == 0 ? 1e9 : 0) + Max(score, 0);
+		if (victim == NULL || score > worst)
 		{
 			worst = score;
 			victim = c;
