@@ -37,6 +37,7 @@ typedef struct RestResponse
 	StringInfoData body;		/* JSON, or empty */
 	const char *etag;			/* quoted, or NULL */
 	bool		gzip;			/* body is gzip-compressed */
+	int			retry_after;	/* Retry-After in seconds, 0 = no header */
 } RestResponse;
 
 /*

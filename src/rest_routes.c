@@ -47,8 +47,8 @@
 #include "catalog/pg_type.h"
 #include "common/base64.h"
 #include "executor/spi.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
-#include "parser/parse_func.h"
 #include "pgstat.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -67,7 +67,7 @@
 #include "sigv4.h"
 #include "skade.h"
 
-#define MAX_ARGS 6
+#define MAX_ARGS 8
 
 /* a table or view identifier of namespace $1 and name n, as JSON */
 #define IDENTIFIER_SQL \
@@ -88,6 +88,8 @@ typedef struct Ctx
 	char	   *source;			/* rename: "ns.name" moved */
 	char	   *target;			/* create, register, rename: "ns.name" made */
 	char	   *target_kind;	/* what held target before: TABLE, VIEW or NULL */
+	const struct Route *route;	/* the route taken */
+	Oid			role;			/* the request's role, once authenticated */
 } Ctx;
 
 typedef void (*Handler) (Ctx *x);
@@ -97,6 +99,8 @@ typedef struct Route
 	const char *method;
 	const char *pattern;		/* after "v1/": {p} prefix, {ns} namespace, {t} table */
 	Handler		handler;
+	const char *function;		/* the SQL function whose privileges a replay of
+								 * its answer needs: changes only, else NULL */
 } Route;
 
 static void config(Ctx *x);
@@ -131,55 +135,62 @@ static void cancel_plan(Ctx *x);
 static void fetch_tasks(Ctx *x);
 
 static const Route routes[] = {
-	{"GET", "config", config},
-	{"GET", "{p}/namespaces", list_namespaces},
-	{"POST", "{p}/namespaces", create_namespace},
-	{"GET", "{p}/namespaces/{ns}", load_namespace},
-	{"HEAD", "{p}/namespaces/{ns}", namespace_exists},
-	{"DELETE", "{p}/namespaces/{ns}", drop_namespace},
-	{"POST", "{p}/namespaces/{ns}/properties", update_properties},
-	{"GET", "{p}/namespaces/{ns}/tables", list_tables},
-	{"POST", "{p}/namespaces/{ns}/tables", create_table},
-	{"GET", "{p}/namespaces/{ns}/tables/{t}", load_table},
-	{"HEAD", "{p}/namespaces/{ns}/tables/{t}", table_exists},
-	{"POST", "{p}/namespaces/{ns}/tables/{t}", commit_table},
-	{"DELETE", "{p}/namespaces/{ns}/tables/{t}", drop_table},
-	{"POST", "{p}/namespaces/{ns}/register", register_table},
-	{"POST", "{p}/namespaces/{ns}/tables/{t}/metrics", report_metrics},
-	{"POST", "{p}/tables/rename", rename_table},
-	{"POST", "{p}/transactions/commit", commit_transaction},
-	{"GET", "{p}/namespaces/{ns}/views", list_views},
-	{"POST", "{p}/namespaces/{ns}/views", create_view},
-	{"GET", "{p}/namespaces/{ns}/views/{v}", load_view},
-	{"HEAD", "{p}/namespaces/{ns}/views/{v}", view_exists},
-	{"POST", "{p}/namespaces/{ns}/views/{v}", replace_view},
-	{"DELETE", "{p}/namespaces/{ns}/views/{v}", drop_view},
-	{"POST", "{p}/views/rename", rename_view},
-	{"POST", "{p}/namespaces/{ns}/register-view", register_view},
-	{"POST", "{p}/namespaces/{ns}/tables/{t}/plan", plan_scan},
-	{"GET", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", fetch_plan},
-	{"DELETE", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", cancel_plan},
-	{"POST", "{p}/namespaces/{ns}/tables/{t}/tasks", fetch_tasks},
+	{"GET", "config", config, NULL},
+	{"GET", "{p}/namespaces", list_namespaces, NULL},
+	{"POST", "{p}/namespaces", create_namespace, "skade.create_namespace(text,jsonb,text)"},
+	{"GET", "{p}/namespaces/{ns}", load_namespace, NULL},
+	{"HEAD", "{p}/namespaces/{ns}", namespace_exists, NULL},
+	{"DELETE", "{p}/namespaces/{ns}", drop_namespace, "skade.drop_namespace(text,text)"},
+	{"POST", "{p}/namespaces/{ns}/properties", update_properties, "skade.update_namespace_properties(text,jsonb,text[],text)"},
+	{"GET", "{p}/namespaces/{ns}/tables", list_tables, NULL},
+	{"POST", "{p}/namespaces/{ns}/tables", create_table, "skade.create_table(text,text,jsonb,jsonb,jsonb,jsonb,text,integer,text)"},
+	{"GET", "{p}/namespaces/{ns}/tables/{t}", load_table, NULL},
+	{"HEAD", "{p}/namespaces/{ns}/tables/{t}", table_exists, NULL},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}", commit_table, "skade.update_table(text,text,jsonb,jsonb,text)"},
+	{"DELETE", "{p}/namespaces/{ns}/tables/{t}", drop_table, "skade.drop_table(text,text,text)"},
+	{"POST", "{p}/namespaces/{ns}/register", register_table, "skade.register_table(text,text,text,text)"},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}/metrics", report_metrics, NULL},
+	{"POST", "{p}/tables/rename", rename_table, "skade.rename_table(text,text,text,text,text)"},
+	{"POST", "{p}/transactions/commit", commit_transaction, "skade.update_table(text,text,jsonb,jsonb,text)"},
+	{"GET", "{p}/namespaces/{ns}/views", list_views, NULL},
+	{"POST", "{p}/namespaces/{ns}/views", create_view, "skade.create_view(text,text,jsonb,text)"},
+	{"GET", "{p}/namespaces/{ns}/views/{v}", load_view, NULL},
+	{"HEAD", "{p}/namespaces/{ns}/views/{v}", view_exists, NULL},
+	{"POST", "{p}/namespaces/{ns}/views/{v}", replace_view, "skade.update_view(text,text,jsonb,jsonb,text)"},
+	{"DELETE", "{p}/namespaces/{ns}/views/{v}", drop_view, "skade.drop_view(text,text,text)"},
+	{"POST", "{p}/views/rename", rename_view, "skade.rename_view(text,text,text,text,text)"},
+	{"POST", "{p}/namespaces/{ns}/register-view", register_view, "skade.register_view(text,text,text,text)"},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}/plan", plan_scan, "skade.plan_table_scan(text,text,jsonb,text)"},
+	{"GET", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", fetch_plan, NULL},
+	{"DELETE", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", cancel_plan, NULL},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}/tasks", fetch_tasks, NULL},
 };
 
 static bool match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok);
 static char *dotted(const char *segment);
 static void run(Ctx *x, Handler h);
 static Oid	authenticate(Ctx *x);
-static bool replayed(Ctx *x, Oid role);
-static void remember(Ctx *x, Oid role);
+static bool keyed(Ctx *x);
+static bool acceptable_key(Ctx *x);
+static bool stored_answer(Ctx *x, char **status, char **body);
+static void replay(Ctx *x, const char *status, const char *body);
+static void remember(Ctx *x);
+static const char **key_args(Ctx *x, const char **args);
+static void require_route_privilege(Ctx *x);
 static void answer_error(Ctx *x, int status, const char *type, const char *message);
 static void error_answer(Ctx *x, ErrorData *e);
 static char *quoted(const char *msg);
 static const char *iceberg_message(Ctx *x, ErrorData *e, const char *type, const char *msg);
 static void note_target(Ctx *x, const char *ns_json_sql, const char *name_sql, const char *source_sql);
 static char *q1(Ctx *x, const char *sql, int nargs, const char **args);
+static bool qrow(Ctx *x, const char *sql, int nargs, const char **args, int ncols, char **out);
 static void json_body(Ctx *x, int status, const char *sql, int nargs, const char **args);
 static void paged(Ctx *x, const char *set_sql, const char *key, const char *item_sql, const char *ns);
 static void table_answer(Ctx *x, const char *mode, bool cached_gzip);
 static void append_answer(StringInfo b, const char *location, const struct varlena *json);
 static void *gzip_answer(const struct varlena *json, void *arg, Size *size);
 static void require_load_privilege(void);
+static void require_privilege(const char *signature);
 static char *etag_of(const char *location, const char *mode);
 static bool etag_matches(const char *header, const char *etag);
 
@@ -215,7 +226,10 @@ SkadeRestRoute(RestRequest *req, RestResponse *resp)
 				answer_error(&x, 400, "IllegalArgumentException",
 							 "a namespace level cannot hold \".\" in this catalog");
 			else
+			{
+				x.route = &routes[i];
 				run(&x, routes[i].handler);
+			}
 			return;
 		}
 	if (path_ok)
@@ -311,15 +325,26 @@ run(Ctx *x, Handler h)
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		role = authenticate(x);
-		if (OidIsValid(role) && !replayed(x, role))
+		if (OidIsValid(role) && acceptable_key(x))
 		{
+			char	   *status = NULL;
+			char	   *body = NULL;
+			bool		stored;
+
+			x->role = role;
+			/* as the worker: the answers are the extension owner's */
+			stored = keyed(x) && stored_answer(x, &status, &body);
 			GetUserIdAndSecContext(&save_user, &save_sec);
 			SetUserIdAndSecContext(role, save_sec | SECURITY_LOCAL_USERID_CHANGE);
 			if (x->catalog == NULL)
 				x->catalog = SkadeResolveCatalog(NULL);
-			h(x);
+			if (stored)
+				replay(x, status, body);
+			else
+				h(x);
 			SetUserIdAndSecContext(save_user, save_sec);
-			remember(x, role);
+			if (!stored)
+				remember(x);
 		}
 		SPI_finish();
 		PopActiveSnapshot();
@@ -404,67 +429,206 @@ authenticate(Ctx *x)
 /* ------------------------------------------------------- idempotency */
 
 #define IDEMPOTENCY_LIFETIME "30 minutes"
+#define IDEMPOTENCY_KEY_MAX 255
+
+/* the expired answers */
+#define SWEEP_SQL \
+	"DELETE FROM skade.rest_idempotency i WHERE i.created_at OPERATOR(pg_catalog.<)" \
+	" (pg_catalog.now() OPERATOR(pg_catalog.-) '" IDEMPOTENCY_LIFETIME "'::pg_catalog.interval)"
 
 /*
- * A change request with an Idempotency-Key its role used before (and not
- * expired): the same request is answered as then, another one 422.  The
- * key is locked for the transaction first, so a concurrent replay waits for
- * the original.  Runs as the worker.
+ * Does the request's Idempotency-Key count?  On a change route only (one
+ * with a SQL function behind it): GET, HEAD, metrics and the plan routes
+ * change nothing, so nothing of theirs is stored or replayed.
  */
 static bool
-replayed(Ctx *x, Oid role)
+keyed(Ctx *x)
 {
-	const char *args[2];
-	char	   *status;
-	char	   *body;
+	return x->req->idempotency_key != NULL && x->route->function != NULL &&
+		strcmp(x->req->method, "GET") != 0 && strcmp(x->req->method, "HEAD") != 0;
+}
 
-	if (x->req->idempotency_key == NULL || strcmp(x->req->method, "GET") == 0 ||
-		strcmp(x->req->method, "HEAD") == 0)
-		return false;
-	/* keys are the role's own: another role's key is no replay */
-	args[0] = psprintf("%s:%s", GetUserNameFromId(role, false), x->req->idempotency_key);
-	args[1] = psprintf("%s %s", x->req->method, x->req->raw_path);
-	(void) q1(x, "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('skade rest ' || $1))", 1, args);
-	status = q1(x, "SELECT i.status::text FROM skade.rest_idempotency i"
-				" WHERE i.key OPERATOR(pg_catalog.=) $1"
-				" AND i.created_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '" IDEMPOTENCY_LIFETIME "'::interval)",
-				1, args);
-	if (status == NULL)
-		return false;
-	/* the key answers only the request it was first used for */
-	if (q1(x, "SELECT 1 FROM skade.rest_idempotency i WHERE i.key OPERATOR(pg_catalog.=) $1"
-		   " AND i.route OPERATOR(pg_catalog.=) $2", 2, args) == NULL)
-	{
-		answer_error(x, 422, "UnprocessableEntityException",
-					 "this Idempotency-Key was used for another request");
+/*
+ * A change request's Idempotency-Key is 1..255 bytes of UTF-8, else the
+ * answer is 400 (false).
+ */
+static bool
+acceptable_key(Ctx *x)
+{
+	const char *k = x->req->idempotency_key;
+	int			len;
+
+	if (k == NULL || strcmp(x->req->method, "GET") == 0 || strcmp(x->req->method, "HEAD") == 0)
 		return true;
+	len = strlen(k);
+	if (len == 0 || len > IDEMPOTENCY_KEY_MAX ||
+		pg_encoding_verifymbstr(PG_UTF8, k, len) != len)
+	{
+		answer_error(x, 400, "BadRequestException",
+					 psprintf("an Idempotency-Key must be 1 to %d bytes of UTF-8", IDEMPOTENCY_KEY_MAX));
+		return false;
 	}
-	body = q1(x, "SELECT i.body FROM skade.rest_idempotency i WHERE i.key OPERATOR(pg_catalog.=) $1", 1, args);
-	x->resp->status = atoi(status);
-	resetStringInfo(&x->resp->body);
-	appendStringInfoString(&x->resp->body, body ? body : "");
 	return true;
 }
 
-/* Store a change request's answer under its Idempotency-Key (not a 5xx). */
-static void
-remember(Ctx *x, Oid role)
+/*
+ * What an answer is stored under, as the text arguments $1..$5: the role's
+ * OID, the key, the method, the route (the path as sent, and whether a
+ * drop purges) and the SHA-256 of the body, in hex.
+ */
+static const char **
+key_args(Ctx *x, const char **args)
 {
-	const char *args[4];
+	const char *purge = RestQueryArg(x->req, "purgeRequested");
+	char	   *hex = palloc(65);
 
-	if (x->req->idempotency_key == NULL || strcmp(x->req->method, "GET") == 0 ||
-		strcmp(x->req->method, "HEAD") == 0 || x->resp->status >= 500)
+	SkadeSha256Hex(x->req->body.data, x->req->body.len, hex);
+	args[0] = psprintf("%u", x->role);
+	args[1] = x->req->idempotency_key;
+	args[2] = x->req->method;
+	args[3] = purge && pg_strcasecmp(purge, "true") == 0
+		? psprintf("%s?purgeRequested=true", x->req->raw_path) : x->req->raw_path;
+	args[4] = hex;
+	return args;
+}
+
+/*
+ * The answer stored for the role's key (unexpired), in *status and *body;
+ * false when there is none.  A key used for another request (method, path
+ * or body) answers 422 instead of a replay (*status NULL).  The key is
+ * locked for the transaction first, so a concurrent retry waits for the
+ * original.  Runs as the worker.
+ */
+static bool
+stored_answer(Ctx *x, char **status, char **body)
+{
+	const char *args[5];
+	char	   *row[3];
+
+	key_args(x, args);
+	(void) q1(x, "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext("
+			  "'skade rest ' OPERATOR(pg_catalog.||) $1 OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) $2))",
+			  2, args);
+	if (!qrow(x, "SELECT i.status::pg_catalog.text, i.body,"
+			  " (i.method OPERATOR(pg_catalog.=) $3 AND i.route OPERATOR(pg_catalog.=) $4"
+			  "  AND i.body_sha256 OPERATOR(pg_catalog.=) pg_catalog.decode($5, 'hex'))"
+			  " FROM skade.rest_idempotency i"
+			  " WHERE i.role_oid OPERATOR(pg_catalog.=) $1::pg_catalog.oid AND i.key OPERATOR(pg_catalog.=) $2"
+			  " AND i.created_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '"
+			  IDEMPOTENCY_LIFETIME "'::pg_catalog.interval)", 5, args, 3, row))
+		return false;
+	*status = strcmp(row[2], "t") == 0 ? row[0] : NULL;
+	*body = row[1];
+	return true;
+}
+
+/*
+ * Answer a stored answer again (status NULL: the key's request was another,
+ * 422), once the role is known to be allowed to make the request still:
+ * the same privileges as the route's SQL function needs.  Runs as the role.
+ */
+static void
+replay(Ctx *x, const char *status, const char *body)
+{
+	if (status == NULL)
+	{
+		answer_error(x, 422, "UnprocessableEntityException",
+					 "this Idempotency-Key was used for another request");
 		return;
-	args[0] = psprintf("%s:%s", GetUserNameFromId(role, false), x->req->idempotency_key);
-	args[1] = psprintf("%s %s", x->req->method, x->req->raw_path);
-	args[2] = psprintf("%d", x->resp->status);
-	args[3] = x->resp->body.data;
-	(void) q1(x, "DELETE FROM skade.rest_idempotency i WHERE i.created_at OPERATOR(pg_catalog.<)"
-			  " (pg_catalog.now() OPERATOR(pg_catalog.-) '" IDEMPOTENCY_LIFETIME "'::interval)", 0, NULL);
-	(void) q1(x, "INSERT INTO skade.rest_idempotency (key, route, status, body)"
-			  " VALUES ($1, $2, $3::pg_catalog.int4, $4)"
-			  " ON CONFLICT (key) DO UPDATE SET route = excluded.route, status = excluded.status,"
-			  " body = excluded.body, created_at = excluded.created_at", 4, args);
+	}
+	require_route_privilege(x);
+	x->resp->status = atoi(status);
+	x->resp->etag = NULL;
+	resetStringInfo(&x->resp->body);
+	appendStringInfoString(&x->resp->body, body ? body : "");
+}
+
+/*
+ * The privileges of the route's SQL function (a drop that purges:
+ * purge_table's), as calling it would check them.
+ */
+static void
+require_route_privilege(Ctx *x)
+{
+	const char *fn = x->route->function;
+	const char *purge = RestQueryArg(x->req, "purgeRequested");
+
+	if (fn == NULL)
+		return;
+	if (x->route->handler == drop_table && purge && pg_strcasecmp(purge, "true") == 0)
+		fn = "skade.purge_table(text,text,text)";
+	require_privilege(fn);
+}
+
+/*
+ * Store a keyed change's answer (not a 5xx), after sweeping the expired
+ * ones.  Runs as the worker, in the change's transaction.
+ */
+static void
+remember(Ctx *x)
+{
+	const char *args[7];
+
+	if (!keyed(x) || x->resp->status >= 500)
+		return;
+	key_args(x, args);
+	args[5] = psprintf("%d", x->resp->status);
+	args[6] = x->resp->body.data;
+	(void) q1(x, SWEEP_SQL, 0, NULL);
+	(void) q1(x, "INSERT INTO skade.rest_idempotency (role_oid, key, method, route, body_sha256, status, body)"
+			  " VALUES ($1::pg_catalog.oid, $2, $3, $4, pg_catalog.decode($5, 'hex'), $6::pg_catalog.int4, $7)"
+			  " ON CONFLICT (role_oid, key) DO UPDATE SET method = excluded.method, route = excluded.route,"
+			  " body_sha256 = excluded.body_sha256, status = excluded.status, body = excluded.body,"
+			  " created_at = excluded.created_at", 7, args);
+}
+
+/*
+ * SkadeRestSweepIdempotency
+ *		Delete the expired Idempotency-Key answers, in a transaction of its
+ *		own (call it outside one, e.g. from a REST worker's idle loop).  A
+ *		failure is logged as a WARNING and its transaction aborted; a
+ *		database without skade has nothing to sweep.
+ */
+void
+SkadeRestSweepIdempotency(void)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	Assert(!IsTransactionState());
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PG_TRY();
+	{
+		Oid			nsp;
+
+		PushActiveSnapshot(GetTransactionSnapshot());
+		nsp = get_namespace_oid("skade", true);
+		if (OidIsValid(nsp) && OidIsValid(get_relname_relid("rest_idempotency", nsp)))
+		{
+			if (SPI_connect() != SPI_OK_CONNECT)
+				elog(ERROR, "SPI_connect failed");
+			if (SPI_execute(SWEEP_SQL, false, 0) != SPI_OK_DELETE)
+				elog(ERROR, "could not delete the expired Idempotency-Key answers");
+			SPI_finish();
+		}
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		MemoryContextSwitchTo(cxt);
+		ereport(WARNING,
+				(errcode(e->sqlerrcode),
+				 errmsg("could not sweep the expired REST Idempotency-Key answers: %s", e->message)));
+		FreeErrorData(e);
+	}
+	PG_END_TRY();
 }
 
 /* ------------------------------------------------------------ answers */
@@ -477,6 +641,7 @@ answer_error(Ctx *x, int status, const char *type, const char *message)
 
 	r->status = status;
 	r->etag = NULL;
+	r->retry_after = status == 503 ? 1 : 0;	/* seconds */
 	resetStringInfo(&r->body);
 	appendStringInfoString(&r->body, "{\"error\":{\"message\":");
 	escape_json(&r->body, message);
@@ -645,11 +810,22 @@ note_target(Ctx *x, const char *ns_json_sql, const char *name_sql, const char *s
 static char *
 q1(Ctx *x, const char *sql, int nargs, const char **args)
 {
+	char	   *v;
+
+	return qrow(x, sql, nargs, args, 1, &v) ? v : NULL;
+}
+
+/*
+ * Run sql like q1; its first row's first ncols columns as text in out
+ * (NULL for SQL NULL), or false when it returns no row.
+ */
+static bool
+qrow(Ctx *x, const char *sql, int nargs, const char **args, int ncols, char **out)
+{
 	Oid			types[MAX_ARGS];
 	Datum		values[MAX_ARGS];
 	char		nulls[MAX_ARGS];
 	int			i;
-	char	   *v;
 
 	Assert(nargs <= MAX_ARGS);
 	for (i = 0; i < nargs; i++)
@@ -661,9 +837,15 @@ q1(Ctx *x, const char *sql, int nargs, const char **args)
 	if (SPI_execute_with_args(sql, nargs, types, values, nargs > 0 ? nulls : NULL, false, 0) < 0)
 		elog(ERROR, "could not run a REST statement");
 	if (SPI_processed == 0 || SPI_tuptable == NULL)
-		return NULL;
-	v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	return v ? MemoryContextStrdup(x->cxt, v) : NULL;
+		return false;
+	Assert(ncols <= SPI_tuptable->tupdesc->natts);
+	for (i = 0; i < ncols; i++)
+	{
+		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i + 1);
+
+		out[i] = v ? MemoryContextStrdup(x->cxt, v) : NULL;
+	}
+	return true;
 }
 
 /* Answer status with the JSON text sql returns. */
@@ -1206,14 +1388,22 @@ gzip_answer(const struct varlena *json, void *arg, Size *size)
 static void
 require_load_privilege(void)
 {
-	Oid			argtypes[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
-	List	   *fname = list_make2(makeString("skade"), makeString("load_table"));
-	Oid			fn = LookupFuncName(fname, 4, argtypes, false);
+	require_privilege("skade.load_table(text,text,text,text)");
+}
+
+/*
+ * The current role may call the function of signature (a regprocedure's
+ * text): USAGE on its schema and EXECUTE on it, else 42501.
+ */
+static void
+require_privilege(const char *signature)
+{
+	Oid			fn = DatumGetObjectId(DirectFunctionCall1(regprocedurein, CStringGetDatum(signature)));
 
 	if (pg_namespace_aclcheck(get_func_namespace(fn), GetUserId(), ACL_USAGE) != ACLCHECK_OK)
-		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_SCHEMA, "skade");
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_SCHEMA, get_namespace_name(get_func_namespace(fn)));
 	if (pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
-		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, "load_table");
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(fn));
 }
 
 /* The quoted ETag of a table's metadata location in a snapshots mode. */

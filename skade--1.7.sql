@@ -1,4 +1,4 @@
-/* skade--1.6.sql */
+/* skade--1.7.sql */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION skade" to load this file. \quit
@@ -2540,15 +2540,23 @@ SELECT pg_catalog.pg_extension_config_dump('skade.rest_tokens', '');
  * rest_idempotency: the answers of REST requests that carried an
  * Idempotency-Key, stored in the transaction that made the change (a 5xx or
  * an error is never stored); a replay within the lifetime the config
- * announces (30 minutes) gets the stored answer.  Only the owner reads it.
+ * announces (30 minutes) gets the stored answer when it is the same request
+ * (method, route and SHA-256 of the body) and its role may still make it,
+ * another request with the key 422.  A key is the role's own (role_oid).
+ * Expired answers are swept by time (created_at).  Only the owner reads it.
  */
 CREATE TABLE skade.rest_idempotency (
-	key text PRIMARY KEY,
+	role_oid oid NOT NULL,
+	key text NOT NULL,
+	method text NOT NULL,
 	route text NOT NULL,
+	body_sha256 bytea NOT NULL,
 	status integer NOT NULL,
 	body text NOT NULL,
-	created_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	PRIMARY KEY (role_oid, key)
 );
+CREATE INDEX rest_idempotency_created_at ON skade.rest_idempotency (created_at);
 REVOKE ALL ON skade.rest_idempotency FROM PUBLIC;
 
 -- rest_create_token: a new token for role (shown once, stored hashed)
