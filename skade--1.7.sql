@@ -257,6 +257,16 @@ CREATE FUNCTION skade.update_namespace_properties(namespace text, updates jsonb 
 												  OUT missing text[])
 	RETURNS record AS 'MODULE_PATHNAME', 'skade_update_namespace_properties' LANGUAGE C;
 
+/*
+ * path_component: name, checked to be one component of a path (not "." or
+ * "..", no "/" or control character, 1..255 bytes; else 42602), as a
+ * default location derived from a name needs it (new_table_metadata,
+ * create_view; create_namespace checks its levels in C).
+ */
+CREATE FUNCTION skade.path_component(name text, what text DEFAULT 'table')
+	RETURNS text AS 'MODULE_PATHNAME', 'skade_path_component' LANGUAGE C IMMUTABLE STRICT
+	PARALLEL SAFE;
+
 CREATE FUNCTION skade.register_table(namespace text, name text, metadata_location text,
 									 catalog text DEFAULT NULL)
 	RETURNS bigint AS 'MODULE_PATHNAME', 'skade_register_table' LANGUAGE C;
@@ -660,7 +670,8 @@ BEGIN
 				USING ERRCODE = 'invalid_parameter_value',
 					  HINT = 'Pass location, set the namespace''s "location" property, or set skade.warehouse.';
 		END IF;
-		loc := rtrim(loc, '/') OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) name;
+		-- the name becomes a directory: one path component (else 42602)
+		loc := rtrim(loc, '/') OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) skade.path_component(name, 'table');
 	END IF;
 	loc := rtrim(loc, '/');
 	meta := jsonb_build_object(
@@ -2366,7 +2377,8 @@ BEGIN
 			RAISE EXCEPTION 'view "%.%" has no location', namespace, name USING ERRCODE = 'invalid_parameter_value',
 				HINT = 'Pass location, set the namespace''s "location" property, or set skade.warehouse.';
 		END IF;
-		loc := rtrim(loc, '/') || '/' || name;
+		-- the name becomes a directory: one path component (else 42602)
+		loc := rtrim(loc, '/') || '/' || skade.path_component(name, 'view');
 	END IF;
 	m := skade.apply_view_updates(
 		jsonb_build_object('format-version', 1, 'current-version-id', -1, 'versions', '[]'::jsonb,
@@ -2770,6 +2782,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.fresh_type(jsonb, text, integer, jsonb),
 	skade.create_table(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
 	skade.new_table_metadata(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
+	skade.path_component(text, text),
 	skade.empty_table_metadata(text, text, jsonb, text),
 	skade.update_table(text, text, jsonb, jsonb, text),
 	skade.update_table_fast(text, text, text, jsonb, jsonb, text),
