@@ -20,11 +20,24 @@
  *     JDBC catalog_name), as GET /v1/config?warehouse=<catalog> announces;
  *     a namespace segment's levels are separated by 0x1F and become the
  *     dotted JDBC name (a level holding "." cannot be stored: 400).
+ *   - A body reaches no JSON parser unless it is UTF-8 and nests at most
+ *     REST_MAX_NESTING arrays and objects (else 400: the parser's recursion
+ *     would end in a 500).
  *   - An error inside a route is caught here, its transaction aborted, and
  *     it is answered in Iceberg's error model ({"error": {message, type,
- *     code}}) with the status its SQLSTATE stands for (see error_answer).
+ *     code}}) with the status its SQLSTATE stands for (see error_answer):
+ *     a client's mistake 4xx, an outage 503 (with Retry-After), 500 only
+ *     for a fault of skade.  A non-superuser never reads a server path in
+ *     an answer: a file error, or a message naming a path the request did
+ *     not, is answered in general terms and logged.
+ *   - An Idempotency-Key answer is stored per (role OID, key) with the
+ *     method, route and body SHA-256 it answered, for 30 minutes: the same
+ *     request gets it again only once its role passes the privilege checks
+ *     of the route's SQL function (as the role); another request with the
+ *     key is 422.  Expired answers are swept by each keyed change and by
+ *     SkadeRestSweepIdempotency (a worker's idle loop).
  *   - Views are served from skade's view functions (create_view,
- *     update_view, view_metadata, ...: skade--1.6.sql), a missing one
+ *     update_view, view_metadata, ...: skade--1.7.sql), a missing one
  *     answered NoSuchViewException.
  *   - loadTable's body is the metadata text as the cache holds it, spliced
  *     in, never rebuilt; gzip-compressed once per metadata file and mode and
@@ -90,6 +103,7 @@ typedef struct Ctx
 	char	   *target_kind;	/* what held target before: TABLE, VIEW or NULL */
 	const struct Route *route;	/* the route taken */
 	Oid			role;			/* the request's role, once authenticated */
+	bool		superuser;		/* ... is a superuser (sees server paths) */
 } Ctx;
 
 typedef void (*Handler) (Ctx *x);
@@ -167,6 +181,7 @@ static const Route routes[] = {
 };
 
 static bool match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok);
+static bool acceptable_body(Ctx *x);
 static char *dotted(const char *segment);
 static void run(Ctx *x, Handler h);
 static Oid	authenticate(Ctx *x);
@@ -181,6 +196,8 @@ static void answer_error(Ctx *x, int status, const char *type, const char *messa
 static void error_answer(Ctx *x, ErrorData *e);
 static char *quoted(const char *msg);
 static const char *iceberg_message(Ctx *x, ErrorData *e, const char *type, const char *msg);
+static bool names_server_path(Ctx *x, const char *msg);
+static bool named_by_request(Ctx *x, const char *token, size_t len);
 static void note_target(Ctx *x, const char *ns_json_sql, const char *name_sql, const char *source_sql);
 static char *q1(Ctx *x, const char *sql, int nargs, const char **args);
 static bool qrow(Ctx *x, const char *sql, int nargs, const char **args, int ncols, char **out);
@@ -225,7 +242,7 @@ SkadeRestRoute(RestRequest *req, RestResponse *resp)
 			if (x.bad_ns)
 				answer_error(&x, 400, "IllegalArgumentException",
 							 "a namespace level cannot hold \".\" in this catalog");
-			else
+			else if (acceptable_body(&x))
 			{
 				x.route = &routes[i];
 				run(&x, routes[i].handler);
@@ -284,6 +301,59 @@ match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok)
 }
 
 /*
+ * Iceberg's metadata nests a few levels deep; a body nested deeper than this
+ * is refused before it reaches the JSON parser (whose recursion would hit
+ * the stack depth limit: a 500)
+ */
+#define REST_MAX_NESTING 512
+
+/*
+ * A request body is UTF-8 and nests at most REST_MAX_NESTING arrays and
+ * objects (brackets outside strings), else the answer is 400 (false); that
+ * it is JSON is for the parser to say.
+ */
+static bool
+acceptable_body(Ctx *x)
+{
+	const char *p = x->req->body.data;
+	const char *end = p + x->req->body.len;
+	bool		in_string = false;
+	int			depth = 0;
+
+	if (x->req->body.len == 0)
+		return true;
+	if (pg_encoding_verifymbstr(PG_UTF8, p, x->req->body.len) != x->req->body.len)
+	{
+		answer_error(x, 400, "BadRequestException", "the request body is not valid UTF-8");
+		return false;
+	}
+	for (; p < end; p++)
+	{
+		if (in_string)
+		{
+			if (*p == '\\')
+				p++;			/* the escaped character, whatever it is */
+			else if (*p == '"')
+				in_string = false;
+		}
+		else if (*p == '"')
+			in_string = true;
+		else if (*p == '[' || *p == '{')
+		{
+			if (++depth > REST_MAX_NESTING)
+			{
+				answer_error(x, 400, "BadRequestException",
+							 psprintf("the request body nests deeper than %d levels", REST_MAX_NESTING));
+				return false;
+			}
+		}
+		else if (*p == ']' || *p == '}')
+			depth--;
+	}
+	return true;
+}
+
+/*
  * A namespace segment (levels separated by 0x1F) as its dotted name; NULL
  * when a level holds a "." (the JDBC name could not tell it from two).
  */
@@ -332,6 +402,7 @@ run(Ctx *x, Handler h)
 			bool		stored;
 
 			x->role = role;
+			x->superuser = superuser_arg(role);
 			/* as the worker: the answers are the extension owner's */
 			stored = keyed(x) && stored_answer(x, &status, &body);
 			GetUserIdAndSecContext(&save_user, &save_sec);
@@ -694,10 +765,20 @@ error_answer(Ctx *x, ErrorData *e)
 			status = 406;
 			type = "UnsupportedOperationException";
 			break;
-		case ERRCODE_READ_ONLY_SQL_TRANSACTION:
-		case ERRCODE_QUERY_CANCELED:
+		case ERRCODE_READ_ONLY_SQL_TRANSACTION:	/* a standby */
+		case ERRCODE_QUERY_CANCELED:	/* statement_timeout, a cancel */
+		case ERRCODE_IO_ERROR:	/* the storage failing: an outage */
 			status = 503;
 			type = "ServiceUnavailableException";
+			break;
+		case ERRCODE_UNDEFINED_FILE:
+			/* a file named or needed that is not there (Iceberg's servers: 404) */
+			status = 404;
+			type = "NotFoundException";
+			break;
+		case ERRCODE_DUPLICATE_FILE:	/* a concurrent writer's file */
+			status = 409;
+			type = "CommitFailedException";
 			break;
 		case ERRCODE_INVALID_PARAMETER_VALUE:
 		case ERRCODE_NULL_VALUE_NOT_ALLOWED:
@@ -706,26 +787,96 @@ error_answer(Ctx *x, ErrorData *e)
 			type = "IllegalArgumentException";
 			break;
 		default:
-			if (ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_DATA_EXCEPTION ||
-				ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION)
+			switch (ERRCODE_TO_CATEGORY(e->sqlerrcode))
 			{
-				status = 400;
-				type = "BadRequestException";
-			}
-			else if (ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_INSUFFICIENT_RESOURCES)
-			{
-				status = 503;
-				type = "ServiceUnavailableException";
+				case ERRCODE_DATA_EXCEPTION:
+				case ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION:
+				case ERRCODE_PROGRAM_LIMIT_EXCEEDED:	/* what the request holds is too big */
+					status = 400;
+					type = "BadRequestException";
+					break;
+				case ERRCODE_INSUFFICIENT_RESOURCES:
+				case ERRCODE_CONNECTION_EXCEPTION:	/* the object store unreachable */
+					status = 503;
+					type = "ServiceUnavailableException";
+					break;
 			}
 			break;
 	}
 	/* a table or view route whose namespace is missing: the table is */
 	if (strcmp(type, "NoSuchNamespaceException") == 0 && x->named)
 		type = x->view ? "NoSuchViewException" : "NoSuchTableException";
-	if (status == 500)
+	msg = iceberg_message(x, e, type, msg);
+	/*
+	 * Server paths are the superuser's to see: a file error, or a message
+	 * naming a path or URI the request did not, is answered in general
+	 * terms, its message logged
+	 */
+	if (!x->superuser &&
+		(ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_SYSTEM_ERROR || names_server_path(x, msg)))
+	{
 		ereport(LOG,
 				(errmsg("skade REST %s %s: %s", x->req->method, x->req->raw_path, msg)));
-	answer_error(x, status, type, iceberg_message(x, e, type, msg));
+		msg = status == 404 ? "the metadata file could not be read: it does not exist"
+			: status == 503 ? "the storage is not available; try again"
+			: status == 403 ? "a location the request needs is not allowed"
+			: "the request failed on a file or location";
+		msg = psprintf("%s (the server log has the details)", msg);
+	}
+	else if (status == 500)
+		ereport(LOG,
+				(errmsg("skade REST %s %s: %s", x->req->method, x->req->raw_path, msg)));
+	answer_error(x, status, type, msg);
+}
+
+/*
+ * Does msg name an absolute path or a URI (file:, s3://, ...) the request
+ * did not name itself?
+ */
+static bool
+names_server_path(Ctx *x, const char *msg)
+{
+	const char *p;
+
+	for (p = msg; *p; p++)
+	{
+		const char *start = NULL;
+		const char *end;
+
+		if (*p == '/' && (p == msg || strchr(" \"'(=", p[-1]) != NULL) &&
+			p[1] != '\0' && p[1] != ' ')
+			start = p;			/* an absolute path */
+		else if (pg_strncasecmp(p, "file:", 5) == 0 || strncmp(p, "://", 3) == 0)
+		{
+			/* a URI: back to its scheme */
+			for (start = p; start > msg && (isalnum((unsigned char) start[-1]) ||
+											start[-1] == '+' || start[-1] == '-' || start[-1] == '.'); start--)
+				;
+		}
+		if (start == NULL)
+			continue;
+		for (end = p; *end && *end != '"' && *end != '\'' && !isspace((unsigned char) *end); end++)
+			;
+		if (!named_by_request(x, start, end - start))
+			return true;
+		p = end - 1;
+	}
+	return false;
+}
+
+/* Does the request's path or body hold the len bytes of token? */
+static bool
+named_by_request(Ctx *x, const char *token, size_t len)
+{
+	char	   *t = pnstrdup(token, len);
+	ListCell   *lc;
+
+	if (strstr(x->req->raw_path, t) || (x->req->body.len > 0 && strstr(x->req->body.data, t)))
+		return true;
+	foreach(lc, x->req->segments)
+		if (strstr((const char *) lfirst(lc), t))
+			return true;
+	return false;
 }
 
 /* The first "quoted" part of a message, or NULL. */

@@ -152,3 +152,108 @@ def test_expired_answers_are_swept(hostile_table, pg):
     assert call("POST", hostile_table, body=set_properties({"fresh": "1"}),
                 headers={"Idempotency-Key": fresh}).status_code == 200
     assert pg_query(pg, "SELECT key FROM skade.rest_idempotency") == [(fresh,)]
+
+
+# ------------------------------------------------------------ names that would be paths
+
+BAD_NAMES = {"dot": ".", "dotdot": "..", "slash": "a/b", "up_and_over": "../hostile_ns2/evil",
+             "control": "a\x01b", "tab": "a\tb"}
+
+VIEW_VERSION = {"version-id": 1, "timestamp-ms": 1700000000000, "schema-id": 0, "summary": {},
+                "default-namespace": ["hostile"],
+                "representations": [{"type": "sql", "sql": "SELECT 1 AS id", "dialect": "spark"}]}
+
+
+def warehouse() -> Path:
+    return Path(os.environ["SKADE_WAREHOUSE"])
+
+
+def tree() -> set[str]:
+    return {str(p) for p in warehouse().rglob("*")}
+
+
+@pytest.mark.parametrize("label", BAD_NAMES)
+def test_a_name_that_is_no_path_component_is_400(label, hostile_table, pg):
+    """A table's, view's or namespace level's name that would become more (or less) than one
+    directory of its default location is refused, and nothing is written anywhere."""
+    name = BAD_NAMES[label]
+    r = call("POST", url("namespaces"), body={"namespace": ["hostile_ns2"]})
+    assert r.status_code in (200, 409), r.text
+    before = tree()
+    tables = url(f"namespaces/{ns_path('hostile')}/tables")
+    assert_error(call("POST", tables, body={"name": name, "schema": SCHEMA_JSON}), 400, "BadRequestException")
+    assert_error(call("POST", tables, body={"name": name, "schema": SCHEMA_JSON, "stage-create": True}),
+                 400, "BadRequestException")
+    assert_error(call("POST", url(f"namespaces/{ns_path('hostile')}/views"),
+                      body={"name": name, "schema": SCHEMA_JSON, "view-version": VIEW_VERSION, "properties": {}}),
+                 400, "BadRequestException")
+    assert_error(call("POST", url("namespaces"), body={"namespace": ["hostile", name]}), 400, "BadRequestException")
+    # the namespace was not made: nothing is under a path naming it (%2F in the segment)
+    r = call("POST", url(f"namespaces/{ns_path('hostile', name)}/tables"), body={"name": "x", "schema": SCHEMA_JSON})
+    assert r.status_code in (400, 404), r.text
+    assert tree() == before
+    assert not (warehouse() / "metadata").exists()
+    assert not (warehouse() / "hostile_ns2" / "evil").exists()
+    assert pg_query(pg, "SELECT count(*) FROM public.iceberg_tables WHERE catalog_name = %s AND table_name = %s",
+                    (restenv.CATALOG, name))[0][0] == 0
+
+
+def test_slash_name_with_an_explicit_location(hostile_table, pg):
+    """With a location of its own a name is no path: "a/b" is a table name like any other."""
+    loc = f"file://{warehouse()}/hostile/explicit-ab"
+    r = call("POST", url(f"namespaces/{ns_path('hostile')}/tables"),
+             body={"name": "a/b", "schema": SCHEMA_JSON, "location": loc})
+    assert r.status_code == 200, r.text
+    assert r.json()["metadata"]["location"] == loc
+    assert call("GET", table_url("hostile", "a/b")).status_code == 200
+    assert call("DELETE", table_url("hostile", "a/b")).status_code == 204
+
+
+def test_a_name_of_10000_characters_is_400_without_server_paths(hostile_table):
+    tables = url(f"namespaces/{ns_path('hostile')}/tables")
+    for body in ({"name": "n" * 10000, "schema": SCHEMA_JSON},
+                 {"name": "n" * 10000, "schema": SCHEMA_JSON, "location": f"file://{warehouse()}/hostile/long"}):
+        before = tree()
+        r = call("POST", tables, body=body)
+        err = assert_error(r, 400, "BadRequestException")
+        assert str(warehouse()) not in err["message"] and "/tmp" not in err["message"], err
+        assert "n" * 300 not in err["message"]
+        # no file (the explicit location's directories may stay, empty, as after any failed create)
+        assert {p for p in tree() - before if not Path(p).is_dir()} == set()
+        if "location" not in body:
+            assert tree() == before
+
+
+# ------------------------------------------------------------ client mistakes are 4xx
+
+POST_ROUTES = ["namespaces", "namespaces/hostile/properties", "namespaces/hostile/tables",
+               "namespaces/hostile/tables/t", "namespaces/hostile/register", "namespaces/hostile/tables/t/metrics",
+               "tables/rename", "transactions/commit", "namespaces/hostile/views", "namespaces/hostile/views/v",
+               "views/rename", "namespaces/hostile/register-view", "namespaces/hostile/tables/t/plan",
+               "namespaces/hostile/tables/t/tasks"]
+
+
+@pytest.mark.parametrize("route", POST_ROUTES)
+def test_nesting_bombs_are_400(route, hostile_table):
+    for bomb in (b"[" * 100000, b'{"a":' * 50000, b"[" * 513 + b"]" * 513):
+        r = call("POST", url(route), raw=bomb)
+        assert_error(r, 400, "BadRequestException")
+    # deep, but within the bound and inside strings: the parser judges it (not a nesting error)
+    r = call("POST", url(route), raw=json.dumps({"x": "[" * 100000}).encode())
+    assert r.status_code < 500, r.text
+
+
+def test_a_body_that_is_not_utf8_is_400(hostile_table):
+    r = call("POST", url("namespaces"), raw=b'{"namespace": ["hostile_\xff"]}')
+    assert_error(r, 400, "BadRequestException")
+    r = call("POST", url("namespaces"), raw=b'{"namespace": ["hostile_\x00"]}')
+    assert_error(r, 400, "BadRequestException")
+
+
+def test_register_a_missing_metadata_file_is_404_without_its_path(hostile_table):
+    missing = f"file://{warehouse()}/hostile/gone/metadata/00001-0f0e0d0c-0b0a-0908-0706-050403020100.metadata.json"
+    r = call("POST", url(f"namespaces/{ns_path('hostile')}/register"),
+             body={"name": "gone", "metadata-location": missing})
+    err = assert_error(r, 404, "NotFoundException")
+    assert str(warehouse()) not in err["message"] and "gone" not in err["message"], err
+    assert call("HEAD", table_url("hostile", "gone")).status_code == 404
