@@ -18,6 +18,7 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
 DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
               $(EXTENSION)--1.1--1.2.sql $(EXTENSION)--1.2--1.3.sql \
               $(EXTENSION)--1.3--1.4.sql $(EXTENSION)--1.4--1.5.sql $(EXTENSION)--1.5--1.6.sql \
+              $(EXTENSION)--1.6--1.7.sql \
               $(EXTENSION)--$(EXTVERSION).sql \
               $(EXTENSION)--1.0.control
 PGFILEDESC  = "skade - Apache Iceberg catalog inside PostgreSQL"

@@ -112,3 +112,33 @@ SELECT pg_stat_file('/tmp/skade_regress/wh/ct/x/00004-0f0e0d0c-0b0a-0908-0706-05
        pg_stat_file('/tmp/skade_regress/wh/ct/ro', true) IS NULL AS no_table_dir;
 -- what was written is the jsonb given, byte for byte as its text
 SELECT pg_read_file('/tmp/skade_regress/wh/ct/x/00001-0f0e0d0c-0b0a-0908-0706-050403020100.metadata.json') = :'m' AS exact;
+
+-- a name that becomes a directory of its default location is one path
+-- component (42602): never ".", "..", "a/b", a control character or over
+-- 255 bytes, so no metadata lands outside its namespace's directory
+SET skade.write_roots = '/tmp/skade_regress/wh';
+SELECT skade.create_namespace('ct_ns2', '{"location": "/tmp/skade_regress/wh/ct_ns2"}');
+SELECT label, pg_temp.err(format('SELECT skade.create_table(%L, %L, %L)', 'ct', n, '{"fields": []}')) AS create_table,
+       pg_temp.err(format('SELECT skade.new_table_metadata(%L, %L, %L)', 'ct', n, '{"fields": []}')) AS staged,
+       pg_temp.err(format('SELECT skade.create_view(%L, %L, %L)', 'ct', n, '{"schema": {"type": "struct", "fields": []}}')) AS create_view
+FROM (VALUES ('dot', '.'), ('dotdot', '..'), ('slash', 'a/b'), ('up_and_over', '../ct_ns2/evil'),
+             ('tab', E'a\tb'), ('del', E'a\x7fb'), ('long', repeat('n', 256)), ('very_long', repeat('n', 10000))) v(label, n);
+SELECT pg_stat_file('/tmp/skade_regress/wh/metadata', true) IS NULL AS none_in_the_root,
+       pg_stat_file('/tmp/skade_regress/wh/ct/metadata', true) IS NULL AS none_in_the_namespace_dir,
+       pg_stat_file('/tmp/skade_regress/wh/ct/a', true) IS NULL AS no_subdirectory,
+       pg_stat_file('/tmp/skade_regress/wh/ct_ns2', true) IS NULL AS nothing_in_another_namespace;
+SELECT count(*) AS refused_tables FROM iceberg_tables WHERE table_namespace = 'ct' AND table_name IN ('.', '..', 'a/b', '../ct_ns2/evil');
+-- an explicit location makes the name no path: any name the catalog holds
+SELECT pg_temp.masked(skade.create_table('ct', 'a/b', '{"fields": []}', location => '/tmp/skade_regress/wh/ct/slashed')) AS explicit_location;
+-- 255 bytes, spaces, "%", "+", ";", "?#" and UTF-8 are path components
+SELECT pg_temp.masked(skade.create_table('ct', n, '{"fields": []}')) IS NOT NULL AS created
+FROM unnest(ARRAY[repeat('n', 255), 'with space', 'per%cent+plus;semi?q#h', 'ünïcødé-名前']) n;
+SELECT skade.path_component('ok', 'table') AS ok, pg_temp.err($$SELECT skade.path_component('..', 'table')$$) AS dotdot;
+-- a namespace without a location of its own lies under skade.warehouse:
+-- its levels are path components too; with a location they need not be
+SET skade.warehouse = '/tmp/skade_regress/wh/lake';
+SELECT pg_temp.err($$SELECT skade.create_namespace('ct.a/b')$$) AS slash_level;
+SELECT pg_temp.err($$SELECT skade.create_namespace('ct.a/b', '{"location": "/tmp/skade_regress/wh/ct_ab"}')$$) AS slash_level_located;
+SELECT skade.namespace_properties('ct.a/b') AS located_props;
+RESET skade.warehouse;
+RESET skade.write_roots;

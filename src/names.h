@@ -17,6 +17,8 @@
 extern void SkadeCheckName(const char *name, const char *what);
 extern void SkadeCheckNamespace(const char *ns);
 extern void SkadeCheckLocation(const char *location, const char *what);
+extern void SkadeCheckPathComponent(const char *name, const char *what);
+extern bool SkadeIsPathComponent(const char *name);
 extern void SkadeCheckPropertyKey(const char *key);
 extern void SkadeCheckPropertyValue(const char *key, const char *value);
 

@@ -48,6 +48,9 @@ PG_FUNCTION_INFO_V1(skade_update_namespace_properties);
 static void check_properties(Jsonb *props);
 static Jsonb *with_exists_marker(Jsonb *props);
 static Jsonb *with_default_location(Jsonb *props, const char *ns);
+static bool has_key(Jsonb *props, const char *key);
+static void check_levels_are_paths(const char *ns);
+static bool levels_are_paths(const char *ns);
 static ArrayType *text_list_to_array(List *items);
 static int	cstring_cmp(const ListCell *a, const ListCell *b);
 
@@ -74,6 +77,8 @@ skade_create_namespace(PG_FUNCTION_ARGS)
 				 errhint("Pass '{}' for a namespace without properties.")));
 	props = PG_GETARG_JSONB_P(1);
 	check_properties(props);
+	if (!has_key(props, "location"))
+		check_levels_are_paths(ns);
 
 	if (StoreNamespaceExists(catalog, ns))
 		ereport(ERROR,
@@ -176,10 +181,54 @@ skade_namespace_properties(PG_FUNCTION_ARGS)
 	PG_RETURN_JSONB_P(with_default_location(StoreNamespaceProperties(catalog, ns), ns));
 }
 
+/* Does the JSON object props have key? */
+static bool
+has_key(Jsonb *props, const char *key)
+{
+	JsonbValue	k;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	return findJsonbValueFromContainer(&props->root, JB_FOBJECT, &k) != NULL;
+}
+
+/*
+ * A namespace without a "location" of its own lies at
+ * <skade.warehouse>/<level>/<level>...: each level must be one path
+ * component (42602), or "a/b" would be the directory of namespace a.b.
+ */
+static void
+check_levels_are_paths(const char *ns)
+{
+	char	   *copy = pstrdup(ns);
+	char	   *save = NULL;
+	char	   *level;
+
+	for (level = strtok_r(copy, ".", &save); level; level = strtok_r(NULL, ".", &save))
+		SkadeCheckPathComponent(level, "namespace level");
+}
+
+/* Is every level of ns one path component (see check_levels_are_paths)? */
+static bool
+levels_are_paths(const char *ns)
+{
+	char	   *copy = pstrdup(ns);
+	char	   *save = NULL;
+	char	   *level;
+
+	for (level = strtok_r(copy, ".", &save); level; level = strtok_r(NULL, ".", &save))
+		if (!SkadeIsPathComponent(level))
+			return false;
+	return true;
+}
+
 /*
  * props with "location": <skade.warehouse>/<levels of ns> unless it has
  * one (JdbcCatalog.loadNamespaceMetadata's default, which Spark's DESCRIBE
- * NAMESPACE shows); props unchanged when skade.warehouse is empty.
+ * NAMESPACE shows); props unchanged when skade.warehouse is empty or a
+ * level is not one path component (a namespace made before 1.7, or whose
+ * location was removed: its tables need a location of their own).
  */
 static Jsonb *
 with_default_location(Jsonb *props, const char *ns)
@@ -189,7 +238,7 @@ with_default_location(Jsonb *props, const char *ns)
 	size_t		wl;
 	const char *p;
 
-	if (skade_warehouse == NULL || skade_warehouse[0] == '\0')
+	if (skade_warehouse == NULL || skade_warehouse[0] == '\0' || !levels_are_paths(ns))
 		return props;
 	initStringInfo(&loc);
 	wl = strlen(skade_warehouse);

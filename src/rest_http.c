@@ -32,7 +32,9 @@
  *     not UTF-8 is answered 400 here, as is a body over
  *     skade.rest_max_body (413, once all of it was read), and GET /metrics
  *     from a loopback address (rest_metrics.c); everything else goes to an
- *     executor.
+ *     executor (GET /metrics from elsewhere too: it authenticates the
+ *     caller, a role with pg_monitor's privileges, and the listener renders
+ *     the figures).
  *   - Nothing raised in a callback unwinds through libmicrohttpd: each
  *     callback's work runs under PG_TRY, and an error becomes a 500.
  *   - The request path reaches the routes as sent (libmicrohttpd's own
@@ -578,6 +580,12 @@ job_done(RestJob *job, RestResponse *resp)
 	appendBinaryStringInfo(&rq->resp.body, resp->body.data, resp->body.len);
 	rq->resp.etag = resp->etag ? pstrdup(resp->etag) : NULL;
 	rq->resp.route = resp->route ? pstrdup(resp->route) : NULL;
+	/* a role with pg_monitor asked for the metrics: the figures are here */
+	if (rq->resp.status == 200 && rq->resp.route && strcmp(rq->resp.route, "metrics") == 0)
+	{
+		resetStringInfo(&rq->resp.body);
+		RestMetricsRender(&rq->resp.body);
+	}
 	MemoryContextSwitchTo(old);
 	rq->answered = true;
 	if (rq->suspended)

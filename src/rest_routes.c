@@ -20,11 +20,24 @@
  *     JDBC catalog_name), as GET /v1/config?warehouse=<catalog> announces;
  *     a namespace segment's levels are separated by 0x1F and become the
  *     dotted JDBC name (a level holding "." cannot be stored: 400).
+ *   - A body reaches no JSON parser unless it is UTF-8 and nests at most
+ *     REST_MAX_NESTING arrays and objects (else 400: the parser's recursion
+ *     would end in a 500).
  *   - An error inside a route is caught here, its transaction aborted, and
  *     it is answered in Iceberg's error model ({"error": {message, type,
- *     code}}) with the status its SQLSTATE stands for (see error_answer).
+ *     code}}) with the status its SQLSTATE stands for (see error_answer):
+ *     a client's mistake 4xx, an outage 503 (with Retry-After), 500 only
+ *     for a fault of skade.  A non-superuser never reads a server path in
+ *     an answer: a file error, or a message naming a path the request did
+ *     not, is answered in general terms and logged.
+ *   - An Idempotency-Key answer is stored per (role OID, key) with the
+ *     method, route and body SHA-256 it answered, for 30 minutes: the same
+ *     request gets it again only once its role passes the privilege checks
+ *     of the route's SQL function (as the role); another request with the
+ *     key is 422.  Expired answers are swept by each keyed change and by
+ *     SkadeRestSweepIdempotency (a worker's idle loop).
  *   - Views are served from skade's view functions (create_view,
- *     update_view, view_metadata, ...: skade--1.6.sql), a missing one
+ *     update_view, view_metadata, ...: skade--1.7.sql), a missing one
  *     answered NoSuchViewException.
  *   - loadTable's body is the metadata text as the cache holds it, spliced
  *     in, never rebuilt; gzip-compressed once per metadata file and mode and
@@ -44,11 +57,12 @@
 
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
 #include "common/base64.h"
 #include "executor/spi.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
-#include "parser/parse_func.h"
 #include "pgstat.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -63,11 +77,12 @@
 #include "gzip.h"
 #include "l0_cache.h"
 #include "rest_http.h"
+#include "rest_request.h"
 #include "rest_routes.h"
 #include "sigv4.h"
 #include "skade.h"
 
-#define MAX_ARGS 6
+#define MAX_ARGS 8
 
 /* a table or view identifier of namespace $1 and name n, as JSON */
 #define IDENTIFIER_SQL \
@@ -88,6 +103,9 @@ typedef struct Ctx
 	char	   *source;			/* rename: "ns.name" moved */
 	char	   *target;			/* create, register, rename: "ns.name" made */
 	char	   *target_kind;	/* what held target before: TABLE, VIEW or NULL */
+	const struct Route *route;	/* the route taken */
+	Oid			role;			/* the request's role, once authenticated */
+	bool		superuser;		/* ... is a superuser (sees server paths) */
 } Ctx;
 
 typedef void (*Handler) (Ctx *x);
@@ -97,6 +115,8 @@ typedef struct Route
 	const char *method;
 	const char *pattern;		/* after "v1/": {p} prefix, {ns} namespace, {t} table */
 	Handler		handler;
+	const char *function;		/* the SQL function whose privileges a replay of
+								 * its answer needs: changes only, else NULL */
 } Route;
 
 static void config(Ctx *x);
@@ -129,57 +149,68 @@ static void plan_scan(Ctx *x);
 static void fetch_plan(Ctx *x);
 static void cancel_plan(Ctx *x);
 static void fetch_tasks(Ctx *x);
+static void metrics_access(Ctx *x);
 
 static const Route routes[] = {
-	{"GET", "config", config},
-	{"GET", "{p}/namespaces", list_namespaces},
-	{"POST", "{p}/namespaces", create_namespace},
-	{"GET", "{p}/namespaces/{ns}", load_namespace},
-	{"HEAD", "{p}/namespaces/{ns}", namespace_exists},
-	{"DELETE", "{p}/namespaces/{ns}", drop_namespace},
-	{"POST", "{p}/namespaces/{ns}/properties", update_properties},
-	{"GET", "{p}/namespaces/{ns}/tables", list_tables},
-	{"POST", "{p}/namespaces/{ns}/tables", create_table},
-	{"GET", "{p}/namespaces/{ns}/tables/{t}", load_table},
-	{"HEAD", "{p}/namespaces/{ns}/tables/{t}", table_exists},
-	{"POST", "{p}/namespaces/{ns}/tables/{t}", commit_table},
-	{"DELETE", "{p}/namespaces/{ns}/tables/{t}", drop_table},
-	{"POST", "{p}/namespaces/{ns}/register", register_table},
-	{"POST", "{p}/namespaces/{ns}/tables/{t}/metrics", report_metrics},
-	{"POST", "{p}/tables/rename", rename_table},
-	{"POST", "{p}/transactions/commit", commit_transaction},
-	{"GET", "{p}/namespaces/{ns}/views", list_views},
-	{"POST", "{p}/namespaces/{ns}/views", create_view},
-	{"GET", "{p}/namespaces/{ns}/views/{v}", load_view},
-	{"HEAD", "{p}/namespaces/{ns}/views/{v}", view_exists},
-	{"POST", "{p}/namespaces/{ns}/views/{v}", replace_view},
-	{"DELETE", "{p}/namespaces/{ns}/views/{v}", drop_view},
-	{"POST", "{p}/views/rename", rename_view},
-	{"POST", "{p}/namespaces/{ns}/register-view", register_view},
-	{"POST", "{p}/namespaces/{ns}/tables/{t}/plan", plan_scan},
-	{"GET", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", fetch_plan},
-	{"DELETE", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", cancel_plan},
-	{"POST", "{p}/namespaces/{ns}/tables/{t}/tasks", fetch_tasks},
+	{"GET", "config", config, NULL},
+	{"GET", "{p}/namespaces", list_namespaces, NULL},
+	{"POST", "{p}/namespaces", create_namespace, "skade.create_namespace(text,jsonb,text)"},
+	{"GET", "{p}/namespaces/{ns}", load_namespace, NULL},
+	{"HEAD", "{p}/namespaces/{ns}", namespace_exists, NULL},
+	{"DELETE", "{p}/namespaces/{ns}", drop_namespace, "skade.drop_namespace(text,text)"},
+	{"POST", "{p}/namespaces/{ns}/properties", update_properties, "skade.update_namespace_properties(text,jsonb,text[],text)"},
+	{"GET", "{p}/namespaces/{ns}/tables", list_tables, NULL},
+	{"POST", "{p}/namespaces/{ns}/tables", create_table, "skade.create_table(text,text,jsonb,jsonb,jsonb,jsonb,text,integer,text)"},
+	{"GET", "{p}/namespaces/{ns}/tables/{t}", load_table, NULL},
+	{"HEAD", "{p}/namespaces/{ns}/tables/{t}", table_exists, NULL},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}", commit_table, "skade.update_table(text,text,jsonb,jsonb,text)"},
+	{"DELETE", "{p}/namespaces/{ns}/tables/{t}", drop_table, "skade.drop_table(text,text,text)"},
+	{"POST", "{p}/namespaces/{ns}/register", register_table, "skade.register_table(text,text,text,text)"},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}/metrics", report_metrics, NULL},
+	{"POST", "{p}/tables/rename", rename_table, "skade.rename_table(text,text,text,text,text)"},
+	{"POST", "{p}/transactions/commit", commit_transaction, "skade.update_table(text,text,jsonb,jsonb,text)"},
+	{"GET", "{p}/namespaces/{ns}/views", list_views, NULL},
+	{"POST", "{p}/namespaces/{ns}/views", create_view, "skade.create_view(text,text,jsonb,text)"},
+	{"GET", "{p}/namespaces/{ns}/views/{v}", load_view, NULL},
+	{"HEAD", "{p}/namespaces/{ns}/views/{v}", view_exists, NULL},
+	{"POST", "{p}/namespaces/{ns}/views/{v}", replace_view, "skade.update_view(text,text,jsonb,jsonb,text)"},
+	{"DELETE", "{p}/namespaces/{ns}/views/{v}", drop_view, "skade.drop_view(text,text,text)"},
+	{"POST", "{p}/views/rename", rename_view, "skade.rename_view(text,text,text,text,text)"},
+	{"POST", "{p}/namespaces/{ns}/register-view", register_view, "skade.register_view(text,text,text,text)"},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}/plan", plan_scan, "skade.plan_table_scan(text,text,jsonb,text)"},
+	{"GET", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", fetch_plan, NULL},
+	{"DELETE", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", cancel_plan, NULL},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}/tasks", fetch_tasks, NULL},
 };
 
 static bool match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok);
+static bool acceptable_body(Ctx *x);
 static char *dotted(const char *segment);
 static void run(Ctx *x, Handler h);
 static Oid	authenticate(Ctx *x);
-static bool replayed(Ctx *x, Oid role);
-static void remember(Ctx *x, Oid role);
+static bool keyed(Ctx *x);
+static bool acceptable_key(Ctx *x);
+static bool stored_answer(Ctx *x, char **status, char **body);
+static void replay(Ctx *x, const char *status, const char *body);
+static void remember(Ctx *x);
+static const char **key_args(Ctx *x, const char **args);
+static void require_route_privilege(Ctx *x);
 static void answer_error(Ctx *x, int status, const char *type, const char *message);
 static void error_answer(Ctx *x, ErrorData *e);
 static char *quoted(const char *msg);
 static const char *iceberg_message(Ctx *x, ErrorData *e, const char *type, const char *msg);
+static bool names_server_path(Ctx *x, const char *msg);
+static bool named_by_request(Ctx *x, const char *token, size_t len);
 static void note_target(Ctx *x, const char *ns_json_sql, const char *name_sql, const char *source_sql);
 static char *q1(Ctx *x, const char *sql, int nargs, const char **args);
+static bool qrow(Ctx *x, const char *sql, int nargs, const char **args, int ncols, char **out);
 static void json_body(Ctx *x, int status, const char *sql, int nargs, const char **args);
 static void paged(Ctx *x, const char *set_sql, const char *key, const char *item_sql, const char *ns);
 static void table_answer(Ctx *x, const char *mode, bool cached_gzip);
 static void append_answer(StringInfo b, const char *location, const struct varlena *json);
 static void *gzip_answer(const struct varlena *json, void *arg, Size *size);
 static void require_load_privilege(void);
+static void require_privilege(const char *signature);
 static char *etag_of(const char *location, const char *mode);
 static bool etag_matches(const char *header, const char *etag);
 
@@ -203,6 +234,17 @@ SkadeRestRoute(RestRequest *req, RestResponse *resp)
 		answer_error(&x, 413, "BadRequestException", "the request body is too large");
 		return;
 	}
+	if (strcmp(req->raw_path, "/metrics") == 0 && strcmp(req->method, "GET") == 0)
+	{
+		/* (the listener answers loopback clients itself and renders the rest) */
+		static const Route metrics = {"GET", "metrics", metrics_access, NULL};
+
+		resp->route = metrics.pattern;
+		x.route = &metrics;
+		x.catalog = "";
+		run(&x, metrics_access);
+		return;
+	}
 	if (list_length(req->segments) < 2 || strcmp(linitial(req->segments), "v1") != 0)
 	{
 		answer_error(&x, 404, "NoSuchEndpointException", "no such endpoint");
@@ -215,8 +257,11 @@ SkadeRestRoute(RestRequest *req, RestResponse *resp)
 			if (x.bad_ns)
 				answer_error(&x, 400, "IllegalArgumentException",
 							 "a namespace level cannot hold \".\" in this catalog");
-			else
+			else if (acceptable_body(&x))
+			{
+				x.route = &routes[i];
 				run(&x, routes[i].handler);
+			}
 			return;
 		}
 	if (path_ok)
@@ -271,6 +316,59 @@ match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok)
 }
 
 /*
+ * Iceberg's metadata nests a few levels deep; a body nested deeper than this
+ * is refused before it reaches the JSON parser (whose recursion would hit
+ * the stack depth limit: a 500)
+ */
+#define REST_MAX_NESTING 512
+
+/*
+ * A request body is UTF-8 and nests at most REST_MAX_NESTING arrays and
+ * objects (brackets outside strings), else the answer is 400 (false); that
+ * it is JSON is for the parser to say.
+ */
+static bool
+acceptable_body(Ctx *x)
+{
+	const char *p = x->req->body.data;
+	const char *end = p + x->req->body.len;
+	bool		in_string = false;
+	int			depth = 0;
+
+	if (x->req->body.len == 0)
+		return true;
+	if (pg_encoding_verifymbstr(PG_UTF8, p, x->req->body.len) != x->req->body.len)
+	{
+		answer_error(x, 400, "BadRequestException", "the request body is not valid UTF-8");
+		return false;
+	}
+	for (; p < end; p++)
+	{
+		if (in_string)
+		{
+			if (*p == '\\')
+				p++;			/* the escaped character, whatever it is */
+			else if (*p == '"')
+				in_string = false;
+		}
+		else if (*p == '"')
+			in_string = true;
+		else if (*p == '[' || *p == '{')
+		{
+			if (++depth > REST_MAX_NESTING)
+			{
+				answer_error(x, 400, "BadRequestException",
+							 psprintf("the request body nests deeper than %d levels", REST_MAX_NESTING));
+				return false;
+			}
+		}
+		else if (*p == ']' || *p == '}')
+			depth--;
+	}
+	return true;
+}
+
+/*
  * A namespace segment (levels separated by 0x1F) as its dotted name; NULL
  * when a level holds a "." (the JDBC name could not tell it from two).
  */
@@ -312,15 +410,27 @@ run(Ctx *x, Handler h)
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		role = authenticate(x);
-		if (OidIsValid(role) && !replayed(x, role))
+		if (OidIsValid(role) && acceptable_key(x))
 		{
+			char	   *status = NULL;
+			char	   *body = NULL;
+			bool		stored;
+
+			x->role = role;
+			x->superuser = superuser_arg(role);
+			/* as the worker: the answers are the extension owner's */
+			stored = keyed(x) && stored_answer(x, &status, &body);
 			GetUserIdAndSecContext(&save_user, &save_sec);
 			SetUserIdAndSecContext(role, save_sec | SECURITY_LOCAL_USERID_CHANGE);
 			if (x->catalog == NULL)
 				x->catalog = SkadeResolveCatalog(NULL);
-			h(x);
+			if (stored)
+				replay(x, status, body);
+			else
+				h(x);
 			SetUserIdAndSecContext(save_user, save_sec);
-			remember(x, role);
+			if (!stored)
+				remember(x);
 		}
 		SPI_finish();
 		PopActiveSnapshot();
@@ -405,85 +515,216 @@ authenticate(Ctx *x)
 /* ------------------------------------------------------- idempotency */
 
 #define IDEMPOTENCY_LIFETIME "30 minutes"
+#define IDEMPOTENCY_KEY_MAX 255
+
+/* the expired answers */
+#define SWEEP_SQL \
+	"DELETE FROM skade.rest_idempotency i WHERE i.created_at OPERATOR(pg_catalog.<)" \
+	" (pg_catalog.now() OPERATOR(pg_catalog.-) '" IDEMPOTENCY_LIFETIME "'::pg_catalog.interval)"
 
 /*
- * A change request with an Idempotency-Key its role used before (and not
- * expired): the same request is answered as then, another one 422.  The
- * key is locked for the transaction first, so a concurrent replay waits for
- * the original.  Runs as the worker.
+ * Does the request's Idempotency-Key count?  On a change route only (one
+ * with a SQL function behind it): GET, HEAD, metrics and the plan routes
+ * change nothing, so nothing of theirs is stored or replayed.
  */
 static bool
-replayed(Ctx *x, Oid role)
+keyed(Ctx *x)
 {
-	const char *args[2];
-	char	   *status;
-	char	   *body;
+	return x->req->idempotency_key != NULL && x->route->function != NULL &&
+		strcmp(x->req->method, "GET") != 0 && strcmp(x->req->method, "HEAD") != 0;
+}
 
-	if (x->req->idempotency_key == NULL || strcmp(x->req->method, "GET") == 0 ||
-		strcmp(x->req->method, "HEAD") == 0)
-		return false;
-	/* keys are the role's own: another role's key is no replay */
-	args[0] = psprintf("%s:%s", GetUserNameFromId(role, false), x->req->idempotency_key);
-	args[1] = psprintf("%s %s", x->req->method, x->req->raw_path);
-	(void) q1(x, "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('skade rest ' || $1))", 1, args);
-	status = q1(x, "SELECT i.status::text FROM skade.rest_idempotency i"
-				" WHERE i.key OPERATOR(pg_catalog.=) $1"
-				" AND i.created_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '" IDEMPOTENCY_LIFETIME "'::interval)",
-				1, args);
-	if (status == NULL)
-		return false;
-	/* the key answers only the request it was first used for */
-	if (q1(x, "SELECT 1 FROM skade.rest_idempotency i WHERE i.key OPERATOR(pg_catalog.=) $1"
-		   " AND i.route OPERATOR(pg_catalog.=) $2", 2, args) == NULL)
-	{
-		answer_error(x, 422, "UnprocessableEntityException",
-					 "this Idempotency-Key was used for another request");
+/*
+ * A change request's Idempotency-Key is 1..255 bytes of UTF-8, else the
+ * answer is 400 (false).
+ */
+static bool
+acceptable_key(Ctx *x)
+{
+	const char *k = x->req->idempotency_key;
+	int			len;
+
+	if (k == NULL || strcmp(x->req->method, "GET") == 0 || strcmp(x->req->method, "HEAD") == 0)
 		return true;
+	len = strlen(k);
+	if (len == 0 || len > IDEMPOTENCY_KEY_MAX ||
+		pg_encoding_verifymbstr(PG_UTF8, k, len) != len)
+	{
+		answer_error(x, 400, "BadRequestException",
+					 psprintf("an Idempotency-Key must be 1 to %d bytes of UTF-8", IDEMPOTENCY_KEY_MAX));
+		return false;
 	}
-	body = q1(x, "SELECT i.body FROM skade.rest_idempotency i WHERE i.key OPERATOR(pg_catalog.=) $1", 1, args);
-	x->resp->status = atoi(status);
-	resetStringInfo(&x->resp->body);
-	appendStringInfoString(&x->resp->body, body ? body : "");
 	return true;
 }
 
-/* Store a change request's answer under its Idempotency-Key (not a 5xx). */
-static void
-remember(Ctx *x, Oid role)
+/*
+ * What an answer is stored under, as the text arguments $1..$5: the role's
+ * OID, the key, the method, the route (the path as sent, and whether a
+ * drop purges) and the SHA-256 of the body, in hex.
+ */
+static const char **
+key_args(Ctx *x, const char **args)
 {
-	const char *args[4];
+	const char *purge = RestQueryArg(x->req, "purgeRequested");
+	char	   *hex = palloc(65);
 
-	if (x->req->idempotency_key == NULL || strcmp(x->req->method, "GET") == 0 ||
-		strcmp(x->req->method, "HEAD") == 0 || x->resp->status >= 500)
+	SkadeSha256Hex(x->req->body.data, x->req->body.len, hex);
+	args[0] = psprintf("%u", x->role);
+	args[1] = x->req->idempotency_key;
+	args[2] = x->req->method;
+	args[3] = purge && pg_strcasecmp(purge, "true") == 0
+		? psprintf("%s?purgeRequested=true", x->req->raw_path) : x->req->raw_path;
+	args[4] = hex;
+	return args;
+}
+
+/*
+ * The answer stored for the role's key (unexpired), in *status and *body;
+ * false when there is none.  A key used for another request (method, path
+ * or body) answers 422 instead of a replay (*status NULL).  The key is
+ * locked for the transaction first, so a concurrent retry waits for the
+ * original.  Runs as the worker.
+ */
+static bool
+stored_answer(Ctx *x, char **status, char **body)
+{
+	const char *args[5];
+	char	   *row[3];
+
+	key_args(x, args);
+	(void) q1(x, "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext("
+			  "'skade rest ' OPERATOR(pg_catalog.||) $1 OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) $2))",
+			  2, args);
+	if (!qrow(x, "SELECT i.status::pg_catalog.text, i.body,"
+			  " (i.method OPERATOR(pg_catalog.=) $3 AND i.route OPERATOR(pg_catalog.=) $4"
+			  "  AND i.body_sha256 OPERATOR(pg_catalog.=) pg_catalog.decode($5, 'hex'))"
+			  " FROM skade.rest_idempotency i"
+			  " WHERE i.role_oid OPERATOR(pg_catalog.=) $1::pg_catalog.oid AND i.key OPERATOR(pg_catalog.=) $2"
+			  " AND i.created_at OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) '"
+			  IDEMPOTENCY_LIFETIME "'::pg_catalog.interval)", 5, args, 3, row))
+		return false;
+	*status = strcmp(row[2], "t") == 0 ? row[0] : NULL;
+	*body = row[1];
+	return true;
+}
+
+/*
+ * Answer a stored answer again (status NULL: the key's request was another,
+ * 422), once the role is known to be allowed to make the request still:
+ * the same privileges as the route's SQL function needs.  Runs as the role.
+ */
+static void
+replay(Ctx *x, const char *status, const char *body)
+{
+	if (status == NULL)
+	{
+		answer_error(x, 422, "UnprocessableEntityException",
+					 "this Idempotency-Key was used for another request");
 		return;
-	args[0] = psprintf("%s:%s", GetUserNameFromId(role, false), x->req->idempotency_key);
-	args[1] = psprintf("%s %s", x->req->method, x->req->raw_path);
-	args[2] = psprintf("%d", x->resp->status);
-	args[3] = x->resp->body.data;
-	(void) q1(x, "DELETE FROM skade.rest_idempotency i WHERE i.created_at OPERATOR(pg_catalog.<)"
-			  " (pg_catalog.now() OPERATOR(pg_catalog.-) '" IDEMPOTENCY_LIFETIME "'::interval)", 0, NULL);
-	(void) q1(x, "INSERT INTO skade.rest_idempotency (key, route, status, body)"
-			  " VALUES ($1, $2, $3::pg_catalog.int4, $4)"
-			  " ON CONFLICT (key) DO UPDATE SET route = excluded.route, status = excluded.status,"
-			  " body = excluded.body, created_at = excluded.created_at", 4, args);
+	}
+	require_route_privilege(x);
+	x->resp->status = atoi(status);
+	x->resp->replayed = true;
+	x->resp->etag = NULL;
+	resetStringInfo(&x->resp->body);
+	appendStringInfoString(&x->resp->body, body ? body : "");
+}
+
+/*
+ * The privileges of the route's SQL function (a drop that purges:
+ * purge_table's), as calling it would check them.
+ */
+static void
+require_route_privilege(Ctx *x)
+{
+	const char *fn = x->route->function;
+	const char *purge = RestQueryArg(x->req, "purgeRequested");
+
+	if (fn == NULL)
+		return;
+	if (x->route->handler == drop_table && purge && pg_strcasecmp(purge, "true") == 0)
+		fn = "skade.purge_table(text,text,text)";
+	require_privilege(fn);
+}
+
+/*
+ * Store a keyed change's answer (not a 5xx), after sweeping the expired
+ * ones.  Runs as the worker, in the change's transaction.
+ */
+static void
+remember(Ctx *x)
+{
+	const char *args[7];
+
+	if (!keyed(x) || x->resp->status >= 500)
+		return;
+	key_args(x, args);
+	args[5] = psprintf("%d", x->resp->status);
+	args[6] = x->resp->body.data;
+	(void) q1(x, SWEEP_SQL, 0, NULL);
+	(void) q1(x, "INSERT INTO skade.rest_idempotency (role_oid, key, method, route, body_sha256, status, body)"
+			  " VALUES ($1::pg_catalog.oid, $2, $3, $4, pg_catalog.decode($5, 'hex'), $6::pg_catalog.int4, $7)"
+			  " ON CONFLICT (role_oid, key) DO UPDATE SET method = excluded.method, route = excluded.route,"
+			  " body_sha256 = excluded.body_sha256, status = excluded.status, body = excluded.body,"
+			  " created_at = excluded.created_at", 7, args);
+}
+
+/*
+ * SkadeRestSweepIdempotency
+ *		Delete the expired Idempotency-Key answers, in a transaction of its
+ *		own (call it outside one, e.g. from a REST worker's idle loop).  A
+ *		failure is logged as a WARNING and its transaction aborted; a
+ *		database without skade has nothing to sweep.
+ */
+void
+SkadeRestSweepIdempotency(void)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	Assert(!IsTransactionState());
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PG_TRY();
+	{
+		Oid			nsp;
+
+		PushActiveSnapshot(GetTransactionSnapshot());
+		nsp = get_namespace_oid("skade", true);
+		if (OidIsValid(nsp) && OidIsValid(get_relname_relid("rest_idempotency", nsp)))
+		{
+			if (SPI_connect() != SPI_OK_CONNECT)
+				elog(ERROR, "SPI_connect failed");
+			if (SPI_execute(SWEEP_SQL, false, 0) != SPI_OK_DELETE)
+				elog(ERROR, "could not delete the expired Idempotency-Key answers");
+			SPI_finish();
+		}
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		MemoryContextSwitchTo(cxt);
+		ereport(WARNING,
+				(errcode(e->sqlerrcode),
+				 errmsg("could not sweep the expired REST Idempotency-Key answers: %s", e->message)));
+		FreeErrorData(e);
+	}
+	PG_END_TRY();
 }
 
 /* ------------------------------------------------------------ answers */
 
-/* An error in Iceberg's model. */
+/* An error in Iceberg's model (rest_request.c: a 503 says when to retry). */
 static void
 answer_error(Ctx *x, int status, const char *type, const char *message)
 {
-	RestResponse *r = x->resp;
-
-	r->status = status;
-	r->etag = NULL;
-	resetStringInfo(&r->body);
-	appendStringInfoString(&r->body, "{\"error\":{\"message\":");
-	escape_json(&r->body, message);
-	appendStringInfoString(&r->body, ",\"type\":");
-	escape_json(&r->body, type);
-	appendStringInfo(&r->body, ",\"code\":%d}}", status);
+	RestErrorAnswer(x->resp, status, type, message);
 }
 
 /* The answer an ERROR stands for, by its SQLSTATE. */
@@ -530,10 +771,20 @@ error_answer(Ctx *x, ErrorData *e)
 			status = 406;
 			type = "UnsupportedOperationException";
 			break;
-		case ERRCODE_READ_ONLY_SQL_TRANSACTION:
-		case ERRCODE_QUERY_CANCELED:
+		case ERRCODE_READ_ONLY_SQL_TRANSACTION:	/* a standby */
+		case ERRCODE_QUERY_CANCELED:	/* statement_timeout, a cancel */
+		case ERRCODE_IO_ERROR:	/* the storage failing: an outage */
 			status = 503;
 			type = "ServiceUnavailableException";
+			break;
+		case ERRCODE_UNDEFINED_FILE:
+			/* a file named or needed that is not there (Iceberg's servers: 404) */
+			status = 404;
+			type = "NotFoundException";
+			break;
+		case ERRCODE_DUPLICATE_FILE:	/* a concurrent writer's file */
+			status = 409;
+			type = "CommitFailedException";
 			break;
 		case ERRCODE_INVALID_PARAMETER_VALUE:
 		case ERRCODE_NULL_VALUE_NOT_ALLOWED:
@@ -542,26 +793,96 @@ error_answer(Ctx *x, ErrorData *e)
 			type = "IllegalArgumentException";
 			break;
 		default:
-			if (ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_DATA_EXCEPTION ||
-				ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION)
+			switch (ERRCODE_TO_CATEGORY(e->sqlerrcode))
 			{
-				status = 400;
-				type = "BadRequestException";
-			}
-			else if (ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_INSUFFICIENT_RESOURCES)
-			{
-				status = 503;
-				type = "ServiceUnavailableException";
+				case ERRCODE_DATA_EXCEPTION:
+				case ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION:
+				case ERRCODE_PROGRAM_LIMIT_EXCEEDED:	/* what the request holds is too big */
+					status = 400;
+					type = "BadRequestException";
+					break;
+				case ERRCODE_INSUFFICIENT_RESOURCES:
+				case ERRCODE_CONNECTION_EXCEPTION:	/* the object store unreachable */
+					status = 503;
+					type = "ServiceUnavailableException";
+					break;
 			}
 			break;
 	}
 	/* a table or view route whose namespace is missing: the table is */
 	if (strcmp(type, "NoSuchNamespaceException") == 0 && x->named)
 		type = x->view ? "NoSuchViewException" : "NoSuchTableException";
-	if (status == 500)
+	msg = iceberg_message(x, e, type, msg);
+	/*
+	 * Server paths are the superuser's to see: a file error, or a message
+	 * naming a path or URI the request did not, is answered in general
+	 * terms, its message logged
+	 */
+	if (!x->superuser &&
+		(ERRCODE_TO_CATEGORY(e->sqlerrcode) == ERRCODE_SYSTEM_ERROR || names_server_path(x, msg)))
+	{
 		ereport(LOG,
 				(errmsg("skade REST %s %s: %s", x->req->method, x->req->raw_path, msg)));
-	answer_error(x, status, type, iceberg_message(x, e, type, msg));
+		msg = status == 404 ? "the metadata file could not be read: it does not exist"
+			: status == 503 ? "the storage is not available; try again"
+			: status == 403 ? "a location the request needs is not allowed"
+			: "the request failed on a file or location";
+		msg = psprintf("%s (the server log has the details)", msg);
+	}
+	else if (status == 500)
+		ereport(LOG,
+				(errmsg("skade REST %s %s: %s", x->req->method, x->req->raw_path, msg)));
+	answer_error(x, status, type, msg);
+}
+
+/*
+ * Does msg name an absolute path or a URI (file:, s3://, ...) the request
+ * did not name itself?
+ */
+static bool
+names_server_path(Ctx *x, const char *msg)
+{
+	const char *p;
+
+	for (p = msg; *p; p++)
+	{
+		const char *start = NULL;
+		const char *end;
+
+		if (*p == '/' && (p == msg || strchr(" \"'(=", p[-1]) != NULL) &&
+			p[1] != '\0' && p[1] != ' ')
+			start = p;			/* an absolute path */
+		else if (pg_strncasecmp(p, "file:", 5) == 0 || strncmp(p, "://", 3) == 0)
+		{
+			/* a URI: back to its scheme */
+			for (start = p; start > msg && (isalnum((unsigned char) start[-1]) ||
+											start[-1] == '+' || start[-1] == '-' || start[-1] == '.'); start--)
+				;
+		}
+		if (start == NULL)
+			continue;
+		for (end = p; *end && *end != '"' && *end != '\'' && !isspace((unsigned char) *end); end++)
+			;
+		if (!named_by_request(x, start, end - start))
+			return true;
+		p = end - 1;
+	}
+	return false;
+}
+
+/* Does the request's path or body hold the len bytes of token? */
+static bool
+named_by_request(Ctx *x, const char *token, size_t len)
+{
+	char	   *t = pnstrdup(token, len);
+	ListCell   *lc;
+
+	if (strstr(x->req->raw_path, t) || (x->req->body.len > 0 && strstr(x->req->body.data, t)))
+		return true;
+	foreach(lc, x->req->segments)
+		if (strstr((const char *) lfirst(lc), t))
+			return true;
+	return false;
 }
 
 /* The first "quoted" part of a message, or NULL. */
@@ -646,11 +967,22 @@ note_target(Ctx *x, const char *ns_json_sql, const char *name_sql, const char *s
 static char *
 q1(Ctx *x, const char *sql, int nargs, const char **args)
 {
+	char	   *v;
+
+	return qrow(x, sql, nargs, args, 1, &v) ? v : NULL;
+}
+
+/*
+ * Run sql like q1; its first row's first ncols columns as text in out
+ * (NULL for SQL NULL), or false when it returns no row.
+ */
+static bool
+qrow(Ctx *x, const char *sql, int nargs, const char **args, int ncols, char **out)
+{
 	Oid			types[MAX_ARGS];
 	Datum		values[MAX_ARGS];
 	char		nulls[MAX_ARGS];
 	int			i;
-	char	   *v;
 
 	Assert(nargs <= MAX_ARGS);
 	for (i = 0; i < nargs; i++)
@@ -662,9 +994,15 @@ q1(Ctx *x, const char *sql, int nargs, const char **args)
 	if (SPI_execute_with_args(sql, nargs, types, values, nargs > 0 ? nulls : NULL, false, 0) < 0)
 		elog(ERROR, "could not run a REST statement");
 	if (SPI_processed == 0 || SPI_tuptable == NULL)
-		return NULL;
-	v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	return v ? MemoryContextStrdup(x->cxt, v) : NULL;
+		return false;
+	Assert(ncols <= SPI_tuptable->tupdesc->natts);
+	for (i = 0; i < ncols; i++)
+	{
+		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i + 1);
+
+		out[i] = v ? MemoryContextStrdup(x->cxt, v) : NULL;
+	}
+	return true;
 }
 
 /* Answer status with the JSON text sql returns. */
@@ -1207,14 +1545,22 @@ gzip_answer(const struct varlena *json, void *arg, Size *size)
 static void
 require_load_privilege(void)
 {
-	Oid			argtypes[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
-	List	   *fname = list_make2(makeString("skade"), makeString("load_table"));
-	Oid			fn = LookupFuncName(fname, 4, argtypes, false);
+	require_privilege("skade.load_table(text,text,text,text)");
+}
+
+/*
+ * The current role may call the function of signature (a regprocedure's
+ * text): USAGE on its schema and EXECUTE on it, else 42501.
+ */
+static void
+require_privilege(const char *signature)
+{
+	Oid			fn = DatumGetObjectId(DirectFunctionCall1(regprocedurein, CStringGetDatum(signature)));
 
 	if (pg_namespace_aclcheck(get_func_namespace(fn), GetUserId(), ACL_USAGE) != ACLCHECK_OK)
-		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_SCHEMA, "skade");
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_SCHEMA, get_namespace_name(get_func_namespace(fn)));
 	if (pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
-		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, "load_table");
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(fn));
 }
 
 /* The quoted ETag of a table's metadata location in a snapshots mode. */
@@ -1253,4 +1599,20 @@ etag_matches(const char *header, const char *etag)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * GET /metrics from a client that is not on loopback: allowed to roles with
+ * pg_monitor's privileges, answered 200 with no body (the listener, which
+ * keeps the figures, renders them: rest_metrics.c).
+ */
+static void
+metrics_access(Ctx *x)
+{
+	if (!has_privs_of_role(GetUserId(), ROLE_PG_MONITOR))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("the metrics are served to loopback clients and to roles with the privileges of pg_monitor")));
+	x->resp->status = 200;
+	resetStringInfo(&x->resp->body);
 }

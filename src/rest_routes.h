@@ -14,5 +14,6 @@
 #include "rest_http.h"
 
 extern void SkadeRestRoute(RestRequest *req, RestResponse *resp);
+extern void SkadeRestSweepIdempotency(void);
 
 #endif							/* SKADE_REST_ROUTES_H */

@@ -140,7 +140,7 @@ skade_rest_executor_main(Datum arg)
 		}
 		if (sweeper && TimestampDifferenceExceeds(last_sweep, GetCurrentTimestamp(), SWEEP_INTERVAL_MS))
 		{
-			/* MERGE: SkadeRestSweepIdempotency(); */
+			SkadeRestSweepIdempotency();
 			last_sweep = GetCurrentTimestamp();
 		}
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

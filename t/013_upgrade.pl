@@ -3,7 +3,7 @@
 # exactly the schema of a fresh install (pg_dump --schema-only
 # --binary-upgrade, which spells out every member of the extension, compared
 # with OIDs masked), keeps its data and history, and works (through every
-# update script: 1.0--1.1, 1.1--1.2, 1.2--1.3, 1.3--1.4, 1.4--1.5, 1.5--1.6).  Every later SQL
+# update script: 1.0--1.1, 1.1--1.2, 1.2--1.3, 1.3--1.4, 1.4--1.5, 1.5--1.6, 1.6--1.7).  Every later SQL
 # change ships as a new version with its upgrade script; add the version here.
 use strict;
 use warnings;
@@ -33,7 +33,7 @@ $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('postgres', 'CREATE DATABASE old');
 $node->safe_psql('fresh', 'CREATE EXTENSION skade');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'skade'"),
-	'1.6', 'a fresh install is 1.6');
+	'1.7', 'a fresh install is 1.7');
 
 # ---- the previous version, in use
 $node->safe_psql('old', <<"SQL");
@@ -51,7 +51,7 @@ my $log_before = $node->safe_psql('old', 'SELECT string_agg(l::text, E\'\n\' ORD
 
 $node->safe_psql('old', 'ALTER EXTENSION skade UPDATE');
 is($node->safe_psql('old', "SELECT extversion || ' ' || extnamespace::regnamespace FROM pg_extension WHERE extname = 'skade'"),
-	'1.6 skade', 'updated to 1.6, in schema skade');
+	'1.7 skade', 'updated to 1.7, in schema skade');
 
 # ---- the same schema as a fresh install
 sub schema

@@ -113,8 +113,9 @@ final class SkadeSql implements AutoCloseable {
 
   /** The route skade stored the answer of role's Idempotency-Key under, or null. */
   String idempotencyRoute(String role, String key) throws SQLException {
-    try (PreparedStatement st = prepare("SELECT route FROM skade.rest_idempotency WHERE key = ?",
-        role + ":" + key); ResultSet rs = st.executeQuery()) {
+    try (PreparedStatement st = prepare("SELECT i.method || ' ' || i.route FROM skade.rest_idempotency i"
+        + " JOIN pg_roles r ON r.oid = i.role_oid WHERE r.rolname = ? AND i.key = ?",
+        role, key); ResultSet rs = st.executeQuery()) {
       return rs.next() ? rs.getString(1) : null;
     }
   }

@@ -1,4 +1,4 @@
-/* skade--1.6.sql */
+/* skade--1.7.sql */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION skade" to load this file. \quit
@@ -256,6 +256,16 @@ CREATE FUNCTION skade.update_namespace_properties(namespace text, updates jsonb 
 												  OUT updated text[], OUT removed text[],
 												  OUT missing text[])
 	RETURNS record AS 'MODULE_PATHNAME', 'skade_update_namespace_properties' LANGUAGE C;
+
+/*
+ * path_component: name, checked to be one component of a path (not "." or
+ * "..", no "/" or control character, 1..255 bytes; else 42602), as a
+ * default location derived from a name needs it (new_table_metadata,
+ * create_view; create_namespace checks its levels in C).
+ */
+CREATE FUNCTION skade.path_component(name text, what text DEFAULT 'table')
+	RETURNS text AS 'MODULE_PATHNAME', 'skade_path_component' LANGUAGE C IMMUTABLE STRICT
+	PARALLEL SAFE;
 
 CREATE FUNCTION skade.register_table(namespace text, name text, metadata_location text,
 									 catalog text DEFAULT NULL)
@@ -660,7 +670,8 @@ BEGIN
 				USING ERRCODE = 'invalid_parameter_value',
 					  HINT = 'Pass location, set the namespace''s "location" property, or set skade.warehouse.';
 		END IF;
-		loc := rtrim(loc, '/') OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) name;
+		-- the name becomes a directory: one path component (else 42602)
+		loc := rtrim(loc, '/') OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) skade.path_component(name, 'table');
 	END IF;
 	loc := rtrim(loc, '/');
 	meta := jsonb_build_object(
@@ -2366,7 +2377,8 @@ BEGIN
 			RAISE EXCEPTION 'view "%.%" has no location', namespace, name USING ERRCODE = 'invalid_parameter_value',
 				HINT = 'Pass location, set the namespace''s "location" property, or set skade.warehouse.';
 		END IF;
-		loc := rtrim(loc, '/') || '/' || name;
+		-- the name becomes a directory: one path component (else 42602)
+		loc := rtrim(loc, '/') || '/' || skade.path_component(name, 'view');
 	END IF;
 	m := skade.apply_view_updates(
 		jsonb_build_object('format-version', 1, 'current-version-id', -1, 'versions', '[]'::jsonb,
@@ -2540,15 +2552,23 @@ SELECT pg_catalog.pg_extension_config_dump('skade.rest_tokens', '');
  * rest_idempotency: the answers of REST requests that carried an
  * Idempotency-Key, stored in the transaction that made the change (a 5xx or
  * an error is never stored); a replay within the lifetime the config
- * announces (30 minutes) gets the stored answer.  Only the owner reads it.
+ * announces (30 minutes) gets the stored answer when it is the same request
+ * (method, route and SHA-256 of the body) and its role may still make it,
+ * another request with the key 422.  A key is the role's own (role_oid).
+ * Expired answers are swept by time (created_at).  Only the owner reads it.
  */
 CREATE TABLE skade.rest_idempotency (
-	key text PRIMARY KEY,
+	role_oid oid NOT NULL,
+	key text NOT NULL,
+	method text NOT NULL,
 	route text NOT NULL,
+	body_sha256 bytea NOT NULL,
 	status integer NOT NULL,
 	body text NOT NULL,
-	created_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	PRIMARY KEY (role_oid, key)
 );
+CREATE INDEX rest_idempotency_created_at ON skade.rest_idempotency (created_at);
 REVOKE ALL ON skade.rest_idempotency FROM PUBLIC;
 
 -- rest_create_token: a new token for role (shown once, stored hashed)
@@ -2762,6 +2782,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.fresh_type(jsonb, text, integer, jsonb),
 	skade.create_table(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
 	skade.new_table_metadata(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
+	skade.path_component(text, text),
 	skade.empty_table_metadata(text, text, jsonb, text),
 	skade.update_table(text, text, jsonb, jsonb, text),
 	skade.update_table_fast(text, text, text, jsonb, jsonb, text),
