@@ -111,6 +111,7 @@ int			skade_rest_body_timeout = 30;
 int			skade_rest_min_body_rate = 4096;
 int			skade_rest_queue_timeout = 2000;
 int			skade_rest_max_queue = 64;
+bool		skade_rest_metrics_loopback = true;
 char	   *skade_rest_anonymous_role = NULL;
 
 /*
@@ -425,6 +426,16 @@ SkadeGucInit(void)
 							PGC_SIGHUP,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("skade.rest_metrics_loopback",
+							 "Answer GET /metrics to loopback clients without credentials.",
+							 "Turn off when a proxy on this host forwards other clients to the REST port: "
+							 "then only roles with pg_monitor's privileges get the metrics.",
+							 &skade_rest_metrics_loopback,
+							 true,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomStringVariable("skade.rest_anonymous_role",
 							   "Role of REST requests without credentials (empty: they are refused).",

@@ -65,6 +65,7 @@ extern int	skade_rest_body_timeout;
 extern int	skade_rest_min_body_rate;
 extern int	skade_rest_queue_timeout;
 extern int	skade_rest_max_queue;
+extern bool skade_rest_metrics_loopback;
 extern char *skade_rest_anonymous_role;
 
 extern void SkadeGucInit(void);

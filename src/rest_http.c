@@ -31,7 +31,8 @@
  *   - A path or query argument that decodes to a NUL or to bytes that are
  *     not UTF-8 is answered 400 here, as is a body over
  *     skade.rest_max_body (413, once all of it was read), and GET /metrics
- *     from a loopback address (rest_metrics.c); everything else goes to an
+ *     from a loopback address (rest_metrics.c; unless
+ *     skade.rest_metrics_loopback is off); everything else goes to an
  *     executor (GET /metrics from elsewhere too: it authenticates the
  *     caller, a role with pg_monitor's privileges, and the listener renders
  *     the figures).
@@ -520,7 +521,7 @@ request_in(Request *rq)
 	else if ((problem = RestPathProblem(&rq->r)) != NULL)
 		answer_here(rq, 400, "BadRequestException", problem);
 	else if (strcmp(rq->r.raw_path, "/metrics") == 0 && strcmp(rq->r.method, "GET") == 0 &&
-			 rq->conn && rq->conn->loopback)
+			 rq->conn && rq->conn->loopback && skade_rest_metrics_loopback)
 	{
 		MemoryContext old = MemoryContextSwitchTo(rq->cxt);
 

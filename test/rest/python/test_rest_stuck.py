@@ -371,3 +371,27 @@ def test_metrics_are_prometheus_text(pg):
     assert families["skade_rest_executors"].samples[0].value >= workers
     caches = {s.labels["cache"] for s in families["skade_cache_hits"].samples}
     assert caches == {"l0_metadata", "l05_manifests"}, caches
+
+
+def test_metrics_off_loopback_need_pg_monitor(pg):
+    """With skade.rest_metrics_loopback off (a proxy on this host forwards other clients),
+    /metrics needs credentials of a role with pg_monitor's privileges: none 401, the writer
+    403, a monitoring role 200 with the figures."""
+    old = pg.autocommit
+    pg.autocommit = True
+    try:
+        pg_exec(pg, "DROP ROLE IF EXISTS stuck_monitor")
+        pg_exec(pg, "CREATE ROLE stuck_monitor LOGIN IN ROLE pg_monitor")
+        token = pg_exec(pg, "SELECT skade.rest_create_token('stuck_monitor', '1 hour', 'test')")[0][0]
+    finally:
+        pg.autocommit = old
+    reload_with(pg, rest_metrics_loopback="off")
+    try:
+        assert_error(requests.get(f"{restenv.URI}/metrics", timeout=10), 401, "NotAuthorizedException")
+        assert_error(requests.get(f"{restenv.URI}/metrics", headers=restenv.auth(), timeout=10),
+                     403, "ForbiddenException")
+        r = requests.get(f"{restenv.URI}/metrics", headers=restenv.auth(token), timeout=10)
+        assert r.status_code == 200, r.text
+        assert "skade_rest_requests" in {f.name for f in text_string_to_metric_families(r.text)}
+    finally:
+        reload_with(pg, rest_metrics_loopback=None)
