@@ -22,7 +22,7 @@
 # ends by itself, and the server gets SKADE_ABUSE_RECOVER seconds to recover between conditions.
 # Only loopback traffic; scratch under SKADE_BENCH_TMP (or /tmp), removed at the end.
 #
-# Usage: bash bench/rest_abuse.sh [--quick] [requests=200]      (as root; the server runs as postgres)
+# Usage: bash bench/rest_abuse.sh [--quick] [requests=1000]      (as root; the server runs as postgres)
 #   --quick: 50 requests per measurement, 20 s budget (about 3 minutes with the setup)
 # Environment: SKADE_ABUSE_WORKERS (skade.rest_workers, 2), SKADE_ABUSE_MAX_CONNECTIONS
 #   (skade.rest_max_connections, 16), SKADE_ABUSE_SLOW ((b)'s connections, 2 x max connections),
@@ -40,7 +40,7 @@ set -euo pipefail
 
 QUICK=0
 if [ "${1:-}" = --quick ]; then QUICK=1; shift; fi
-REQUESTS=${1:-$([ $QUICK = 1 ] && echo 50 || echo 200)}
+REQUESTS=${1:-$([ $QUICK = 1 ] && echo 50 || echo 1000)}
 BUDGET=${SKADE_ABUSE_BUDGET:-$([ $QUICK = 1 ] && echo 20 || echo 60)}
 WORKERS=${SKADE_ABUSE_WORKERS:-2}
 MAXCONN=${SKADE_ABUSE_MAX_CONNECTIONS:-16}

@@ -26,8 +26,10 @@
  *   - Executors above skade.rest_workers that stay idle for
  *     EXECUTOR_IDLE_LIFETIME are retired (their queue detached: they exit
  *     0); one that ends under a request (terminated, FATAL) loses it: a
- *     500 (the change's state is unknown) — the listener keeps at least
- *     skade.rest_workers executors running.
+ *     500 (the change's state is unknown; 503 if it had not received all
+ *     of the request) — the listener keeps at least skade.rest_workers
+ *     executors running, starting one at most every RESTART_BACKOFF_MS
+ *     after one ended.
  *   - Each executor's DSM segment holds its two queues (listener to
  *     executor, executor to listener) of QUEUE_SIZE bytes; the executor
  *     attaches it by the handle in its bgw_main_arg.  The listener creates
@@ -90,7 +92,7 @@ static RestPoolStats stats;
 static TimestampTz last_start_failure = 0;
 
 static int	start_executor(void);
-static void stop_executor(int i);
+static void stop_executor(int i, bool retire);
 static void assign(int i, RestJob *job);
 static void push(Executor *e);
 static void pull(int i);
@@ -193,7 +195,7 @@ RestPoolPoll(void)
 			pid_t		pid;
 
 			if (GetBackgroundWorkerPid(e->handle, &pid) == BGWH_STOPPED)
-				stop_executor(i);
+				stop_executor(i, false);
 		}
 	}
 	expire_queue();
@@ -209,7 +211,7 @@ RestPoolStop(void)
 
 	for (i = 0; i < MAX_EXECUTORS; i++)
 		if (executors[i].state != EX_NONE)
-			stop_executor(i);
+			stop_executor(i, true);
 }
 
 /* RestPoolGetStats: the pool's figures now. */
@@ -289,9 +291,15 @@ start_executor(void)
 	return i;
 }
 
-/* Retire (or forget) executor i: its queues detached, its slot freed. */
+/*
+ * Retire executor i (retire), or forget one that ended: its queues
+ * detached, its slot freed.  A job it held is answered: 503 if it never got
+ * all of its request (it cannot have run it), else 500 (a change it ran may
+ * or may not have been committed).  After an executor ended, the next start
+ * waits RESTART_BACKOFF_MS (no loop of workers failing at once).
+ */
 static void
-stop_executor(int i)
+stop_executor(int i, bool retire)
 {
 	Executor   *e = &executors[i];
 
@@ -301,9 +309,15 @@ stop_executor(int i)
 
 		e->job = NULL;
 		stats.lost++;
-		finish(job, 500, "InternalServerError",
-			   "the worker serving this request ended; a change it made may or may not have been committed");
+		if (e->sent)
+			finish(job, 500, "InternalServerError",
+				   "the worker serving this request ended; a change it made may or may not have been committed");
+		else
+			finish(job, 503, "ServiceUnavailableException",
+				   "the worker for this request ended before it received the request; nothing was done");
 	}
+	if (!retire)
+		last_start_failure = GetCurrentTimestamp();
 	shm_mq_detach(e->to);
 	shm_mq_detach(e->from);
 	dsm_detach(e->seg);
@@ -339,7 +353,7 @@ push(Executor *e)
 	if (r == SHM_MQ_SUCCESS)
 		e->sent = true;
 	else if (r == SHM_MQ_DETACHED)
-		stop_executor(e - executors);
+		stop_executor(e - executors, false);
 }
 
 /* Take executor i's answer if it is there. */
@@ -355,7 +369,7 @@ pull(int i)
 		return;
 	if (r == SHM_MQ_DETACHED)
 	{
-		stop_executor(i);
+		stop_executor(i, false);
 		return;
 	}
 	{
@@ -499,7 +513,7 @@ keep_pool(void)
 			(live > skade_rest_max_workers ||
 			 TimestampDifferenceExceeds(e->idle_since, now, EXECUTOR_IDLE_LIFETIME_MS)))
 		{
-			stop_executor(i);
+			stop_executor(i, true);
 			live--;
 		}
 	}

@@ -94,6 +94,8 @@ skade_rest_listener_main(Datum arg)
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	/* it runs no statement to cancel: pg_cancel_backend must not end it */
+	pqsignal(SIGINT, SIG_IGN);
 	pgstat_report_appname("skade rest");
 	SkadeRestListen();
 	/* not 0: a listener ended by pg_terminate_backend is started again */
