@@ -100,6 +100,7 @@ static void finish(RestJob *job, int status, const char *type, const char *messa
 static int	idle_executor(void);
 static int	live_executors(void);
 static bool target_full(const RestJob *job);
+static void unqueue(RestJob *job);
 static void dispatch_queue(void);
 static void expire_queue(void);
 static void keep_pool(void);
@@ -162,9 +163,7 @@ RestPoolWithdraw(RestJob *job)
 {
 	if (job->queued)
 	{
-		dlist_delete(&job->node);
-		job->queued = false;
-		nqueued--;
+		unqueue(job);
 	}
 	return job->executor >= 0;
 }
@@ -442,6 +441,14 @@ target_full(const RestJob *job)
 	return n >= cap;
 }
 
+static void
+unqueue(RestJob *job)
+{
+	dlist_delete(&job->node);
+	job->queued = false;
+	nqueued--;
+}
+
 /* Queued jobs, oldest first, onto idle (or new) executors. */
 static void
 dispatch_queue(void)
@@ -459,9 +466,7 @@ dispatch_queue(void)
 			i = start_executor();
 		if (i < 0)
 			return;
-		dlist_delete(&job->node);
-		job->queued = false;
-		nqueued--;
+		unqueue(job);
 		assign(i, job);
 	}
 }
@@ -479,9 +484,7 @@ expire_queue(void)
 
 		if (!TimestampDifferenceExceeds(job->submitted, now, skade_rest_queue_timeout))
 			continue;
-		dlist_delete(&job->node);
-		job->queued = false;
-		nqueued--;
+		unqueue(job);
 		stats.queue_timeouts++;
 		if (job->commit)
 			finish(job, 409, "CommitFailedException",
