@@ -83,7 +83,8 @@ class PG:
                                 if ln < 0:
                                     row.append(None)
                                 else:
-                                    row.append(body[p:p + ln].decode())
+                                    # (invalid UTF-8 in a UTF8 database: kept as surrogates, a finding)
+                                    row.append(body[p:p + ln].decode("utf-8", "surrogateescape"))
                                     p += ln
                             rows.append(row)
                         elif t == b"E":
@@ -108,14 +109,38 @@ class PG:
         self.sock = None
 
 
-STATE_SQL = """SELECT
+def state_sql(cond):
+    """The catalog state of the catalogs cond (a condition on catalog_name) as one text."""
+    return """SELECT
  (SELECT count(*) || ':' || coalesce(md5(string_agg(catalog_name || '|' || table_namespace || '|' || table_name
    || '|' || coalesce(metadata_location, '') || '|' || coalesce(iceberg_type, ''), ',' ORDER BY catalog_name,
-   table_namespace, table_name)), '') FROM public.iceberg_tables)
+   table_namespace, table_name)), '') FROM public.iceberg_tables WHERE %(c)s)
  || '/' || (SELECT count(*) || ':' || coalesce(md5(string_agg(catalog_name || '|' || namespace || '|' || property_key
    || '|' || coalesce(property_value, ''), ',' ORDER BY catalog_name, namespace, property_key)), '')
-   FROM public.iceberg_namespace_properties)
- || '/' || (SELECT coalesce(max(seq), 0) FROM skade.commit_log)"""
+   FROM public.iceberg_namespace_properties WHERE %(c)s)
+ || '/' || (SELECT coalesce(max(seq), 0) FROM skade.commit_log WHERE %(c)s)""" % {"c": cond}
+
+
+def detail_sql(cond):
+    return ("SELECT 'table ' || catalog_name || ' ' || table_namespace || '.' || table_name || ' ' || "
+            "coalesce(iceberg_type, '') || ' ' || coalesce(metadata_location, '') FROM public.iceberg_tables "
+            "WHERE %(c)s UNION ALL SELECT 'property ' || catalog_name || ' ' || namespace || ' ' || property_key "
+            "|| '=' || coalesce(property_value, '') FROM public.iceberg_namespace_properties WHERE %(c)s "
+            "UNION ALL (SELECT 'log ' || seq || ' ' || op || ' ' || table_namespace || '.' || table_name "
+            "FROM skade.commit_log WHERE %(c)s ORDER BY seq DESC LIMIT 3)") % {"c": cond}
+
+
+class Lane:
+    """A catalog of its own: its corpus, write lock and state (checked or not)."""
+
+    def __init__(self, name, catalog, cond, check):
+        self.name, self.catalog, self.cond, self.check = name, catalog, cond, check
+        self.rw = RWLock()
+        self.state = self.seed_state = None
+        self.detail = []
+        self.bad_utf8 = False
+        self.corpus = self.seed_requests = None
+
 
 
 # ------------------------------------------------------------- HTTP client
@@ -254,7 +279,10 @@ class Conn:
             deadline = time.monotonic() + timeout
             try:
                 for h in heads:
-                    out.append(read_response(self.sock, self.state, deadline, h))
+                    r = read_response(self.sock, self.state, deadline, h)
+                    while 100 <= r.status < 200:        # 100 Continue: the answer follows
+                        r = read_response(self.sock, self.state, deadline, h)
+                    out.append(r)
             except Closed as e:
                 self.close()
                 if not out and not fresh and attempt == 0 and not e.args[0]:
@@ -463,11 +491,11 @@ def build_corpus(prefix, seeds):
                      {"action": "set-default-sort-order", "sort-order-id": -1},
                      {"action": "set-location", "location": seeds["wh"] + "/fz/t2"},
                      {"action": "upgrade-format-version", "format-version": 2}]}, ns_i=1, name_i=3)
-    add("commit_table", "POST", ["namespaces", N, "tables", "t1"],
+    add("commit_table", "POST", ["namespaces", N, "tables", "t3"],
         {"requirements": [{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": None}],
          "updates": [{"action": "add-snapshot", "snapshot": {
              "snapshot-id": 4242, "sequence-number": 1, "timestamp-ms": 1700000000000,
-             "manifest-list": seeds["wh"] + "/fz/t1/metadata/snap-4242.avro",
+             "manifest-list": seeds["wh"] + "/fz/t3/metadata/snap-4242.avro",
              "summary": {"operation": "append", "added-data-files": "1"}, "schema-id": 0}},
              {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": 4242},
              {"action": "remove-snapshots", "snapshot-ids": [1]},
@@ -722,17 +750,19 @@ def pool_of(corpus):
 # ------------------------------------------------------------------- a test
 class Test:
     """The bytes sent and what to expect of them."""
-    __slots__ = ("data", "heads", "case", "raw", "note", "keep", "change", "slow", "early_close")
+    __slots__ = ("data", "heads", "case", "raw", "note", "keep", "change", "slow", "early_close", "lane")
 
     def __init__(self, data, heads, case, raw=False, note="", keep=True, change=None, slow=False):
         self.data, self.heads, self.case, self.raw, self.note = data, heads, case, raw, note
         self.keep, self.slow, self.early_close = keep, slow, False
+        self.lane = "slow" if slow else "main"
         self.change = case.change if change is None else change
 
 
 class Gen:
-    def __init__(self, rng, corpus, pool, tokens, port, max_depth):
+    def __init__(self, rng, corpus, pool, tokens, port, max_depth, cut_corpus=None):
         self.rng, self.corpus, self.tokens, self.port = rng, corpus, tokens, port
+        self.cut_corpus = cut_corpus
         self.mut = Mutator(rng, pool, corpus, max_depth)
 
     def host(self):
@@ -766,6 +796,11 @@ class Gen:
         r = self.rng
         c = r.choice(self.corpus).clone()
         if slow:
+            # the requests that may keep a connection waiting (the server's idle timeout)
+            if r.random() < 0.5:
+                t = self.raw(c, r.choice([4, 5, 5, 10]))
+                t.slow, t.lane = True, "slow"
+                return t
             return self.slow(c)
         x = r.random()
         if x < 0.05:
@@ -864,13 +899,15 @@ class Gen:
         else:
             extra.extend(("X-Many-%d" % i, "v") for i in range(r.choice([50, 500, 3000])))
             note = "header:many"
-        return Test(self.render(c, body, auth=auth, extra=extra), [c.method == "HEAD"], c, note=note)
+        return Test(self.render(c, body, auth=auth, extra=extra), [c.method == "HEAD"], c, note=note,
+                    raw=note in ("header:huge", "header:many"))
 
     # ---- raw HTTP
-    def raw(self, c):
+    def raw(self, c, k=None):
         r = self.rng
         body = self.body_of(c) if r.random() < 0.7 or c.body is None else self.mut.json(c.body)
-        k = r.randrange(12)
+        if k is None:   # (4, 5, 10: the slow lane's)
+            k = r.choice([0, 1, 2, 3, 6, 7, 8, 9, 11])
         change = True
         if k == 0:      # the method
             m = r.choice(["get", "PUT", "PATCH", "OPTIONS", "TRACE", "CONNECT", "POSTX", "", "G\x00T",
@@ -1002,12 +1039,14 @@ class Gen:
         elif k == 2:    # chunked, no last chunk
             data = self.render(c, None, extra=[("Transfer-Encoding", "chunked")]) + b"%x\r\n%s\r\n" % (len(body), body)
             t = Test(data, [c.method == "HEAD"], c, raw=True, note="slow:chunked-open", keep=False, slow=True)
-        else:           # early close: after part or all of the request
+        else:           # early close: after part or all of the request (a catalog never checked)
+            c = r.choice(self.cut_corpus).clone()
             data = self.render(c, self.mut.json(c.body) if c.body is not None and r.random() < 0.5 else body)
             cut = r.choice([len(data), r.randrange(1, len(data) + 1)])
             t = Test(data[:cut], [c.method == "HEAD"], c, raw=True, note="slow:early-close", keep=False,
                      slow=True)
             t.early_close = True
+            t.lane = "cut"
         return t
 
 
@@ -1114,6 +1153,8 @@ class Fuzzer:
         self.state_changes = 0
         self.bad_bodies = 0
         self.outcomes = Counter()
+        self.time_by_note = Counter()
+        self.errors = Counter()
         self.prefix = None
 
     # ---- setup
@@ -1146,18 +1187,14 @@ class Fuzzer:
                 time.sleep(0.2)
         return False
 
-    def seed(self):
-        if not self.wait_rest():
-            raise RuntimeError("the REST port does not answer")
-        st, j, _ = self.call("GET", "/v1/config")
-        if st != 200:
-            raise RuntimeError("GET /v1/config: %s %s" % (st, j))
-        self.prefix = json.loads(json.dumps(j))["overrides"]["prefix"]
-        wh = self.a.warehouse
+
+    def seed_catalog(self, prefix):
+        """Namespaces, tables (real schemas), views and commits in catalog prefix; its corpus."""
+        wh = self.a.warehouse + ("" if prefix == self.prefix else "/" + prefix)
         ns, sub = ["fz"], ["fz", "fzsub"]
-        self.seeds = {"ns": ns, "sub": sub, "wh": wh, "uuid": {}, "loc": {}}
-        self.seed_requests = []
-        P = "/v1/" + q(self.prefix)
+        seeds = {"ns": ns, "sub": sub, "wh": wh, "uuid": {}, "loc": {}}
+        seed_requests = []
+        P = "/v1/" + q(prefix)
         N, S = ns_seg(ns), ns_seg(sub)
         reqs = [("POST", P + "/namespaces", {"namespace": ns, "properties": {"location": wh + "/fz", "owner": "fuzz"}}),
                 ("POST", P + "/namespaces", {"namespace": sub, "properties": {}}),
@@ -1173,20 +1210,20 @@ class Fuzzer:
                 ("POST", P + "/namespaces/" + N + "/views",
                  {"name": "v2", "schema": VIEW_SCHEMA, "view-version": view_version(ns), "properties": {}})]
         for m, p, b in reqs:
-            self.seed_requests.append((m, p, b))
+            seed_requests.append((m, p, b))
             st, j, _ = self.call(m, p, b)
             if st not in (200, 409):
                 raise RuntimeError("seed %s %s: %s %s" % (m, p, st, j))
         for t in ("t1", "t2"):
             st, j, r = self.call("GET", P + "/namespaces/" + N + "/tables/" + t)
-            self.seeds["uuid"][t] = j["metadata"]["table-uuid"]
-            self.seeds["loc"][t] = j["metadata-location"]
+            seeds["uuid"][t] = j["metadata"]["table-uuid"]
+            seeds["loc"][t] = j["metadata-location"]
             if t == "t1":
-                self.seeds["etag"] = r.header("ETag") or '"x"'
+                seeds["etag"] = r.header("ETag") or '"x"'
         # a commit or two
         for i in range(2):
             st, j, _ = self.call("POST", P + "/namespaces/" + N + "/tables/t1", {
-                "requirements": [{"type": "assert-table-uuid", "uuid": self.seeds["uuid"]["t1"]}],
+                "requirements": [{"type": "assert-table-uuid", "uuid": seeds["uuid"]["t1"]}],
                 "updates": [{"action": "set-properties", "updates": {"seed.commit": str(i)}}]})
             if st != 200:
                 raise RuntimeError("seed commit: %s %s" % (st, j))
@@ -1197,29 +1234,51 @@ class Fuzzer:
         if st != 200:
             raise RuntimeError("seed schema commit: %s %s" % (st, j))
         st, j, _ = self.call("GET", P + "/namespaces/" + N + "/views/v1")
-        self.seeds["uuid"]["v1"] = j["metadata"]["view-uuid"]
-        self.seeds["loc"]["v1"] = j["metadata-location"]
-        self.corpus = build_corpus(self.prefix, self.seeds)
+        seeds["uuid"]["v1"] = j["metadata"]["view-uuid"]
+        seeds["loc"]["v1"] = j["metadata-location"]
+        return seeds, seed_requests, build_corpus(prefix, seeds)
+
+    def seed(self):
+        if not self.wait_rest():
+            raise RuntimeError("the REST port does not answer")
+        st, j, _ = self.call("GET", "/v1/config")
+        if st != 200:
+            raise RuntimeError("GET /v1/config: %s %s" % (st, j))
+        self.prefix = j["overrides"]["prefix"]
+        # three catalogs: the main lane's (well-formed and quick raw requests), the slow lane's (requests
+        # the server must time out) and the cut one's (requests cut early: their changes may land after
+        # the close, so its state is never checked)
+        self.lanes = {"main": Lane("main", self.prefix, "catalog_name NOT IN ('fuzz_slow', 'fuzz_cut')", True),
+                      "slow": Lane("slow", "fuzz_slow", "catalog_name = 'fuzz_slow'", True),
+                      "cut": Lane("cut", "fuzz_cut", "false", False)}
+        for lane in self.lanes.values():
+            self.seeds, lane.seed_requests, lane.corpus = self.seed_catalog(lane.catalog)
+            if lane.check:
+                lane.state = lane.seed_state = self.read_state(lane)
+                lane.detail = self.read_detail(lane)
+        self.corpus = self.lanes["main"].corpus
         self.pool = pool_of(self.corpus)
-        self.state = self.read_state()
-        self.seed_state = self.state
         self.worker_pids = self.rest_pids()
         self.log_pos = os.path.getsize(self.a.log) if os.path.exists(self.a.log) else 0
         print("rest-fuzz: prefix %r, %d corpus requests over %d routes, REST workers %s" % (
             self.prefix, len(self.corpus), len({c.route for c in self.corpus}), sorted(self.worker_pids)),
             flush=True)
 
-    def reseed(self):
+    def reseed(self, lane):
         """Recreate the seed objects a successful change dropped or moved (under the write lock)."""
-        for m, p, b in self.seed_requests:
+        for m, p, b in lane.seed_requests:
             try:
                 self.call(m, p, b)
             except RuntimeError:
                 pass
-        self.state = self.read_state()
+        lane.state = self.read_state(lane)
+        lane.detail = self.read_detail(lane)
 
-    def read_state(self):
-        return self.state_pg.query(STATE_SQL)[0][0]
+    def read_state(self, lane):
+        return self.state_pg.query(state_sql(lane.cond))[0][0]
+
+    def read_detail(self, lane):
+        return sorted(r[0] or "" for r in self.state_pg.query(detail_sql(lane.cond)))
 
     def rest_pids(self):
         rows = self.pg.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'skade rest worker'")
@@ -1230,6 +1289,7 @@ class Fuzzer:
         """Problems of one answer (a list of (kind, signature))."""
         out = []
         c = t.case if i == 0 else None
+        head = t.heads[i] if i < len(t.heads) else False
         body = r.body
         if (r.header("Content-Encoding") or "").lower() == "gzip" and body:
             try:
@@ -1237,36 +1297,48 @@ class Fuzzer:
             except (OSError, EOFError, zlib.error):
                 out.append(("bad-body", "%d gzip body does not decompress" % r.status))
                 return out
-        mhd = body.lstrip().lower().startswith(b"<html")
+        mhd = body.lstrip().lower().startswith(b"<html") or (t.raw and body.startswith(b"HTTP/1."))
+        if t.raw and body.startswith(b"HTTP/1."):
+            out.append(("bad-body", "%d libmicrohttpd sent its header block twice" % r.status))
+        if t.raw and (r.status == 505 and "version" in t.note or r.status == 501 and (
+                "chunked" in t.note or "method" in t.note)):
+            return out      # HTTP version / transfer coding not supported: as it should
         if mhd and t.raw:
-            if r.status >= 500 and not (r.status == 505 and "version" in t.note) \
-                    and not (r.status == 501 and ("chunked" in t.note or "method" in t.note)):
-                out.append(("5xx", "%d libmicrohttpd %s %s" % (r.status, t.note, r.reason)))
+            if r.status >= 500:
+                out.append(("5xx", "%d libmicrohttpd %s" % (r.status, r.reason)))
             return out
         ejson = None
         if body:
             try:
                 ejson = json.loads(body)
             except ValueError:
-                out.append(("bad-body", "%d non-JSON body (%s) %s" % (r.status, t.note, body[:40])))
+                try:
+                    body.decode("utf-8")
+                    why = "non-JSON body"
+                except UnicodeDecodeError:
+                    why = "body not valid UTF-8"
+                out.append(("bad-body", "%dxx %s" % (r.status // 100, why) if why != "non-JSON body" else
+                            "%d %s (%s)" % (r.status, why, c.route if c else "pipelined")))
         if r.status >= 400:
-            if t.case.method == "HEAD" and i == 0 and not body:
+            if head and not body:
                 pass
             elif not (isinstance(ejson, dict) and isinstance(ejson.get("error"), dict)
                       and isinstance(ejson["error"].get("message"), str)
                       and isinstance(ejson["error"].get("type"), str)
                       and ejson["error"].get("code") == r.status):
                 if not any(k == "bad-body" for k, _ in out):
-                    out.append(("bad-body", "%d not an Iceberg error model %s" % (r.status, body[:60])))
+                    out.append(("bad-body", "%d not an Iceberg error model (%s) %s" % (
+                        r.status, c.route if c else "pipelined", normalize(body[:60].decode("latin-1")))))
         if r.status >= 500 or r.status < 100:
             msg = ejson["error"].get("message", "") if isinstance(ejson, dict) and isinstance(
                 ejson.get("error"), dict) else body[:80].decode("latin-1")
             typ = ejson["error"].get("type", "") if isinstance(ejson, dict) and isinstance(
                 ejson.get("error"), dict) else ""
             route = c.route if c else "pipelined"
-            out.append(("5xx", "%d %s %s %s: %s" % (r.status, route, t.note, typ, normalize(msg))))
+            out.append(("5xx", "%d %s %s: %s" % (r.status, route, typ, normalize(msg))))
         # %00 in a name segment must not reach a catalog object
-        if c and r.status < 400 and c.ns_i is not None and i == 0 and not t.raw:
+        if c and r.status < 400 and c.ns_i is not None and i == 0 and not t.raw and c.route not in (
+                "report_metrics", "cancel_plan", "fetch_plan", "fetch_tasks"):
             segs = [c.segs[j] for j in (c.ns_i, c.name_i) if j is not None and j < len(c.segs)]
             if any("%00" in s.upper() for s in segs):
                 out.append(("nul-accepted", "%d %s %%00 in a name accepted" % (r.status, c.route)))
@@ -1275,7 +1347,8 @@ class Fuzzer:
     # ---- a thread
     def worker(self, tid, slow):
         rng = random.Random("%s/%d/%s" % (self.a.seed, tid, slow))
-        gen = Gen(rng, self.corpus, self.pool, self.tokens, self.a.rest_port, self.a.max_depth)
+        gen = Gen(rng, self.lanes["slow" if slow else "main"].corpus, self.pool, self.tokens, self.a.rest_port,
+                  self.a.max_depth, self.lanes["cut"].corpus)
         conn = Conn(self.a.rest_port)
         while not self.stop.is_set():
             with self.report.lock:
@@ -1284,12 +1357,27 @@ class Fuzzer:
                     break
                 self.report.execs += 1
             t = gen.next(slow=slow)
-            self.run_one(t, conn, tid)
+            try:
+                self.run_one(t, conn, tid)
+            except Exception as e:      # the fuzzer's own trouble: said once a kind, the thread goes on
+                import traceback
+                key = "%s: %s" % (type(e).__name__, str(e)[:80])
+                with self.report.lock:
+                    self.errors[key] += 1
+                    first = self.errors[key] == 1
+                if first:
+                    print("rest-fuzz: driver error (%s, request %s %s)" % (key, t.case.route, t.note), flush=True)
+                    traceback.print_exc()
+                conn.close()
+                time.sleep(0.5)
         conn.close()
 
     def run_one(self, t, conn, tid):
-        lock = self.rw.write if t.change else self.rw.read
+        t0 = time.monotonic()
+        lane = self.lanes[t.lane]
+        lock = lane.rw.none if not lane.check else lane.rw.write if t.change else lane.rw.read
         with lock():
+            t0 = time.monotonic()
             self.inflight[tid] = t
             self.recent.append(t)
             if t.early_close:
@@ -1306,6 +1394,7 @@ class Fuzzer:
             self.inflight.pop(tid, None)
             with self.report.lock:
                 self.outcomes[outcome] += 1
+                self.time_by_note[t.note] += time.monotonic() - t0
                 self.report.notes[t.note.split(":")[0] + ":" + (t.note.split(":") + [""])[1]] += 1
                 for r in rs:
                     self.report.statuses[r.status] += 1
@@ -1317,9 +1406,18 @@ class Fuzzer:
             elif outcome in ("closed", "garbled") and not t.raw and not rs:
                 problems.append(("no-answer", "%s %s connection %s without an answer" % (
                     t.case.route, t.note, outcome)))
-            if t.change and not (t.raw and outcome == "hang"):
-                self.check_state(t, rs, outcome, problems)
-        for kind, sig in problems:
+            if lane.check and outcome == "hang":
+                time.sleep(3)       # (a late change is the hang's; the next check starts from here)
+                lane.state, lane.detail = self.read_state(lane), self.read_detail(lane)
+            elif t.change and lane.check:
+                if outcome == "garbled":
+                    time.sleep(0.5)     # requests of ours may still be served
+                t1 = time.monotonic()
+                self.check_state(lane, t, rs, outcome, problems)
+                with self.report.lock:
+                    self.time_by_note["(state check)"] += time.monotonic() - t1
+        for p in problems:
+            kind, sig = p[0], p[1]
             with self.report.lock:
                 if kind == "hang":
                     self.hangs += 1
@@ -1329,24 +1427,37 @@ class Fuzzer:
                     self.state_changes += 1
                 elif kind == "bad-body":
                     self.bad_bodies += 1
-            self.report.finding(kind, sig, t, rs, {"outcome": outcome, "statuses": [r.status for r in rs]})
+            extra = {"outcome": outcome, "statuses": [r.status for r in rs]}
+            if len(p) > 2:
+                extra.update(p[2])
+            self.report.finding(kind, sig, t, rs, extra)
 
-    def check_state(self, t, rs, outcome, problems):
+    def check_state(self, lane, t, rs, outcome, problems):
         try:
-            now = self.read_state()
+            now = self.read_state(lane)
         except Exception as e:      # the server is down: the monitor reports it
             problems.append(("state-unknown", "%s: %s" % (t.case.route, str(e)[:100])))
             return
-        if now == self.state:
+        if now == lane.state:
             return
         ok = any(200 <= r.status < 300 for r in rs)
-        if not ok and not t.early_close:
+        if not ok:
+            detail = self.read_detail(lane)
+            before, after = set(lane.detail), set(detail)
             sts = ",".join(str(r.status) for r in rs) or outcome
-            problems.append(("state-change", "%s %s answered %s but changed the catalog" % (
-                t.case.route, t.note.split(":")[0], sts)))
-        self.state = now
-        if now != self.seed_state:
-            self.reseed()
+            problems.append(("state-change", "%s answered %s but changed the catalog" % (t.case.route, sts),
+                             {"removed": sorted(before - after), "added": sorted(after - before)}))
+        lane.state = now
+        bad = [x for x in self.read_detail(lane) if any(0xDC80 <= ord(ch) <= 0xDCFF for ch in x)]
+        if bad and not lane.bad_utf8:
+            lane.bad_utf8 = True
+            problems.append(("bad-utf8-stored", "%s %s stored a name that is not valid UTF-8" % (
+                t.case.route, ",".join(str(r.status) for r in rs)), {"rows": [b.encode("utf-8", "surrogateescape")
+                                                                            .decode("latin-1") for b in bad[:5]]}))
+        if now != lane.seed_state:
+            self.reseed(lane)
+        else:
+            lane.detail = self.read_detail(lane)
 
     # ---- the monitor: server log and REST worker processes
     CRASH = re.compile(r"terminated by signal|server process .* was terminated|was terminated by exception|"
@@ -1450,6 +1561,7 @@ class Fuzzer:
         print("rest-fuzz: %d executions in %.0fs (%.0f/s)" % (n, elapsed, n / max(elapsed, 0.001)))
         print("rest-fuzz: statuses " + " ".join("%s=%d" % (k, v) for k, v in sorted(r.statuses.items())))
         print("rest-fuzz: outcomes " + " ".join("%s=%d" % kv for kv in sorted(self.outcomes.items())))
+        print("rest-fuzz: seconds by generator " + " ".join("%s=%.1f" % kv for kv in self.time_by_note.most_common(12)))
         print("rest-fuzz: generators " + " ".join("%s=%d" % kv for kv in sorted(r.notes.items())))
         if r.known_hits:
             print("rest-fuzz: known classes (not failures) " +
@@ -1515,6 +1627,9 @@ class RWLock:
 
     def read(self):
         return self._Ctx(self._r_in, self._r_out)
+
+    def none(self):
+        return self._Ctx(lambda: None, lambda: None)
 
     def write(self):
         return self._Ctx(self._w_in, self._w_out)

@@ -93,7 +93,7 @@ skade.rest_port = $rest_port
 skade.rest_listen_addresses = '127.0.0.1'
 skade.rest_workers = 2
 skade.rest_database = 'postgres'
-skade.rest_idle_timeout = 2s
+skade.rest_idle_timeout = 1s
 skade.rest_max_body = 1MB
 skade.rest_max_connections = 32
 CONF
