@@ -1675,10 +1675,21 @@ def main():
     ap.add_argument("--known", help="a file of known finding classes (README.md)")
     ap.add_argument("--progress", type=float, default=15)
     ap.add_argument("--replay", nargs="*", help="only resend these finding directories")
+    ap.add_argument("--serve", type=float, default=0, help="no fuzzing: seed, print how to reach the server, wait")
     a = ap.parse_args()
     if a.seconds == 0 and a.executions == 0:
         a.seconds = 0
     f = Fuzzer(a)
+    if a.serve:
+        f.seed()
+        print("rest-fuzz: serving for %.0fs: REST http://%s:%d (prefix %s), SQL port %d\n"
+              "  export T=%s   # writer token; reader: %s" % (a.serve, HOST, a.rest_port, f.prefix, a.pg_port,
+                                                            a.writer_token, a.reader_token), flush=True)
+        try:
+            time.sleep(a.serve)
+        except KeyboardInterrupt:
+            pass
+        sys.exit(0)
     if a.replay:
         f.seed()
         sys.exit(f.replay(a.replay))

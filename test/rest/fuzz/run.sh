@@ -3,11 +3,12 @@
 #
 #   test/rest/fuzz/run.sh [--seconds N] [--executions N] [--seed S] [--threads N]
 #                         [--known FILE|none] [--keep] [--out DIR] [--replay DIR...]
-#                         [-- fuzz.py options]
+#                         [--serve SECONDS] [-- fuzz.py options]
 #
 # Defaults: 90 s, seed 1, the known classes of known.txt (what CI runs).
 # --seconds 0 with --executions N: stop after N requests only.
 # --replay DIR...: only resend saved findings (their request.bin) and report.
+# --serve SECONDS: no fuzzing; the seeded server stays up that long (for reproductions).
 #
 # As root: makes its own scratch directory (mktemp under /tmp) and free ports
 # on 127.0.0.1, initdb's a cluster run by the user postgres with skade
@@ -22,7 +23,7 @@ umask 022
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../../lib.sh"
 
-seconds=90 executions=0 seed=1 threads=6 known="$here/known.txt" keep=0 out="" replay=() extra=()
+seconds=90 executions=0 seed=1 threads=6 known="$here/known.txt" keep=0 out="" replay=() extra=() serve=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--seconds) seconds=$2; shift 2 ;;
@@ -31,6 +32,7 @@ while [ $# -gt 0 ]; do
 		--threads) threads=$2; shift 2 ;;
 		--known) known=$2; shift 2 ;;
 		--keep) keep=1; shift ;;
+		--serve) serve=$2; shift 2 ;;
 		--out) out=$2; shift 2 ;;
 		--replay) shift
 			while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do
@@ -120,6 +122,7 @@ args=(--rest-port "$rest_port" --pg-port "$port" --log "$log" --out "$out" --war
       --writer-token "$writer" --reader-token "$reader")
 [ "$known" != none ] && [ -n "$known" ] && args+=(--known "$known")
 [ ${#replay[@]} -gt 0 ] && args+=(--replay "${replay[@]}")
+[ "$serve" != 0 ] && args+=(--serve "$serve")
 trap ':' INT            # the fuzzer handles Ctrl-C (report); we still clean up
 "$python" "$here/fuzz.py" "${args[@]}" "${extra[@]}"
 rc=$?
