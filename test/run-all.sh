@@ -66,6 +66,7 @@ as_pg make -s -C "$WORK" regress-clean >/dev/null 2>&1 || true
 # changed by a failed call
 suite "fuzzer (bounded pass, seed 1)" \
     "$SKADE_ROOT/test/fuzz/run.sh" --seconds "${SKADE_FUZZ_SECONDS:-150}" --seed 1
+suite "REST fuzzer (bounded pass, seed 1)" "$SKADE_ROOT/test/rest/fuzz/run.sh" --seconds "${SKADE_REST_FUZZ_SECONDS:-90}" --seed 1
 
 # a full disk under skade's writes (mounts a small tmpfs: root)
 suite "faults: a full disk" "$SKADE_ROOT/test/faults/disk_full.sh"
