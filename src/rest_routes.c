@@ -788,6 +788,7 @@ error_answer(Ctx *x, ErrorData *e)
 			break;
 		case ERRCODE_INVALID_PARAMETER_VALUE:
 		case ERRCODE_NULL_VALUE_NOT_ALLOWED:
+		case ERRCODE_NO_DATA_FOUND:	/* a snapshot the table does not have */
 			/* Java's clients raise IllegalArgumentException for this type */
 			status = 400;
 			type = "IllegalArgumentException";

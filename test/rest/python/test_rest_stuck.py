@@ -395,3 +395,27 @@ def test_metrics_off_loopback_need_pg_monitor(pg):
         assert "skade_rest_requests" in {f.name for f in text_string_to_metric_families(r.text)}
     finally:
         reload_with(pg, rest_metrics_loopback=None)
+
+
+# ------------------------------------------------------------ client mistakes the fuzzer found
+
+def test_plan_mistakes_are_4xx():
+    """Planning at a snapshot the table does not have is 400 (was 500), and planning a table
+    whose manifest list is missing 404 NotFoundException with no server path (was 500)."""
+    r = call("POST", COLD + "/plan", body={"snapshot-id": 1})
+    assert_error(r, 400, "BadRequestException")
+    schema = {"type": "struct", "schema-id": 0,
+              "fields": [{"id": 1, "name": "id", "type": "long", "required": True}]}
+    assert call("POST", restenv.url("namespaces/stuck/tables"),
+                body={"name": "nolist", "schema": schema}).status_code == 200
+    wh = restenv.env("SKADE_WAREHOUSE")
+    snap = {"snapshot-id": 77, "timestamp-ms": 1700000000000, "sequence-number": 1, "schema-id": 0,
+            "manifest-list": f"file://{wh}/stuck/nolist/metadata/snap-77-missing.avro",
+            "summary": {"operation": "append"}}
+    r = call("POST", restenv.table_url("stuck", "nolist"), body={"requirements": [], "updates": [
+        {"action": "add-snapshot", "snapshot": snap},
+        {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": 77}]})
+    assert r.status_code == 200, r.text
+    r = call("POST", restenv.table_url("stuck", "nolist") + "/plan", body={})
+    err = assert_error(r, 404)
+    assert wh not in err["message"], err
