@@ -17,8 +17,9 @@
  *   - Every phase of a connection has a deadline, checked every TICK_MS:
  *     waiting for a request's headers (from the connection's start or its
  *     last answer) skade.rest_idle_timeout; receiving its body
- *     skade.rest_body_timeout in all, and after its first second at least
- *     skade.rest_min_body_rate bytes a second on average; sending an answer
+ *     skade.rest_body_timeout in all, after its first second at least
+ *     skade.rest_min_body_rate bytes a second on average, and never
+ *     skade.rest_idle_timeout without a byte; sending an answer
  *     skade.rest_body_timeout plus its size at that rate.  A request being
  *     run has no deadline here: the executor's timeouts bound it.  A
  *     connection past its deadline is shut down (never one whose request
@@ -103,6 +104,7 @@ typedef struct Conn
 	Phase		phase;
 	TimestampTz since;			/* the phase's start */
 	uint64		bytes;			/* body bytes received, or the answer's size */
+	TimestampTz last_bytes;		/* when body bytes last came */
 	uint64		served;			/* answers sent on it */
 	bool		cut;			/* shut down: closing */
 } Conn;
@@ -119,6 +121,7 @@ struct Request
 	bool		suspended;
 	bool		orphan;			/* its connection is gone; the pool has it */
 	bool		answered;
+	bool		queued;			/* the answer is queued on the connection */
 	RestResponse resp;
 	TimestampTz start;			/* the whole request in */
 };
@@ -143,6 +146,7 @@ static size_t no_unescape(void *cls, struct MHD_Connection *mhd, char *s);
 static Request *begin_request(struct MHD_Connection *mhd, const char *url, const char *method);
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
 								   const char *value);
+static bool body_length_known(struct MHD_Connection *mhd);
 static void set_target(Request *rq);
 static void take_body(Request *rq, const char *data, size_t n);
 static enum MHD_Result request_in(Request *rq);
@@ -365,8 +369,17 @@ handle(void *cls, struct MHD_Connection *mhd, const char *url, const char *metho
 	{
 		if (rq == NULL)
 		{
-			*state = begin_request(mhd, url, method);
+			*state = rq = begin_request(mhd, url, method);
 			result = MHD_YES;
+			if (!body_length_known(mhd))
+			{
+				answer_here(rq, 400, "BadRequestException",
+							"a Transfer-Encoding whose last coding is not chunked leaves the body's length unknown");
+				if (rq->conn)
+					enter(rq->conn, PH_WAITING, 0);
+				rq->start = GetCurrentTimestamp();
+				result = send_answer(rq);
+			}
 		}
 		else if (*upload_size > 0)
 		{
@@ -432,6 +445,30 @@ begin_request(struct MHD_Connection *mhd, const char *url, const char *method)
 	return rq;
 }
 
+/*
+ * Can the body's end be known: no Transfer-Encoding, or one whose last
+ * coding is chunked (RFC 9112 6.3: else the server answers 400 and closes;
+ * libmicrohttpd would read the body until the client closes).
+ */
+static bool
+body_length_known(struct MHD_Connection *mhd)
+{
+	const char *te = MHD_lookup_connection_value(mhd, MHD_HEADER_KIND, "Transfer-Encoding");
+	const char *last;
+	size_t		n;
+
+	if (te == NULL)
+		return true;
+	last = strrchr(te, ',');
+	last = last ? last + 1 : te;
+	while (*last == ' ' || *last == '\t')
+		last++;
+	n = strlen(last);
+	while (n > 0 && (last[n - 1] == ' ' || last[n - 1] == '\t'))
+		n--;
+	return n == 7 && pg_strncasecmp(last, "chunked", 7) == 0;
+}
+
 /* MHD_KeyValueIterator: keep a query argument as sent. */
 static enum MHD_Result
 collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -492,7 +529,10 @@ static void
 take_body(Request *rq, const char *data, size_t n)
 {
 	if (rq->conn)
+	{
 		rq->conn->bytes += n;
+		rq->conn->last_bytes = GetCurrentTimestamp();
+	}
 	if ((size_t) rq->r.body.len + n > (size_t) skade_rest_max_body)
 		rq->r.body_too_large = true;
 	else if (!rq->r.body_too_large)
@@ -604,6 +644,9 @@ send_answer(Request *rq)
 	struct MHD_Response *r;
 	enum MHD_Result result;
 
+	if (rq->queued)
+		return MHD_YES;			/* (answered before its body was in) */
+	rq->queued = true;
 	/* the body lives in the request's context, deleted only once it is sent */
 	r = MHD_create_response_from_buffer(resp->body.len, resp->body.data, MHD_RESPMEM_PERSISTENT);
 	if (r == NULL)
@@ -733,6 +776,7 @@ enter(Conn *c, Phase phase, uint64 bytes)
 {
 	c->phase = phase;
 	c->since = GetCurrentTimestamp();
+	c->last_bytes = c->since;
 	c->bytes = bytes;
 }
 
@@ -797,7 +841,8 @@ enforce_deadlines(void)
 			case PH_BODY:
 				if (secs > skade_rest_body_timeout)
 					cut(c, REST_CUT_BODY_DEADLINE);
-				else if (rate > 0 && secs > 1 && (double) c->bytes < rate * (secs - 1) && !unread(c))
+				else if ((rate > 0 && secs > 1 && (double) c->bytes < rate * (secs - 1)) ||
+						 (double) (now - c->last_bytes) / USECS_PER_SEC > skade_rest_idle_timeout)
 					cut(c, REST_CUT_SLOW_BODY);
 				break;
 			case PH_SENDING:

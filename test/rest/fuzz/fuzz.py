@@ -1282,7 +1282,9 @@ class Fuzzer:
         return sorted(r[0] or "" for r in self.state_pg.query(detail_sql(lane.cond)))
 
     def rest_pids(self):
-        rows = self.pg.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'skade rest worker'")
+        """The REST listener's pid: it lives as long as the server (executors come and go with
+        the load; one that crashed shows in the log, as does a restarted cluster)."""
+        rows = self.pg.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'skade rest listener'")
         return {r[0] for r in rows}
 
     # ---- checks
@@ -1290,7 +1292,7 @@ class Fuzzer:
         """Problems of one answer (a list of (kind, signature))."""
         out = []
         c = t.case if i == 0 else None
-        head = t.heads[i] if i < len(t.heads) else False
+        head = (t.heads[i] if i < len(t.heads) else False) or (i == 0 and t.data[:5] == b"HEAD ")
         body = r.body
         if (r.header("Content-Encoding") or "").lower() == "gzip" and body:
             try:
@@ -1475,7 +1477,7 @@ class Fuzzer:
     # ---- the monitor: server log and REST worker processes
     CRASH = re.compile(r"terminated by signal|server process .* was terminated|was terminated by exception|"
                        r"terminating any other active server processes|all server processes terminated|"
-                       r"skade rest worker.* exited with exit code|TRAP:|PANIC:|out of memory|"
+                       r"skade rest (worker|listener).* exited with exit code [^01]|TRAP:|PANIC:|out of memory|"
                        r"stack depth limit exceeded")
     LOG500 = re.compile(r"LOG:\s+skade REST (\S+) (\S+): (.*)")
 

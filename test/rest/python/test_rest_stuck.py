@@ -419,3 +419,31 @@ def test_plan_mistakes_are_4xx():
     r = call("POST", restenv.table_url("stuck", "nolist") + "/plan", body={})
     err = assert_error(r, 404)
     assert wh not in err["message"], err
+
+
+def test_transfer_encoding_not_chunked_is_400():
+    """A Transfer-Encoding whose last coding is not chunked leaves the body's length unknown
+    (RFC 9112 6.3): 400 at once, not a connection held until the client closes it."""
+    req = (b"POST /v1/" + restenv.CATALOG.encode() + b"/namespaces HTTP/1.1\r\nHost: x\r\n"
+           b"Authorization: Bearer " + restenv.WRITER_TOKEN.encode() + b"\r\n"
+           b"Transfer-Encoding: gzip\r\n\r\n" + b"{\"namespace\":[\"te\"]}")
+    out = restenv.raw_request(req, timeout=10)
+    assert out.startswith(b"HTTP/1.1 400"), out[:200]
+    assert call("HEAD", restenv.url("namespaces/te")).status_code == 404
+
+
+def test_a_body_that_stalls_is_cut_after_the_idle_timeout():
+    """A body that came fast (well above the minimum rate) and then stopped is cut once no
+    byte came for skade.rest_idle_timeout (2 s here), not only at skade.rest_body_timeout."""
+    with socket.create_connection((restenv.HOST, restenv.PORT), timeout=1) as s:
+        s.sendall(b"POST /v1/config HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n" + b" " * 200000)
+        deadline = time.monotonic() + 15
+        closed = False
+        while time.monotonic() < deadline and not closed:
+            try:
+                closed = s.recv(65536) == b""
+            except socket.timeout:
+                pass
+            except OSError:
+                closed = True
+        assert closed, "a stalled body was kept for 15 s"
