@@ -18,6 +18,10 @@ import re
 import socket
 import struct
 import sys
+
+# JSON numbers of any length are JSON (the server echoes what it stored): parse them
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)
 import threading
 import time
 import zlib
