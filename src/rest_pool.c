@@ -18,7 +18,9 @@
  *     storage hangs, never takes every executor, and commits waiting for
  *     its row lock never hold up its loads.
  *   - A request finds an idle executor, else one is started (up to
- *     skade.rest_max_workers), else it waits in the queue (at most
+ *     skade.rest_max_workers; while any is below it one idle executor is
+ *     kept spare, warmed up before its first request), else it waits in the
+ *     queue (at most
  *     skade.rest_max_queue requests, each at most skade.rest_queue_timeout);
  *     a full queue answers 503 with Retry-After at once, a timed-out wait
  *     503, or 409 for a commit (it certainly did not happen: Iceberg's
@@ -507,6 +509,10 @@ keep_pool(void)
 	int			i;
 
 	while (live < Min(skade_rest_workers, MAX_EXECUTORS) && start_executor() >= 0)
+		live++;
+	/* a spare: the next request finds an executor started and warmed up */
+	if (idle_executor() < 0 && live < Min(skade_rest_max_workers, MAX_EXECUTORS) &&
+		start_executor() >= 0)
 		live++;
 	for (i = MAX_EXECUTORS - 1; i >= 0 && live > skade_rest_workers; i--)
 	{

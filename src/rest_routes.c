@@ -1617,3 +1617,57 @@ metrics_access(Ctx *x)
 	x->resp->status = 200;
 	resetStringInfo(&x->resp->body);
 }
+
+/*
+ * SkadeRestWarmUp
+ *		Run once by a new executor before its first request: what every
+ *		request and a loadTable look up (the token statement, the catalog,
+ *		a table's pointer, load_table's privileges), so that its first
+ *		requests do not pay for cold caches.  In a transaction of its own,
+ *		outside any; an error (skade not installed yet) is dropped: the
+ *		requests will say so.
+ */
+void
+SkadeRestWarmUp(void)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PG_TRY();
+	{
+		RestRequest req = {0};
+		RestResponse resp = {0};
+		Ctx			x = {0};
+		StoreTable	t;
+		const char *catalog;
+
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		initStringInfo(&resp.body);
+		req.method = "GET";
+		req.raw_path = "/v1/config";
+		req.authorization = "Bearer skade-warm-up";
+		x.req = &req;
+		x.resp = &resp;
+		x.cxt = cxt;
+		(void) authenticate(&x);	/* (no such token: a 401) */
+		catalog = SkadeResolveCatalog(NULL);
+		(void) SkadeLookupTable(catalog, "skade warm-up", "skade warm-up", &t);
+		require_load_privilege();
+		SPI_finish();
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		FlushErrorState();
+		AbortCurrentTransaction();
+		CurrentResourceOwner = owner;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+}

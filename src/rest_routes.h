@@ -14,6 +14,7 @@
 #include "rest_http.h"
 
 extern void SkadeRestRoute(RestRequest *req, RestResponse *resp);
+extern void SkadeRestWarmUp(void);
 extern void SkadeRestSweepIdempotency(void);
 
 #endif							/* SKADE_REST_ROUTES_H */

@@ -118,6 +118,7 @@ skade_rest_executor_main(Datum arg)
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("application_name", "skade rest", PGC_USERSET, PGC_S_SESSION);
 	pgstat_report_appname("skade rest");
+	SkadeRestWarmUp();
 	RestExecutorAttach(arg, &in, &out);
 
 	for (;;)
