@@ -739,7 +739,7 @@ if (BENCH / "rest_load.sh").exists():
 if (BENCH / "rest_abuse.sh").exists():
     BENCHES.append(Bench(
         "rest_abuse", "a normal REST client under slow bodies, blocked commits and a hung S3", parse_rest_abuse,
-        {"requests": 200, "budget": 60}, {"requests": 50, "budget": 20},
+        {"requests": 1000, "budget": 60}, {"requests": 50, "budget": 20},
         lambda p: [(["bench/rest_abuse.sh", p["requests"]],
                     _env(SKADE_ABUSE_BUDGET=p["budget"], SKADE_BENCH_PORT=free_port()))], 1200))
 
