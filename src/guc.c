@@ -104,7 +104,7 @@ char	   *skade_rest_database = NULL;
 int			skade_rest_max_body = 16 * 1024 * 1024;
 int			skade_rest_idle_timeout = 60;
 int			skade_rest_max_connections = 256;
-int			skade_rest_max_workers = 8;
+int			skade_rest_max_workers = 4;
 int			skade_rest_lock_timeout = 5000;
 int			skade_rest_statement_timeout = 30000;
 int			skade_rest_body_timeout = 30;
@@ -368,7 +368,7 @@ SkadeGucInit(void)
 							"Most REST workers (executors) running at once; more start on demand.",
 							"Each is a dynamic background worker: max_worker_processes must leave room.",
 							&skade_rest_max_workers,
-							8, 1, 256,
+							4, 1, 256,
 							PGC_SIGHUP,
 							0,
 							NULL, NULL, NULL);

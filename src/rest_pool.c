@@ -274,12 +274,19 @@ start_executor(void)
 	snprintf(worker.bgw_type, BGW_MAXLEN, "skade rest worker");
 	if (!RegisterDynamicBackgroundWorker(&worker, &e->handle))
 	{
+		static TimestampTz last_said = 0;
+
 		dsm_detach(e->seg);
 		e->seg = NULL;
 		last_start_failure = GetCurrentTimestamp();
-		ereport(LOG,
-				(errmsg("skade REST server: could not start a worker"),
-				 errhint("Raise max_worker_processes, or lower skade.rest_max_workers.")));
+		/* (said once a minute at most: demand goes on while it lasts) */
+		if (TimestampDifferenceExceeds(last_said, last_start_failure, 60000))
+		{
+			last_said = last_start_failure;
+			ereport(LOG,
+					(errmsg("skade REST server: could not start a worker: no background worker slot is free"),
+					 errhint("Raise max_worker_processes, or lower skade.rest_max_workers.")));
+		}
 		return -1;
 	}
 	last_start_failure = 0;
