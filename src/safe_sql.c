@@ -39,6 +39,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "catalog/namespace.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
@@ -57,9 +59,7 @@ SkadeSafeSqlBegin(SkadeSafeSql *s, Oid role)
 	s->switched = OidIsValid(role);
 	if (!s->switched)
 	{
-		OverrideSearchPath path = {NIL, true, false, 0};	/* pg_catalog only */
-
-		PushOverrideSearchPath(&path);
+		SkadePushCatalogSearchPath(&s->nestlevel);
 		return;
 	}
 	GetUserIdAndSecContext(&s->save_userid, &s->save_sec_context);
@@ -78,7 +78,7 @@ SkadeSafeSqlEnd(SkadeSafeSql *s)
 {
 	if (!s->switched)
 	{
-		PopOverrideSearchPath();
+		SkadePopCatalogSearchPath(s->nestlevel);
 		return;
 	}
 	SetUserIdAndSecContext(s->save_userid, s->save_sec_context);
