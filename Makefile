@@ -36,11 +36,14 @@ REGRESS      = extension names namespace table commit commit_log jdbc_contract \
                stree64 durability adopt search_path null_args log_trigger sigv4 object_store views rest_json privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --inputdir=regress-run --outputdir=regress-run \
-               --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
+               --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale $(EXPECTED_OPT)
 ISOLATION      = cas_both_paths mirror_snapshots index_snapshots
 ISOLATION_OPTS = --temp-config=$(srcdir)/skade_iso.conf --temp-instance=./tmp_check_iso \
                  --inputdir=regress-run \
-                 --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
+                 --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale $(EXPECTED_OPT)
+# pg_regress 16 and later read expected files from --expecteddir (default:
+# the current directory), 15 from --inputdir; 15 knows no --expecteddir
+EXPECTED_OPT = $(if $(filter 15,$(MAJORVERSION)),,--expecteddir=regress-run)
 TAP_TESTS    = 1
 # pg_regress and isolation read their tests from regress-run/, a copy made for
 # this run with its own fixture and scratch directories (test/regress_prepare.sh);
