@@ -6,10 +6,18 @@ FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 WHERE e.extname = 'skade';
 
 -- members of the extension: the catalog tables are NOT among them
+-- (PostgreSQL 17 and later also record a member table's row type and a
+-- member type's array type as members: those come with their table or type,
+-- and are left out here)
 SELECT pg_describe_object(classid, objid, objsubid) AS member
 FROM pg_depend
 WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'skade')
+  AND NOT (classid = 'pg_type'::regclass AND EXISTS (
+        SELECT FROM pg_type t
+        WHERE t.oid = objid
+          AND (EXISTS (SELECT FROM pg_type e WHERE e.typarray = t.oid)
+               OR EXISTS (SELECT FROM pg_class c WHERE c.oid = t.typrelid AND c.relkind <> 'c'))))
 ORDER BY 1;
 
 -- exactly the clients' columns (JDBC schema V1), 'TABLE' as default type
