@@ -125,7 +125,10 @@ SELECT count(*) AS rows_left FROM iceberg_namespace_properties;
 SELECT current_database() AS regress_db \gset
 CREATE DATABASE skade_latin1 TEMPLATE template0 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C';
 \c skade_latin1
+-- (no CONTEXT: 18 adds the extension script's file and line to it)
+\set SHOW_CONTEXT never
 CREATE EXTENSION skade;
+\set SHOW_CONTEXT errors
 SELECT count(*) AS skade_schemas FROM pg_namespace WHERE nspname = 'skade';
 \c :regress_db
 DROP DATABASE skade_latin1;
