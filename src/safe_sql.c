@@ -20,7 +20,9 @@
  *     override search path: the same protection without the GUC machinery
  *     and the two recomputations of the search path it costs per statement
  *     (about 5% of a catalog lookup); popped on return, and by the
- *     (sub)transaction abort on error;
+ *     (sub)transaction abort on error.  PostgreSQL 17 removed override
+ *     search paths: there it is pg_catalog, pg_temp at a new GUC nest level
+ *     too, at that cost (SkadePushCatalogSearchPath, pg_compat.h);
  *   - names every relation schema-qualified and every operator as
  *     OPERATOR(pg_catalog.=) (see the statements in snapshot_map.c,
  *     commit_log.c, warm.c and snapshot_index.c);
