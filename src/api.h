@@ -12,6 +12,7 @@
 #define SKADE_API_H
 
 #include "catalog_store.h"
+#include "pg_compat.h"
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 
@@ -27,9 +28,9 @@ extern const char *SkadeRequireMetadataLocation(const char *ns, const char *name
 												const StoreTable *t);
 extern TimestampTz SkadeMsToTimestamptz(int64 ms);
 extern void SkadeRequireNamespace(const char *catalog, const char *ns);
-extern void SkadeReportMissingNamespace(const char *catalog, const char *ns) pg_attribute_noreturn();
-extern void SkadeReportMissingTable(const char *catalog, const char *ns,
-									const char *name) pg_attribute_noreturn();
+pg_noreturn extern void SkadeReportMissingNamespace(const char *catalog, const char *ns);
+pg_noreturn extern void SkadeReportMissingTable(const char *catalog, const char *ns,
+									const char *name);
 extern int64 SkadeCommitTable(const char *catalog, const char *ns, const char *name,
 							  const char *expected, const char *location);
 

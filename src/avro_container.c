@@ -39,6 +39,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -69,8 +71,8 @@ static void decode_block(SkadeAvroContainer *c, const char *data, int64 size,
 						 const char *what);
 static bool read_long(const char **p, const char *end, int64 *out);
 static const AvroMeta *find_meta(const SkadeAvroContainer *c, const char *key);
-static void container_error(const SkadeAvroContainer *c, const char *msg,
-							const char *detail) pg_attribute_noreturn();
+pg_noreturn static void container_error(const SkadeAvroContainer *c, const char *msg,
+							const char *detail);
 
 /*
  * SkadeAvroContainerDecode

@@ -40,6 +40,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <math.h>
 
 #include "mb/pg_wchar.h"
@@ -81,7 +83,7 @@ static JsonbValue *push_jsonb(JsonbParseState **state, const SkadeAvroDecoder *d
 static bool scalar_jsonb(const SkadeAvroDecoder *dec, const SkadeAvroDatum *d, JsonbValue *jv);
 static void scalar_value(const SkadeAvroDecoder *dec, const SkadeAvroDatum *d, JsonbValue *jv);
 static void check_text(const SkadeAvroDecoder *dec, const char *s, size_t len, const char *what);
-static void read_error(const SkadeAvroDecoder *dec, const char *detail) pg_attribute_noreturn();
+pg_noreturn static void read_error(const SkadeAvroDecoder *dec, const char *detail);
 
 /*
  * SkadeAvroDecoderBegin

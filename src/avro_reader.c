@@ -45,6 +45,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <math.h>
 
 #include <avro.h>
@@ -111,20 +113,20 @@ struct SkadeAvroValue
 static SkadeAvroFile *avro_active = NULL;
 
 static void *skade_avro_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
-static void avro_alloc_failed(const char *why, size_t nsize) pg_attribute_noreturn();
+pg_noreturn static void avro_alloc_failed(const char *why, size_t nsize);
 static void check_shape(SkadeAvroFile *f, SkadeAvroKind kind);
 static bool schema_has(avro_schema_t rec, const char *field, avro_type_t type,
 					   avro_schema_t *out);
 static bool next_block(SkadeAvroFile *f);
 static void release(void *arg);
-static void report_avro(const SkadeAvroFile *f, const char *what) pg_attribute_noreturn();
+pg_noreturn static void report_avro(const SkadeAvroFile *f, const char *what);
 static void check_text(const SkadeAvroFile *f, const char *s, size_t len, const char *what);
 static bool field_value(const SkadeAvroValue *rec, const char *name, avro_value_t *out);
 static bool int_value(const avro_value_t *value, int64 *out);
 static JsonbValue *push_jsonb(JsonbParseState **state, const avro_value_t *value,
 							  const SkadeAvroFile *f, JsonbIteratorToken tok);
-static void type_mismatch(const SkadeAvroValue *rec, const char *name,
-						  const char *expected) pg_attribute_noreturn();
+pg_noreturn static void type_mismatch(const SkadeAvroValue *rec, const char *name,
+						  const char *expected);
 static bool set_field(SkadeAvroValue *rec, const char *name, bool null, avro_value_t *out);
 static bool union_branch(avro_value_t *v, bool null, avro_value_t *out);
 static void copy_record(const SkadeAvroFile *w, avro_value_t *dst, const avro_value_t *src,
@@ -132,7 +134,7 @@ static void copy_record(const SkadeAvroFile *w, avro_value_t *dst, const avro_va
 static void copy_value(const SkadeAvroFile *w, avro_value_t *dst, const avro_value_t *src,
 					   const SkadeAvroFile *rf, bool by_position);
 static void copy_bytes(avro_value_t *d, const avro_value_t *s, const SkadeAvroFile *rf);
-static void copy_mismatch(const SkadeAvroFile *rf, const char *expected) pg_attribute_noreturn();
+pg_noreturn static void copy_mismatch(const SkadeAvroFile *rf, const char *expected);
 
 /*
  * SkadeAvroInit

@@ -50,6 +50,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "common/jsonapi.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -131,7 +133,7 @@ static bool valid_name(const char *s, bool dotted);
 static char *simple_name(const char *full);
 static void define(SchemaWalk *w, const char *full, int64 size, int32 node);
 static int64 size_sum(int64 a, int64 b);
-static void schema_error(SchemaWalk *w, const char *problem) pg_attribute_noreturn();
+pg_noreturn static void schema_error(SchemaWalk *w, const char *problem);
 
 /*
  * SkadeAvroSchemaGet
@@ -211,7 +213,7 @@ compile(const char *json, size_t len, const char *location, MemoryContext into)
 	if (len > (size_t) PG_INT32_MAX || !pg_verifymbstr(json, (int) len, true))
 		schema_error(&w, "it is not valid UTF-8 text");
 	text = pnstrdup(json, len);
-	lex = makeJsonLexContextCstringLen(text, (int) len, PG_UTF8, true);
+	lex = makeJsonLexContextCstringLen(NULL, text, len, PG_UTF8, true);
 	rc = pg_parse_json(lex, &nullSemAction);
 	if (rc != JSON_SUCCESS)
 		schema_error(&w, psprintf("it is not valid JSON: %s", json_errdetail(rc, lex)));

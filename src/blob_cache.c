@@ -61,6 +61,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/detoast.h"
 #include "access/xact.h"
 #include "common/hashfn.h"

@@ -27,6 +27,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "mb/pg_wchar.h"
 
 #include <math.h>

@@ -30,6 +30,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"

@@ -71,6 +71,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/xact.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
@@ -173,7 +175,7 @@ static bool member_int(FastCommit *fc, const char *key, int64 *value);
 static bool check_requirements(FastCommit *fc, Jsonb *requirements);
 static bool check_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
 static bool check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
-static void requirement_failed(const char *what) pg_attribute_noreturn();
+pg_noreturn static void requirement_failed(const char *what);
 static bool apply_updates(FastCommit *fc, Jsonb *updates);
 static bool add_snapshot(FastCommit *fc, JsonbContainer *u);
 static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);

@@ -38,6 +38,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/pg_collation.h"
@@ -454,7 +456,6 @@ commit_log_relid(void)
 	HeapTuple	tp;
 	Oid			relid;
 	Oid			owner;
-	Oid			seq;
 
 	if (OidIsValid(cached_log_relid))
 		return cached_log_relid;
@@ -475,9 +476,8 @@ commit_log_relid(void)
 		elog(ERROR, "skade.commit_log is missing");
 	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
 	ReleaseSysCache(tp);
-	seq = getIdentitySequence(relid, C_SEQ + 1, false);
 	cached_log_owner = owner;
-	cached_log_seq = seq;
+	cached_log_seq = InvalidOid;	/* looked up where the log is open */
 	cached_log_relid = relid;
 	return relid;
 }
@@ -562,6 +562,7 @@ append_row(LogRow *row)
 	Relation	rel;
 	EState	   *estate;
 	RangeTblEntry *rte;
+	List	   *perminfos = NIL;
 	ResultRelInfo *rri;
 	TupleTableSlot *slot;
 	TupleDesc	desc;
@@ -588,8 +589,13 @@ append_row(LogRow *row)
 
 	rel = table_open(commit_log_relid(), RowExclusiveLock);
 	seq_relid = cached_log_seq;
-	if (!OidIsValid(cached_log_relid))
-		seq_relid = getIdentitySequence(RelationGetRelid(rel), C_SEQ + 1, false);
+	if (!OidIsValid(cached_log_relid) || !OidIsValid(seq_relid))
+	{
+		/* looked up here, with the log open: (17) it takes the Relation */
+		seq_relid = getIdentitySequence(rel, C_SEQ + 1, false);
+		if (OidIsValid(cached_log_relid))
+			cached_log_seq = seq_relid;
+	}
 	desc = RelationGetDescr(rel);
 	if (desc->natts != LOG_NCOLS)
 		elog(ERROR, "skade.commit_log has %d columns, expected %d", desc->natts, LOG_NCOLS);
@@ -618,7 +624,8 @@ append_row(LogRow *row)
 	rte->relid = RelationGetRelid(rel);
 	rte->relkind = rel->rd_rel->relkind;
 	rte->rellockmode = RowExclusiveLock;
-	ExecInitRangeTable(estate, list_make1(rte));
+	addRTEPermissionInfo(&perminfos, rte);
+	ExecInitRangeTable(estate, list_make1(rte), perminfos, bms_make_singleton(1));
 	rri = makeNode(ResultRelInfo);
 	InitResultRelInfo(rri, rel, 1, NULL, 0);
 	estate->es_output_cid = GetCurrentCommandId(true);

@@ -37,6 +37,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "miscadmin.h"
 
 #include "common/hashfn.h"

@@ -51,6 +51,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -103,7 +105,7 @@ static const AllowedRoot *root_of(const char *path, const char **rest);
 static int	open_at(int dirfd, const char *name, int flags);
 static void close_fd(int fd);
 static int	file_errcode(int err);
-static void report_open(const char *location, const Opened *o) pg_attribute_noreturn();
+pg_noreturn static void report_open(const char *location, const Opened *o);
 static StringInfo read_whole(int fd, const char *location);
 
 /*

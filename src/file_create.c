@@ -47,6 +47,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -67,7 +69,7 @@ static int	walk_dirs(const char *location, const char *root, const char *rest,
 					  char **name);
 static void create_at(const char *location, int dirfd, const char *name,
 					  const char *data, Size len);
-static void fail(const char *location, const char *what, int err) pg_attribute_noreturn();
+pg_noreturn static void fail(const char *location, const char *what, int err);
 static int	write_errcode(int err);
 
 /*

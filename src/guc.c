@@ -14,6 +14,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <limits.h>
 
 #include "access/xact.h"

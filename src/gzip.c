@@ -27,6 +27,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <zlib.h>
 
 #include "miscadmin.h"

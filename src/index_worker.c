@@ -27,6 +27,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "pgstat.h"

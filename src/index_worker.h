@@ -11,7 +11,9 @@
 #ifndef SKADE_INDEX_WORKER_H
 #define SKADE_INDEX_WORKER_H
 
+#include "pg_compat.h"
+
 extern void SkadeIndexWorkerRegister(void);
-extern PGDLLEXPORT void skade_index_worker_main(Datum arg) pg_attribute_noreturn();
+pg_noreturn extern PGDLLEXPORT void skade_index_worker_main(Datum arg);
 
 #endif							/* SKADE_INDEX_WORKER_H */

@@ -34,6 +34,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "utils/memutils.h"
 
 #include "guc.h"

@@ -29,6 +29,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "miscadmin.h"
 
 #include "json_compact.h"

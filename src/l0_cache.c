@@ -35,6 +35,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/detoast.h"
 #include "fmgr.h"
 #include "funcapi.h"

@@ -24,6 +24,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"

@@ -36,6 +36,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "fmgr.h"

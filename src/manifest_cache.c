@@ -36,6 +36,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/xact.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"

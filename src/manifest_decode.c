@@ -38,6 +38,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -118,8 +120,8 @@ static bool field_long(const EntryShape *sh, const SkadeAvroDatum *rec, int idx,
 					   const char *name, int64 *out);
 static bool field_text(const EntryShape *sh, const SkadeAvroDatum *rec, int idx,
 					   const char *name, char **out);
-static void type_mismatch(const EntryShape *sh, const char *name,
-						  const char *expected) pg_attribute_noreturn();
+pg_noreturn static void type_mismatch(const EntryShape *sh, const char *name,
+						  const char *expected);
 static SkadeManifestStat *stat_for(SkadeManifestStat *stats, int *nstats, int32 field_id);
 static uint32 put_bytes(StringInfo var, const char *p, size_t len, bool nul);
 static uint32 put_varlena(StringInfo var, Datum d);

@@ -49,6 +49,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
@@ -119,7 +121,7 @@ ManifestHelperStart(const char *const *paths, const int64 *lengths, int n)
 	char	   *at;
 	int			i;
 
-	if (!skade_decode_helper || IsBackgroundWorker || ManifestCache() == NULL ||
+	if (!skade_decode_helper || AmBackgroundWorkerProcess() || ManifestCache() == NULL ||
 		n < HELPER_MIN_MANIFESTS || roots[0] == '\0')
 		return NULL;
 	size = offsetof(HelperTask, entries) + strlen(roots) + 1;

@@ -52,6 +52,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <math.h>
 
 #include "access/xact.h"

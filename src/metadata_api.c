@@ -15,6 +15,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "funcapi.h"

@@ -40,6 +40,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <jansson.h>
 
 #include "lib/stringinfo.h"
@@ -143,7 +145,7 @@ static void parse_snapshots(MetaBuild *b);
 static void parse_log(MetaBuild *b);
 static void parse_refs(MetaBuild *b);
 static void write_refs_variant(MetaBuild *b);
-static void field_error(ParseCtx *ctx, const char *path, const char *problem) pg_attribute_noreturn();
+pg_noreturn static void field_error(ParseCtx *ctx, const char *path, const char *problem);
 static json_t *get_field(ParseCtx *ctx, json_t *obj, const char *key,
 						 const char *path, bool required, json_type type);
 static int64 get_int(ParseCtx *ctx, json_t *obj, const char *key, const char *path,

@@ -29,6 +29,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "fmgr.h"

@@ -34,6 +34,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlog_internal.h"

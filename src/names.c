@@ -19,6 +19,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "utils/builtins.h"
 
 #include "names.h"

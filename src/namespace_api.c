@@ -22,6 +22,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"

@@ -59,6 +59,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -162,7 +164,7 @@ static const S3Credentials *credentials(void);
 static void load_credentials_file(const char *path);
 static S3Call *new_call(const char *method, const S3Object *o, const Route *r,
 						size_t cap, const S3Credentials *key);
-static void report(const char *verb, const char *location, const S3Call *c) pg_attribute_noreturn();
+pg_noreturn static void report(const char *verb, const char *location, const S3Call *c);
 static MemoryContext store_context(void);
 static void prefetch_top_up(void);
 static void prefetch_drop(Prefetched *p);
@@ -236,7 +238,7 @@ SkadeObjectScope(const char *catalog, const char *ns)
 	MemoryContext cxt = store_context();
 
 	scope.statement = GetCurrentStatementStartTimestamp();
-	scope.set_lxid = MyProc->lxid;
+	scope.set_lxid = PGPROC_LXID(MyProc);
 	if (scope.catalog && strcmp(scope.catalog, catalog) == 0 && strcmp(scope.ns, ns) == 0)
 		return;
 	if (scope.catalog)
@@ -815,7 +817,7 @@ resolve_overrides(void)
 	char	   *ns;
 
 	/* a scope left by an earlier statement does not apply */
-	if (scope.catalog == NULL || scope.set_lxid != MyProc->lxid ||
+	if (scope.catalog == NULL || scope.set_lxid != PGPROC_LXID(MyProc) ||
 		scope.statement != GetCurrentStatementStartTimestamp())
 	{
 		scope.endpoint = scope.region = NULL;
@@ -823,7 +825,7 @@ resolve_overrides(void)
 		scope.resolved = false;
 		return;
 	}
-	if (scope.resolved && scope.lxid == MyProc->lxid)
+	if (scope.resolved && scope.lxid == PGPROC_LXID(MyProc))
 		return;
 	scope.endpoint = scope.region = NULL;
 	scope.path_style = -1;
@@ -862,7 +864,7 @@ resolve_overrides(void)
 			break;
 		*dot = '\0';
 	}
-	scope.lxid = MyProc->lxid;
+	scope.lxid = PGPROC_LXID(MyProc);
 	scope.resolved = true;
 	if (scope.endpoint && !endpoint_allowed(scope.endpoint))
 	{

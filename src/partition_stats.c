@@ -36,6 +36,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "common/int.h"
 #include "datatype/timestamp.h"
 #include "utils/datetime.h"
@@ -434,7 +436,7 @@ transform_start(SkadeTransform tr, int64 t, int64 *days)
 	switch (tr)
 	{
 		case SKADE_TR_YEAR:
-			if (Abs(t) > MAX_YEARS)
+			if (t < -MAX_YEARS || t > MAX_YEARS)
 				return false;
 			*days = date2j(1970 + (int) t, 1, 1) - UNIX_EPOCH_JDATE;
 			return true;
@@ -442,13 +444,13 @@ transform_start(SkadeTransform tr, int64 t, int64 *days)
 			{
 				int64		y = t >= 0 ? t / 12 : -((-t + 11) / 12);
 
-				if (Abs(y) > MAX_YEARS)
+				if (y < -MAX_YEARS || y > MAX_YEARS)
 					return false;
 				*days = date2j(1970 + (int) y, (int) (t - y * 12) + 1, 1) - UNIX_EPOCH_JDATE;
 				return true;
 			}
 		case SKADE_TR_DAY:
-			if (Abs(t) > (int64) MAX_YEARS * 366)
+			if (t < -(int64) MAX_YEARS * 366 || t > (int64) MAX_YEARS * 366)
 				return false;
 			*days = t;
 			return true;

@@ -66,6 +66,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"

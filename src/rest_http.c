@@ -56,6 +56,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -177,7 +179,7 @@ SkadeRestListen(void)
 									 ALLOCSET_DEFAULT_SIZES);
 	open_daemons();
 	RestPoolStart(job_done);
-	set = CreateWaitEventSet(TopMemoryContext, ndaemons + 2);
+	set = CreateWaitEventSet(NULL, ndaemons + 2);
 	AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
 	for (i = 0; i < ndaemons; i++)

@@ -21,6 +21,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"

@@ -23,6 +23,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "blob_cache.h"
 #include "l0_cache.h"
 #include "manifest_cache.h"

@@ -47,6 +47,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"

@@ -55,9 +55,13 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "common/base64.h"
 #include "executor/spi.h"
@@ -478,7 +482,7 @@ authenticate(Ctx *x)
 	{
 		int			len = pg_b64_dec_len(strlen(h + 6));
 		char	   *dec = palloc(len + 1);
-		int			n = pg_b64_decode(h + 6, strlen(h + 6), dec, len);
+		int			n = pg_b64_decode(h + 6, strlen(h + 6), (uint8 *) dec, len);
 		char	   *colon;
 
 		if (n >= 0)
@@ -1558,9 +1562,9 @@ require_privilege(const char *signature)
 {
 	Oid			fn = DatumGetObjectId(DirectFunctionCall1(regprocedurein, CStringGetDatum(signature)));
 
-	if (pg_namespace_aclcheck(get_func_namespace(fn), GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+	if (object_aclcheck(NamespaceRelationId, get_func_namespace(fn), GetUserId(), ACL_USAGE) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_SCHEMA, get_namespace_name(get_func_namespace(fn)));
-	if (pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
+	if (object_aclcheck(ProcedureRelationId, fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(fn));
 }
 

@@ -35,6 +35,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"

@@ -33,6 +33,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"

@@ -50,6 +50,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <curl/curl.h>
 
 #include "common/base64.h"
@@ -60,6 +62,7 @@
 #include "pgtime.h"
 #include "storage/latch.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
@@ -350,7 +353,7 @@ prepare(Attempt *a)
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("could not compute MD5: %s", errstr)));
-		len = pg_b64_encode((const char *) md5, 16, a->content_md5, sizeof(a->content_md5) - 1);
+		len = pg_b64_encode(md5, 16, a->content_md5, sizeof(a->content_md5) - 1);
 		a->content_md5[len < 0 ? 0 : len] = '\0';
 	}
 }
@@ -502,7 +505,7 @@ wait_and_drive(void)
 			timeout = Min(timeout, Max(0, (long) ((a->retry_at - now) / 1000)));
 	}
 
-	set = CreateWaitEventSet(CurrentMemoryContext, nwatched + 2);
+	set = CreateWaitEventSet(CurrentResourceOwner, nwatched + 2);
 	AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
 	for (i = 0; i < nwatched; i++)

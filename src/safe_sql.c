@@ -20,7 +20,9 @@
  *     override search path: the same protection without the GUC machinery
  *     and the two recomputations of the search path it costs per statement
  *     (about 5% of a catalog lookup); popped on return, and by the
- *     (sub)transaction abort on error;
+ *     (sub)transaction abort on error.  PostgreSQL 17 removed override
+ *     search paths: there it is pg_catalog, pg_temp at a new GUC nest level
+ *     too, at that cost (SkadePushCatalogSearchPath, pg_compat.h);
  *   - names every relation schema-qualified and every operator as
  *     OPERATOR(pg_catalog.=) (see the statements in snapshot_map.c,
  *     commit_log.c, warm.c and snapshot_index.c);
@@ -38,6 +40,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include "pg_compat.h"
 
 #include "catalog/namespace.h"
 #include "miscadmin.h"
@@ -57,9 +61,7 @@ SkadeSafeSqlBegin(SkadeSafeSql *s, Oid role)
 	s->switched = OidIsValid(role);
 	if (!s->switched)
 	{
-		OverrideSearchPath path = {NIL, true, false, 0};	/* pg_catalog only */
-
-		PushOverrideSearchPath(&path);
+		SkadePushCatalogSearchPath(&s->nestlevel);
 		return;
 	}
 	GetUserIdAndSecContext(&s->save_userid, &s->save_sec_context);
@@ -78,7 +80,7 @@ SkadeSafeSqlEnd(SkadeSafeSql *s)
 {
 	if (!s->switched)
 	{
-		PopOverrideSearchPath();
+		SkadePopCatalogSearchPath(s->nestlevel);
 		return;
 	}
 	SetUserIdAndSecContext(s->save_userid, s->save_sec_context);

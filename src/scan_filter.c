@@ -43,6 +43,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <ctype.h>
 #include <float.h>
 #include <math.h>
@@ -123,8 +125,7 @@ static int	decimal_scale(const char *type);
 static void bind_decimal(JsonbValue *v, const SkadeColumn *c, FilterValue *out);
 static bool decimal_literal(const char *text, int scale, FilterValue *out);
 static void bind_bytes(JsonbValue *v, const SkadeColumn *c, FilterValue *out);
-static void bad_literal(const SkadeColumn *c, const char *lit, const char *detail)
-			pg_attribute_noreturn();
+pg_noreturn static void bad_literal(const SkadeColumn *c, const char *lit, const char *detail);
 static int	decimal_cmp(int128 b, const FilterValue *v);
 static int	hex_digit(char c);
 static void bind_value(JsonbValue *v, const SkadeColumn *c, CmpKind cmp, const char *op,
@@ -142,7 +143,7 @@ static bool single_value_excluded(const SkadeFilter *f, FilterOp op, const Skade
 								  const SkadeColumnStats *st);
 static bool bucket_may_match(const SkadeFilter *f, const SkadeColumn *c,
 							 const SkadeColumnStats *st, const FilterValue *v);
-static void malformed(const char *detail) pg_attribute_noreturn();
+pg_noreturn static void malformed(const char *detail);
 
 /*
  * SkadeFilterBuild

@@ -22,6 +22,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"

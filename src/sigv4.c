@@ -44,6 +44,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "common/cryptohash.h"
 #include "common/hmac.h"
 #include "common/sha2.h"

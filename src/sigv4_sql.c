@@ -23,6 +23,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"

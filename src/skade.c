@@ -16,6 +16,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "fmgr.h"
 #include "miscadmin.h"
 

@@ -21,6 +21,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <snappy-c.h>
 
 #include "gzip.h"

@@ -62,6 +62,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"

@@ -26,6 +26,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"

@@ -26,6 +26,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define STREE64_X86 1
 #include <immintrin.h>

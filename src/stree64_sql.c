@@ -23,6 +23,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <time.h>
 
 #include "common/pg_prng.h"

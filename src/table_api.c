@@ -25,6 +25,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"

@@ -22,6 +22,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "datatype/timestamp.h"
@@ -446,7 +448,7 @@ skade_resolve_many_support(PG_FUNCTION_ARGS)
 			List	   *args = ((FuncExpr *) req->node)->args;
 			Node	   *arg = estimate_expression_value(req->root, linitial(args));
 
-			req->rows = estimate_array_length(arg);
+			req->rows = estimate_array_length(req->root, arg);
 			PG_RETURN_POINTER(req);
 		}
 	}

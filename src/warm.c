@@ -25,6 +25,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "access/xact.h"
 #include "executor/spi.h"
 #include "fmgr.h"

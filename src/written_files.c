@@ -50,6 +50,8 @@
  */
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -163,7 +165,7 @@ SkadeWrittenJournal(const char *location)
 	 * make this entry some other transaction's.  A transactional message
 	 * carries it; flushed, it is on disk before the file exists.
 	 */
-	XLogFlush(LogLogicalMessage("skade.written_file", location, strlen(location), true));
+	LogLogicalMessage("skade.written_file", location, strlen(location), true, true);
 	LWLockAcquire(skade_shared->journal_lock, LW_SHARED);
 	fd = OpenTransientFile(JOURNAL_FILE, O_WRONLY | O_CREAT | O_APPEND | PG_BINARY);
 	if (fd < 0 && errno == ENOENT && (MakePGDirectory(JOURNAL_DIR) == 0 || errno == EEXIST))
@@ -239,7 +241,7 @@ xid_state(FullTransactionId fxid)
 		return XS_UNKNOWN;
 	LWLockAcquire(XactTruncationLock, LW_SHARED);
 	oldest = U64FromFullTransactionId(next) -
-		(uint32) (XidFromFullTransactionId(next) - ShmemVariableCache->oldestClogXid);
+		(uint32) (XidFromFullTransactionId(next) - TransamVariables->oldestClogXid);
 	if (U64FromFullTransactionId(fxid) < oldest)
 		state = XS_UNKNOWN;
 	else if (TransactionIdIsCurrentTransactionId(xid) || TransactionIdIsInProgress(xid))
