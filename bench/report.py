@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import re
 import shutil
@@ -1028,6 +1029,7 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--timeout", type=int, default=0, metavar="SECONDS",
                     help="stop any benchmark step after this long (default: each benchmark's own limit)")
     ap.add_argument("--list", action="store_true", help="list the benchmarks and their parameters")
+    ap.add_argument("--json", default="", metavar="FILE", help="also write every metric to FILE (JSON)")
     return ap.parse_args()
 
 
@@ -1111,6 +1113,12 @@ def main() -> int:
     pngs = plots({r.name: r for r in results}, logdir)
     write_report(report, logdir, results, pngs, info)
     print(f"report: {report}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"pg": info["pg"], "commit": info["commit"],
+                       "metrics": [{"bench": r.name, "status": r.status, "name": m.name, "value": m.value,
+                                    "unit": m.unit, "ratio": m.ratio, "ratio_note": m.ratio_note}
+                                   for r in results for m in r.metrics]}, f, indent=1, default=str)
     return 0 if all(r.status == "ok" for r in results) and info["built"] else 1
 
 
