@@ -55,6 +55,17 @@ _PG_init(void)
 	MirrorWalInit();
 	IndexInit();
 	SkadeWrittenInit();
+
+	/*
+	 * No background workers in binary-upgrade mode (-b, a server pg_upgrade
+	 * runs), as PostgreSQL does for its logical replication launcher: the
+	 * index worker's connection to skade.database would make pg_restore's
+	 * DROP DATABASE of "postgres" (and template1) fail ("is being accessed
+	 * by other users"), and the REST listener would open a TCP port where
+	 * pg_upgrade admits no connection but its own.
+	 */
+	if (IsBinaryUpgrade)
+		return;
 	SkadeIndexWorkerRegister();
 	SkadeRestWorkersRegister();
 }
