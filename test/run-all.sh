@@ -94,6 +94,11 @@ for major in ${SKADE_PG_MAJORS:-16 17 18}; do
 done
 NEWEST=${SKADE_PG_NEWEST:-18}
 
+# pg_upgrade keeps a skade catalog: a 15 cluster with content upgraded to the newest major, copy
+# and --link mode, every read function, the index, the mirror, new commits and the commit-log
+# chain checked afterwards (t/017_pg_upgrade.pl)
+suite "pg_upgrade 15 -> $NEWEST (copy and --link)" env SKADE_UPGRADE_TO_MAJOR="$NEWEST" bash "$WORK/test/pg_upgrade.sh"
+
 # the fuzzer: a bounded pass with a fixed seed (test/fuzz/README.md); it
 # fails on a crash, a hang, an internal error, a memory blow-up or state
 # changed by a failed call
