@@ -139,7 +139,9 @@ addRTEPermissionInfo(List **rteperminfos, RangeTblEntry *rte)
 #endif
 
 /*
- * 17: LogLogicalMessage takes "flush" (XLogFlush the record it wrote).
+ * 17: LogLogicalMessage takes "flush" (XLogFlush the record it wrote, for a
+ * non-transactional message only: a transactional one is flushed by its
+ * commit, or by the caller).
  */
 #include "replication/message.h"
 #if PG_VERSION_NUM < 170000
@@ -150,7 +152,7 @@ LogLogicalMessage_compat(const char *prefix, const char *message, size_t size,
 {
 	XLogRecPtr	lsn = LogLogicalMessage(prefix, message, size, transactional);
 
-	if (flush)
+	if (!transactional && flush)
 		XLogFlush(lsn);
 	return lsn;
 }

@@ -163,9 +163,11 @@ SkadeWrittenJournal(const char *location)
 	 * The id must outlive a crash: recovery advances the next id only past
 	 * ids it finds in WAL, and an id handed out again after a crash would
 	 * make this entry some other transaction's.  A transactional message
-	 * carries it; flushed, it is on disk before the file exists.
+	 * carries it; flushed, it is on disk before the file exists (by
+	 * XLogFlush here: LogLogicalMessage's own "flush" is for
+	 * non-transactional messages only).
 	 */
-	LogLogicalMessage("skade.written_file", location, strlen(location), true, true);
+	XLogFlush(LogLogicalMessage("skade.written_file", location, strlen(location), true, false));
 	LWLockAcquire(skade_shared->journal_lock, LW_SHARED);
 	fd = OpenTransientFile(JOURNAL_FILE, O_WRONLY | O_CREAT | O_APPEND | PG_BINARY);
 	if (fd < 0 && errno == ENOENT && (MakePGDirectory(JOURNAL_DIR) == 0 || errno == EEXIST))

@@ -19,6 +19,9 @@ $node->append_conf('postgresql.conf', <<"CONF");
 shared_preload_libraries = 'skade'
 skade.allowed_roots = '$wh'
 skade.write_roots = '$wh'
+# (the WAL writer never flushes the crashed commit's records by itself: only the journal's
+# own flush can make its transaction id outlive the crash)
+wal_writer_delay = '10s'
 CONF
 $node->start;
 $node->safe_psql('postgres', <<"SQL");
