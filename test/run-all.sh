@@ -48,16 +48,22 @@ chown -R "$PG_USER" "$WORK"
 # make installcheck prepares its own fixture and scratch directories
 # (test/regress_prepare.sh: a virtualenv with fastavro re-homes the fixtures)
 python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
+# what a failed make installcheck in the tree $1 left: the regression diffs, the failed TAP logs
+show_failures() {
+    local d f
+    for d in "$1/regress-run/regression.diffs" "$1/output_iso/regression.diffs"; do
+        [ -f "$d" ] && { echo "---- $d"; head -c 20000 "$d"; }
+    done
+    for f in "$1"/tmp_check/log/regress_log_*; do
+        [ -f "$f" ] && grep -q "not ok" "$f" && { echo "---- $f"; tail -n 60 "$f"; }
+    done
+    return 0
+}
 installcheck() {
     if as_pg make -C "$WORK" installcheck; then
         return 0
     fi
-    for d in "$WORK/regress-run/regression.diffs" "$WORK/output_iso/regression.diffs"; do
-        [ -f "$d" ] && { echo "---- $d"; head -c 20000 "$d"; }
-    done
-    for f in "$WORK"/tmp_check/log/regress_log_*; do
-        [ -f "$f" ] && grep -q "not ok" "$f" && { echo "---- $f"; tail -n 60 "$f"; }
-    done
+    show_failures "$WORK"
     return 1
 }
 suite "make installcheck (regress, isolation, TAP)" installcheck
@@ -79,12 +85,7 @@ major_installcheck() {
     chown -R "$PG_USER" "$w"
     if ! as_pg make -C "$w" PG_CONFIG="$pgc" installcheck; then
         rc=1
-        for d in "$w/regress-run/regression.diffs" "$w/output_iso/regression.diffs"; do
-            [ -f "$d" ] && { echo "---- $d"; head -c 20000 "$d"; }
-        done
-        for f in "$w"/tmp_check/log/regress_log_*; do
-            [ -f "$f" ] && grep -q "not ok" "$f" && { echo "---- $f"; tail -n 60 "$f"; }
-        done
+        show_failures "$w"
     fi
     rm -rf "$w"
     return $rc
