@@ -48,6 +48,8 @@ if [ "$build" = 1 ]; then
     for side in from to; do
         cfg=$from_cfg; [ $side = to ] && cfg=$to_cfg
         copy_tree "$work/build-$side"
+        # (objects built for another major may be in the tree: PGXS would link them)
+        make -C "$work/build-$side" -s clean >/dev/null 2>&1 || true
         echo "pg_upgrade.sh: building skade for $("$cfg" --version)"
         if ! make -C "$work/build-$side" -s -j2 PG_CONFIG="$cfg" >"$work/build-$side.log" 2>&1 ||
            ! flock /tmp/skade-install.lock make -C "$work/build-$side" -s PG_CONFIG="$cfg" install >>"$work/build-$side.log" 2>&1; then
