@@ -115,6 +115,7 @@ static int	socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
 static int	timer_cb(CURLM *m, long timeout_ms, void *userp);
 static void prepare(Attempt *a);
 static void start_attempt(Attempt *a);
+static void drop_elapsed(char *s);
 static void sign_headers(Attempt *a);
 static void finish_attempt(Attempt *a, CURLcode rc);
 static bool retryable(const Attempt *a, CURLcode rc);
@@ -358,6 +359,28 @@ prepare(Attempt *a)
 	}
 }
 
+/*
+ * Drop libcurl's " after N ms" from a transport message: the same failure
+ * reads the same whatever it took (messages are compared, and logged).
+ */
+static void
+drop_elapsed(char *s)
+{
+	char	   *p = s;
+
+	while ((p = strstr(p, " after ")) != NULL)
+	{
+		char	   *q = p + 7;
+
+		while (isdigit((unsigned char) *q))
+			q++;
+		if (q > p + 7 && strncmp(q, " ms", 3) == 0)
+			memmove(p, q + 3, strlen(q + 3) + 1);
+		else
+			p += 7;
+	}
+}
+
 /* A new attempt: a fresh easy handle, signed, added to the multi handle. */
 static void
 start_attempt(Attempt *a)
@@ -575,8 +598,11 @@ finish_attempt(Attempt *a, CURLcode rc)
 		rc != CURLE_OUT_OF_MEMORY && rc != CURLE_WRITE_ERROR &&
 		rc != CURLE_ABORTED_BY_CALLBACK;
 	if (rc != CURLE_OK && !c->too_big)
+	{
 		strlcpy(c->transport, a->errbuf[0] ? a->errbuf : curl_easy_strerror(rc),
 				sizeof(c->transport));
+		drop_elapsed(c->transport);
+	}
 	drop_easy(a);
 	if (a->oom)
 	{
