@@ -45,7 +45,7 @@
  *     names the metadata location and the snapshots mode, and If-None-Match
  *     is answered 304 from the table's pointer alone.
  *
- * Memory: the request's context (rest_http.c); what SPI returns is copied
+ * Memory: the request's context (the executor's, rest_worker.c); what SPI returns is copied
  * there before the transaction ends.
  *
  * IDENTIFICATION
@@ -1485,7 +1485,7 @@ view_answer(Ctx *x)
  * before this).  With cached_gzip (loadTable), a client that accepts gzip
  * gets the compressed answer the cache keeps beside the metadata (made once
  * per metadata file and mode); a change's answer is compressed only after
- * its transaction ended (rest_http.c), not while it holds the table's row
+ * its transaction ended (rest_worker.c), not while it holds the table's row
  * lock.
  */
 static void
