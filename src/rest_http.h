@@ -36,7 +36,7 @@ typedef struct RestRequest
 	const char *idempotency_key;
 	const char *accept_encoding;
 	StringInfoData body;
-	bool		body_too_large;
+	bool		body_too_large;	/* (the listener answers it 413 itself) */
 } RestRequest;
 
 /* an answer */

@@ -295,7 +295,6 @@ RestRequestWriteHead(StringInfo out, const RestRequest *req)
 	put_str(out, req->if_none_match);
 	put_str(out, req->idempotency_key);
 	put_str(out, req->accept_encoding);
-	put_int(out, req->body_too_large ? 1 : 0);
 	put_int(out, req->body.len);
 }
 
@@ -328,7 +327,6 @@ RestRequestRead(const char *data, Size len)
 	req->if_none_match = get_str(&r);
 	req->idempotency_key = get_str(&r);
 	req->accept_encoding = get_str(&r);
-	req->body_too_large = get_int(&r) != 0;
 	body_len = get_int(&r);
 	if (req->method == NULL || req->raw_path == NULL || body_len < 0 || r.end - r.p != body_len)
 		elog(ERROR, "inconsistent REST message");

@@ -233,11 +233,6 @@ SkadeRestRoute(RestRequest *req, RestResponse *resp)
 	x.resp = resp;
 	x.cxt = CurrentMemoryContext;
 	resp->status = 500;
-	if (req->body_too_large)
-	{
-		answer_error(&x, 413, "BadRequestException", "the request body is too large");
-		return;
-	}
 	if (strcmp(req->raw_path, "/metrics") == 0 && strcmp(req->method, "GET") == 0)
 	{
 		/* (the listener answers loopback clients itself and renders the rest) */
