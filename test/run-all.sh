@@ -11,9 +11,9 @@
 #      test/faults/s3.sh);
 #   4. the real-client suites (Java JdbcCatalog, pyiceberg SqlCatalog; then
 #      Spark 3.5; then both clients on a local S3 server) against throwaway
-#      servers, when present; the JDBC clients and the REST pytest suite again
-#      on the newest major (SKADE_PG_NEWEST, 18); then the REST catalog
-#      (test/rest) against a server with its REST port open.
+#      servers, when present; then the REST catalog (test/rest) against a
+#      server with its REST port open; every one of these again on the newest
+#      major (SKADE_PG_NEWEST, 18).
 # Ends with one line "N passed, N failed" (suites) and exits non-zero on any
 # failure.
 set -uo pipefail
@@ -136,18 +136,27 @@ if [ -x "$WORK/test/s3/run.sh" ]; then
         env SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" SKADE_S3_VENV="$SKADE_ROOT/test/s3/.venv" \
         "$WORK/test/s3/run.sh"
 fi
-# the real clients and the REST suite again on the newest major (what does not depend on the
-# major -- Spark, S3, the fuzzers, the faults -- runs once, on 15)
+# every real-client suite again on the newest major: Java JdbcCatalog and pyiceberg, Spark, both
+# clients on S3, and the whole REST suite (pytest, Iceberg's CatalogTests, the Java RESTCatalog
+# lifecycles, Spark over REST, shutdown). What does not depend on the client path -- the
+# fuzzers, the faults, S3 equivalence -- runs once, on 15.
 if [ -n "${MAJOR_CONFIG[$NEWEST]:-}" ]; then
+    newest=(env PG_CONFIG="${MAJOR_CONFIG[$NEWEST]}" SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv")
     if [ -x "$WORK/test/interop/run.sh" ]; then
         suite "PostgreSQL $NEWEST: real clients (Java JdbcCatalog, pyiceberg SqlCatalog)" \
-            env PG_CONFIG="${MAJOR_CONFIG[$NEWEST]}" SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" \
-            "$WORK/test/interop/run.sh"
+            "${newest[@]}" "$WORK/test/interop/run.sh"
+    fi
+    if [ -x "$WORK/test/interop/spark/run.sh" ]; then
+        suite "PostgreSQL $NEWEST: Spark 3.5 (Iceberg SparkCatalog over JdbcCatalog)" \
+            "${newest[@]}" SKADE_SPARK_VENV="$SKADE_ROOT/test/interop/spark/.venv" "$WORK/test/interop/spark/run.sh"
+    fi
+    if [ -x "$WORK/test/s3/run.sh" ]; then
+        suite "PostgreSQL $NEWEST: object storage (pyiceberg and Java JdbcCatalog on a local S3 server)" \
+            "${newest[@]}" SKADE_S3_VENV="$SKADE_ROOT/test/s3/.venv" "$WORK/test/s3/run.sh"
     fi
     if [ -x "$WORK/test/rest/run.sh" ]; then
-        suite "PostgreSQL $NEWEST: REST catalog (pyiceberg RestCatalog, protocol, robustness, stuck requests)" \
-            env PG_CONFIG="${MAJOR_CONFIG[$NEWEST]}" SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" \
-            "$WORK/test/rest/run.sh" python
+        suite "PostgreSQL $NEWEST: REST catalog (pytest, CatalogTests, Java RESTCatalog, Spark over REST, shutdown)" \
+            "${newest[@]}" "$WORK/test/rest/run.sh"
     fi
 fi
 # the REST catalog (issue 14): pyiceberg RestCatalog, the protocol over plain HTTP,
