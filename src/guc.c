@@ -117,6 +117,27 @@ bool		skade_rest_metrics_loopback = true;
 char	   *skade_rest_anonymous_role = NULL;
 
 /*
+ * skade.rest_allow_superuser: may a REST token, a bearer JWT or the
+ * anonymous role stand for a superuser?  Off: a superuser's requests
+ * bypass every privilege, which is not what a catalog's clients should
+ * hold (rest_auth.c).
+ */
+bool		skade_rest_allow_superuser = false;
+
+/*
+ * Bearer JWTs (rest_oidc.c): the issuers whose tokens count, the audience
+ * they must be meant for, a JWKS file of keys beside the issuers' own, and
+ * the claim naming the role when skade.rest_oidc_roles has no row for the
+ * token.  Superuser only, reloadable.
+ */
+char	   *skade_rest_oidc_issuers = NULL;
+char	   *skade_rest_oidc_audience = NULL;
+char	   *skade_rest_oidc_jwks_file = NULL;
+char	   *skade_rest_oidc_role_claim = NULL;
+/* the least time between two fetches of one issuer's keys by one executor */
+int			skade_rest_oidc_refetch_interval = 10000;
+
+/*
  * skade.max_metadata_size: the largest metadata file skade reads, counted
  * in decompressed bytes (so a gzip bomb stops here).  Superuser only.
  */
@@ -438,6 +459,60 @@ SkadeGucInit(void)
 							 PGC_SIGHUP,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("skade.rest_allow_superuser",
+							 "Lets REST credentials stand for a superuser.",
+							 NULL,
+							 &skade_rest_allow_superuser,
+							 false,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomStringVariable("skade.rest_oidc_issuers",
+							   "OpenID issuers whose bearer JWTs the REST catalog accepts (comma-separated URLs).",
+							   NULL,
+							   &skade_rest_oidc_issuers,
+							   "",
+							   PGC_SIGHUP,
+							   GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("skade.rest_oidc_audience",
+							   "The audience (\"aud\") a bearer JWT must name (empty: JWTs are refused).",
+							   NULL,
+							   &skade_rest_oidc_audience,
+							   "",
+							   PGC_SIGHUP,
+							   GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("skade.rest_oidc_jwks_file",
+							   "A JWKS file of keys that may sign bearer JWTs, beside the issuers' own.",
+							   NULL,
+							   &skade_rest_oidc_jwks_file,
+							   "",
+							   PGC_SIGHUP,
+							   GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("skade.rest_oidc_role_claim",
+							   "The JWT claim naming the role when skade.rest_oidc_roles has none (empty: the table only).",
+							   NULL,
+							   &skade_rest_oidc_role_claim,
+							   "sub",
+							   PGC_SIGHUP,
+							   GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.rest_oidc_refetch_interval",
+							"Least time between two fetches of an OpenID issuer's keys (per REST worker).",
+							"A token naming a key the issuer's set lacks makes skade fetch the set again, at most this often.",
+							&skade_rest_oidc_refetch_interval,
+							10000, 1000, 3600 * 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS | GUC_SUPERUSER_ONLY,
+							NULL, NULL, NULL);
 
 	DefineCustomStringVariable("skade.rest_anonymous_role",
 							   "Role of REST requests without credentials (empty: they are refused).",

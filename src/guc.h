@@ -67,6 +67,12 @@ extern int	skade_rest_queue_timeout;
 extern int	skade_rest_max_queue;
 extern bool skade_rest_metrics_loopback;
 extern char *skade_rest_anonymous_role;
+extern bool skade_rest_allow_superuser;
+extern char *skade_rest_oidc_issuers;
+extern char *skade_rest_oidc_audience;
+extern char *skade_rest_oidc_jwks_file;
+extern char *skade_rest_oidc_role_claim;
+extern int	skade_rest_oidc_refetch_interval;
 
 extern void SkadeGucInit(void);
 extern const char *SkadeResolveCatalog(const char *catalog_arg);

@@ -7,9 +7,8 @@
  * Invariants
  *   - Every request but an unknown route runs in one transaction of its own
  *     (started and committed here), as the role its credentials map to
- *     (SetUserIdAndSecContext): a Bearer token, or Basic role:token, whose
- *     SHA-256 is in skade.rest_tokens and has not expired; no credentials
- *     run as skade.rest_anonymous_role when one is set, else 401.  The role
+ *     (SetUserIdAndSecContext): a static token, a bearer JWT or the
+ *     anonymous role, as rest_auth.c decides (else 401).  The role
  *     then meets the same privileges as in SQL: every route works through
  *     skade's SQL API (SPI, statements naming their schemas), so REST, SQL
  *     and JDBC writers serialize on the same row locks and the commit log
@@ -37,7 +36,7 @@
  *     key is 422.  Expired answers are swept by each keyed change and by
  *     SkadeRestSweepIdempotency (a worker's idle loop).
  *   - Views are served from skade's view functions (create_view,
- *     update_view, view_metadata, ...: skade--1.7.sql), a missing one
+ *     update_view, view_metadata, ...: skade--1.8.sql), a missing one
  *     answered NoSuchViewException.
  *   - loadTable's body is the metadata text as the cache holds it, spliced
  *     in, never rebuilt; gzip-compressed once per metadata file and mode and
@@ -63,7 +62,6 @@
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
-#include "common/base64.h"
 #include "executor/spi.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -80,6 +78,7 @@
 #include "guc.h"
 #include "gzip.h"
 #include "l0_cache.h"
+#include "rest_auth.h"
 #include "rest_http.h"
 #include "rest_request.h"
 #include "rest_routes.h"
@@ -450,65 +449,18 @@ run(Ctx *x, Handler h)
 }
 
 /*
- * The role of the request's credentials (InvalidOid, with a 401 answer,
- * if there is none).  Runs as the worker's superuser, before the switch.
+ * The role of the request's credentials (rest_auth.c), or InvalidOid with
+ * a 401 answer.  Runs as the worker's superuser, before the switch.
  */
 static Oid
 authenticate(Ctx *x)
 {
-	const char *h = x->req->authorization;
-	const char *token = NULL;
-	char	   *user = NULL;
-	char		hex[65];
-	const char *args[2];
-	char	   *role;
-	Oid			oid;
+	const char *problem;
+	Oid			role = RestAuthenticate(x->req->authorization, &problem);
 
-	if (h == NULL)
-	{
-		if (skade_rest_anonymous_role && skade_rest_anonymous_role[0])
-			return get_role_oid(skade_rest_anonymous_role, false);
-		answer_error(x, 401, "NotAuthorizedException", "credentials are required");
-		return InvalidOid;
-	}
-	if (pg_strncasecmp(h, "Bearer ", 7) == 0)
-		token = h + 7;
-	else if (pg_strncasecmp(h, "Basic ", 6) == 0)
-	{
-		int			len = pg_b64_dec_len(strlen(h + 6));
-		char	   *dec = palloc(len + 1);
-		int			n = pg_b64_decode(h + 6, strlen(h + 6), (uint8 *) dec, len);
-		char	   *colon;
-
-		if (n >= 0)
-		{
-			dec[n] = '\0';
-			if ((colon = strchr(dec, ':')) != NULL)
-			{
-				*colon = '\0';
-				user = dec;
-				token = colon + 1;
-			}
-		}
-	}
-	if (token == NULL || token[0] == '\0')
-	{
-		answer_error(x, 401, "NotAuthorizedException", "unsupported or malformed credentials");
-		return InvalidOid;
-	}
-	SkadeSha256Hex(token, strlen(token), hex);
-	args[0] = hex;
-	role = q1(x, "SELECT t.role_name::text FROM skade.rest_tokens t"
-			  " WHERE t.token_hash OPERATOR(pg_catalog.=) pg_catalog.decode($1, 'hex')"
-			  " AND (t.expires_at IS NULL OR t.expires_at OPERATOR(pg_catalog.>) pg_catalog.now())",
-			  1, args);
-	oid = role ? get_role_oid(role, true) : InvalidOid;
-	if (!OidIsValid(oid) || (user && strcmp(user, role) != 0))
-	{
-		answer_error(x, 401, "NotAuthorizedException", "invalid or expired credentials");
-		return InvalidOid;
-	}
-	return oid;
+	if (!OidIsValid(role))
+		answer_error(x, 401, "NotAuthorizedException", problem);
+	return role;
 }
 
 /* ------------------------------------------------------- idempotency */

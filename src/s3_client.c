@@ -36,6 +36,10 @@
  *   - A GET's body is checked: its length against Content-Length, and
  *     against a plain MD5 ETag (32 hex digits, unless the object is
  *     encrypted with KMS or a customer key, whose ETags are not MD5s).
+ *   - A call without credentials is a plain HTTP request (rest_oidc.c's
+ *     discovery and key documents): nothing signed, no x-amz header, no
+ *     ETag check; the same transport, bounds and retries otherwise (a call
+ *     may ask for its own time-out and for one attempt only).
  *
  * Memory: response bodies (and error codes) are allocated in the context
  * current at S3Start; each call's bookkeeping in its own "skade s3
@@ -117,6 +121,7 @@ static void prepare(Attempt *a);
 static void start_attempt(Attempt *a);
 static void drop_elapsed(char *s);
 static void sign_headers(Attempt *a);
+static void plain_headers(Attempt *a);
 static void finish_attempt(Attempt *a, CURLcode rc);
 static bool retryable(const Attempt *a, CURLcode rc);
 static void drop_easy(Attempt *a);
@@ -419,7 +424,8 @@ start_attempt(Attempt *a)
 	curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long) skade_s3_connect_timeout);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long) skade_s3_request_timeout);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+					 (long) (c->timeout_ms > 0 ? c->timeout_ms : skade_s3_request_timeout));
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, a->headers);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, a->errbuf);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
@@ -459,6 +465,11 @@ sign_headers(Attempt *a)
 	int			i;
 	struct curl_slist *l = NULL;
 
+	if (c->cred == NULL)
+	{
+		plain_headers(a);
+		return;
+	}
 	pg_strftime(amz_date, sizeof(amz_date), "%Y%m%dT%H%M%SZ", pg_gmtime(&now));
 	h[nh++] = (SkadeSigV4Header) {"host", c->host};
 	h[nh++] = (SkadeSigV4Header) {"x-amz-date", amz_date};
@@ -500,6 +511,25 @@ sign_headers(Attempt *a)
 				 errmsg("out of memory building a request")));
 	a->headers = l;
 	explicit_bzero(auth, strlen(auth));
+}
+
+/* The header list of a plain request: nothing signed. */
+static void
+plain_headers(Attempt *a)
+{
+	struct curl_slist *l = NULL;
+
+	if (a->headers)
+		curl_slist_free_all(a->headers);
+	a->headers = NULL;
+	l = curl_slist_append(l, "Accept: application/json");
+	l = l ? curl_slist_append(l, "Expect:") : NULL;
+	l = l ? curl_slist_append(l, "Accept-Encoding: identity") : NULL;
+	if (l == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory building a request")));
+	a->headers = l;
 }
 
 /* ------------------------------------------------------------- the loop */
@@ -620,7 +650,7 @@ finish_attempt(Attempt *a, CURLcode rc)
 		c->s3_message = xml_element(&c->body_out, "Message");
 		MemoryContextSwitchTo(old);
 	}
-	if (retryable(a, rc) && c->attempts <= skade_s3_max_retries)
+	if (retryable(a, rc) && !c->no_retry && c->attempts <= skade_s3_max_retries)
 	{
 		double		delay = Min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS << Min(c->attempts - 1, 10));
 
@@ -785,7 +815,7 @@ body_matches(Attempt *a)
 		etag++;
 		elen -= 2;
 	}
-	if (elen != 32 || a->encrypted || strspn(etag, "0123456789abcdefABCDEF") < 32)
+	if (c->cred == NULL || elen != 32 || a->encrypted || strspn(etag, "0123456789abcdefABCDEF") < 32)
 		return true;
 	if (!pg_md5_hash(body, c->body_out.len, hex, &errstr))
 		return true;			/* cannot check: out of memory */

@@ -36,7 +36,11 @@ typedef struct S3Call
 	bool		create_only;	/* PUT only if absent (If-None-Match: *) */
 	size_t		max_bytes;		/* a larger response body fails the call */
 	const char *region;
-	const S3Credentials *cred;
+	const S3Credentials *cred;	/* NULL: a plain request, not signed (an
+								 * OpenID provider's documents: no x-amz
+								 * headers, no ETag check) */
+	int			timeout_ms;		/* 0: skade.s3_request_timeout */
+	bool		no_retry;		/* one attempt only */
 
 	/* the outcome (of the last attempt) */
 	int			status;			/* HTTP status; 0: no response */
