@@ -13,7 +13,7 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
               src/commit_fast.o src/manifest_write.o src/written_files.o \
               src/sigv4.o src/sigv4_sql.o src/s3_client.o src/object_store.o src/rest_json.o \
               src/rest_worker.o src/rest_http.o src/rest_pool.o src/rest_request.o src/rest_metrics.o \
-              src/rest_routes.o src/rest_auth.o src/rest_oidc.o src/jwt.o src/view_api.o
+              src/rest_routes.o src/rest_auth.o src/rest_oidc.o src/rest_tls.o src/jwt.o src/view_api.o
 # every version's script, each upgrade script, and 1.0's own control file
 DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
               $(EXTENSION)--1.1--1.2.sql $(EXTENSION)--1.2--1.3.sql \
@@ -24,7 +24,7 @@ DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
 PGFILEDESC  = "skade - Apache Iceberg catalog inside PostgreSQL"
 
 PKG_CONFIG ?= pkg-config
-SKADE_LIBS  = jansson zlib avro-c snappy libcurl libmicrohttpd libcrypto
+SKADE_LIBS  = jansson zlib avro-c snappy libcurl libmicrohttpd libcrypto gnutls
 PG_CPPFLAGS = -I$(srcdir)/src $(shell $(PKG_CONFIG) --cflags $(SKADE_LIBS))
 SHLIB_LINK  = $(shell $(PKG_CONFIG) --libs $(SKADE_LIBS))
 PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration

@@ -47,6 +47,9 @@ SELECT o.token_hash, r.oid, o.role_name, o.expires_at, o.created_at, o.comment
   FROM skade.rest_tokens_1_7 o
   JOIN pg_catalog.pg_roles r ON r.rolname OPERATOR(pg_catalog.=) o.role_name
  ORDER BY o.created_at;
+-- out of the extension first: that also takes it out of pg_extension.extconfig (a plain
+-- DROP TABLE leaves its OID there, and every pg_dump would look for it)
+ALTER EXTENSION skade DROP TABLE skade.rest_tokens_1_7;
 DROP TABLE skade.rest_tokens_1_7;
 
 DROP FUNCTION skade.rest_create_token(name, interval, text);

@@ -130,6 +130,17 @@ bool		skade_rest_allow_superuser = false;
  * the claim naming the role when skade.rest_oidc_roles has no row for the
  * token.  Superuser only, reloadable.
  */
+/*
+ * TLS on the REST port (rest_tls.c): a certificate and its key (PEM files),
+ * and a CA whose certificates clients must present (mutual TLS; empty:
+ * none asked).  Re-read on reload.  skade.rest_plaintext_port: a second
+ * port speaking plain HTTP beside a TLS skade.rest_port (0: none).
+ */
+int			skade_rest_plaintext_port = 0;
+char	   *skade_rest_tls_cert_file = NULL;
+char	   *skade_rest_tls_key_file = NULL;
+char	   *skade_rest_tls_ca_file = NULL;
+
 char	   *skade_rest_oidc_issuers = NULL;
 char	   *skade_rest_oidc_audience = NULL;
 char	   *skade_rest_oidc_jwks_file = NULL;
@@ -469,6 +480,33 @@ SkadeGucInit(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomStringVariable("skade.rest_tls_cert_file",
+							   "PEM certificate (chain) of the REST port; with skade.rest_tls_key_file it speaks TLS only.",
+							   NULL,
+							   &skade_rest_tls_cert_file,
+							   "",
+							   PGC_SIGHUP,
+							   GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("skade.rest_tls_key_file",
+							   "PEM private key of skade.rest_tls_cert_file (no group or world access).",
+							   NULL,
+							   &skade_rest_tls_key_file,
+							   "",
+							   PGC_SIGHUP,
+							   GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("skade.rest_tls_ca_file",
+							   "PEM CA certificates that must have signed a REST client's certificate (mutual TLS; empty: none asked).",
+							   NULL,
+							   &skade_rest_tls_ca_file,
+							   "",
+							   PGC_SIGHUP,
+							   GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+
 	DefineCustomStringVariable("skade.rest_oidc_issuers",
 							   "OpenID issuers whose bearer JWTs the REST catalog accepts (comma-separated URLs).",
 							   NULL,
@@ -591,6 +629,15 @@ SkadeGucInit(void)
 								   PGC_POSTMASTER,
 								   GUC_LIST_INPUT,
 								   NULL, NULL, NULL);
+
+		DefineCustomIntVariable("skade.rest_plaintext_port",
+								"A second REST port speaking plain HTTP beside a TLS skade.rest_port (0: none).",
+								NULL,
+								&skade_rest_plaintext_port,
+								0, 0, 65535,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
 
 		DefineCustomIntVariable("skade.rest_workers",
 								"REST workers (executors) always running; more start on demand up to skade.rest_max_workers.",

@@ -14,6 +14,20 @@
  * that function's declaration, so this header includes the headers that
  * declare the functions it redefines.
  *
+ * Newer facilities weighed and not taken: 17's DSM registry
+ * (GetNamedDSMSegment; 18's GetNamedDSA/GetNamedDSHash) serves a library
+ * that is loaded after startup and so cannot reserve main shared memory.
+ * skade is always in shared_preload_libraries: its fixed structures (the
+ * shared state, the L0 and L0.5 caches, the L1 mirror) are sized at
+ * startup in the main segment through shmem_request_hook, mapped at the
+ * same address in every process with no attach on first use; a named
+ * segment would add a lookup under the registry's lock and an attach per
+ * backend, and could not be resized when a setting changes at restart
+ * anyway.  What skade puts in DSM is replaced, not named: the STree64
+ * index (a new segment per rebuild, its handle published in the shared
+ * state), the decode helper's and the REST executors' per-worker queues.
+ * Neither gains from a registry, so one code path serves all four majors.
+ *
  * IDENTIFICATION
  *	  src/pg_compat.h
  *

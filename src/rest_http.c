@@ -14,6 +14,13 @@
  *     The listener never waits for a request's work: a complete request is
  *     handed to the pool and its connection suspended until the answer
  *     comes back; meanwhile others are read, queued and answered.
+ *   - With TLS (rest_tls.c) the daemons of skade.rest_port speak only TLS
+ *     1.2+, those of skade.rest_plaintext_port plain HTTP; with a client
+ *     CA a request whose connection presented no certificate of that CA is
+ *     answered 401 here.  A reload that changes the files hands each
+ *     listening socket to a new daemon with them (MHD_quiesce_daemon); the
+ *     old daemon serves its connections to their end, then stops: no
+ *     connection is cut by a certificate rotation.
  *   - Every phase of a connection has a deadline, checked every TICK_MS:
  *     waiting for a request's headers (from the connection's start or its
  *     last answer) skade.rest_idle_timeout; receiving its body
@@ -80,6 +87,7 @@
 #include "rest_metrics.h"
 #include "rest_pool.h"
 #include "rest_request.h"
+#include "rest_tls.h"
 
 #define MAX_DAEMONS 16
 #define TICK_MS 100
@@ -130,13 +138,31 @@ struct Request
 
 /* ---- Local variables ---- */
 
-static struct MHD_Daemon *daemons[MAX_DAEMONS];
+/* a libmicrohttpd daemon: one listening socket */
+typedef struct Daemon
+{
+	struct MHD_Daemon *mhd;
+	bool		main_port;		/* on skade.rest_port (else the plaintext port) */
+	RestTls    *tls;			/* its certificate (NULL: plain HTTP) */
+	bool		draining;		/* quiesced: serves its connections, accepts none */
+} Daemon;
+
+static Daemon daemons[MAX_DAEMONS];
 static int	ndaemons = 0;
+static RestTls *tls_now = NULL; /* the main port's, for new daemons */
+static bool wait_set_stale = false;
 static dlist_head conns = DLIST_STATIC_INIT(conns);
 static int	nlive = 0;			/* connections not cut */
 static MemoryContext conn_cxt = NULL;
 
 static void open_daemons(void);
+static void open_port(const char *host, int port, bool main_port);
+static struct MHD_Daemon *start_daemon(int fd, RestTls *tls);
+static bool tls_usable(RestTls *tls);
+static void reload_tls(void);
+static void drain_daemons(void);
+static WaitEventSet *wait_set(WaitEventSet *old);
+static bool peer_acceptable(struct MHD_Connection *mhd);
 static int	listen_socket(const struct addrinfo *ai);
 static unsigned int connection_cap(void);
 static enum MHD_Result handle(void *cls, struct MHD_Connection *mhd, const char *url,
@@ -177,20 +203,22 @@ SkadeRestListen(void)
 
 	conn_cxt = AllocSetContextCreate(TopMemoryContext, "skade rest connections",
 									 ALLOCSET_DEFAULT_SIZES);
+	if (RestTlsConfigured() && !MHD_is_feature_supported(MHD_FEATURE_TLS))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("skade.rest_tls_cert_file is set, but this libmicrohttpd has no TLS")));
+	tls_now = RestTlsLoad(ERROR);
+	if (tls_now && !tls_usable(tls_now))
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIG_FILE_ERROR),
+				 errmsg("the REST server cannot use skade.rest_tls_cert_file and skade.rest_tls_key_file"),
+				 errdetail("libmicrohttpd refused them: not a certificate and its key in PEM form.")));
 	open_daemons();
 	RestPoolStart(job_done);
-	set = CreateWaitEventSet(NULL, ndaemons + 2);
-	AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
-	AddWaitEventToSet(set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
-	for (i = 0; i < ndaemons; i++)
-	{
-		const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemons[i],
-															   MHD_DAEMON_INFO_EPOLL_FD);
-
-		AddWaitEventToSet(set, WL_SOCKET_READABLE, info->epoll_fd, NULL, NULL);
-	}
+	set = wait_set(NULL);
 	ereport(LOG,
-			(errmsg("skade REST listener on port %d", skade_rest_port)));
+			(errmsg("skade REST listener on port %d%s", skade_rest_port,
+					tls_now ? (tls_now->ca ? " (TLS, client certificates)" : " (TLS)") : "")));
 
 	while (!ShutdownRequestPending)
 	{
@@ -201,7 +229,7 @@ SkadeRestListen(void)
 		{
 			MHD_UNSIGNED_LONG_LONG t;
 
-			if (MHD_get_timeout(daemons[i], &t) == MHD_YES && (long long) t < timeout)
+			if (MHD_get_timeout(daemons[i].mhd, &t) == MHD_YES && (long long) t < timeout)
 				timeout = (long) t;
 		}
 		(void) WaitEventSetWait(set, timeout, ev, lengthof(ev), PG_WAIT_EXTENSION);
@@ -211,90 +239,271 @@ SkadeRestListen(void)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			reload_tls();
 		}
 		for (i = 0; i < ndaemons; i++)
-			MHD_run(daemons[i]);
+			MHD_run(daemons[i].mhd);
 		RestPoolPoll();
 		/* answers that came back resumed their connections: send them */
 		for (i = 0; i < ndaemons; i++)
-			MHD_run(daemons[i]);
+			MHD_run(daemons[i].mhd);
 		enforce_deadlines();
+		drain_daemons();
+		if (wait_set_stale)
+			set = wait_set(set);
 	}
 	RestPoolStop();
 	for (i = 0; i < ndaemons; i++)
-		MHD_run(daemons[i]);
+		MHD_run(daemons[i].mhd);
 	for (i = 0; i < ndaemons; i++)
-		MHD_stop_daemon(daemons[i]);
+		MHD_stop_daemon(daemons[i].mhd);
 	FreeWaitEventSet(set);
+}
+
+/* The listener's events: its latch, the postmaster, every daemon's epoll. */
+static WaitEventSet *
+wait_set(WaitEventSet *old)
+{
+	WaitEventSet *set;
+	int			i;
+
+	if (old)
+		FreeWaitEventSet(old);
+	set = CreateWaitEventSet(NULL, ndaemons + 2);
+	AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+	AddWaitEventToSet(set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+	for (i = 0; i < ndaemons; i++)
+	{
+		const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemons[i].mhd,
+															   MHD_DAEMON_INFO_EPOLL_FD);
+
+		AddWaitEventToSet(set, WL_SOCKET_READABLE, info->epoll_fd, NULL, NULL);
+	}
+	wait_set_stale = false;
+	return set;
 }
 
 /* ------------------------------------------------------------ sockets */
 
-/* A daemon on a socket of every listen address (ERROR if none). */
+/*
+ * A daemon on a socket of every listen address (ERROR if none), on
+ * skade.rest_port and, when set, skade.rest_plaintext_port.
+ */
 static void
 open_daemons(void)
 {
 	char	   *raw = pstrdup(skade_rest_listen_addresses ? skade_rest_listen_addresses : "");
 	List	   *hosts;
 	ListCell   *lc;
-	char		port[16];
-	unsigned int cap = connection_cap();
 
-	snprintf(port, sizeof(port), "%d", skade_rest_port);
 	if (!SplitGUCList(raw, ',', &hosts))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid list syntax in skade.rest_listen_addresses")));
 	foreach(lc, hosts)
 	{
-		const char *host = lfirst(lc);
-		struct addrinfo hints = {0};
-		struct addrinfo *res;
-		struct addrinfo *ai;
-		int			rc;
-
-		hints.ai_family = AF_UNSPEC;
-		hints.ai_socktype = SOCK_STREAM;
-		hints.ai_flags = AI_PASSIVE;
-		rc = getaddrinfo(strcmp(host, "*") == 0 ? NULL : host, port, &hints, &res);
-		if (rc != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_CONFIG_FILE_ERROR),
-					 errmsg("could not resolve REST listen address \"%s\": %s", host, gai_strerror(rc))));
-		for (ai = res; ai && ndaemons < MAX_DAEMONS; ai = ai->ai_next)
-		{
-			int			fd = listen_socket(ai);
-			struct MHD_Daemon *d;
-
-			if (fd < 0)
-				continue;
-			/* no timeout of libmicrohttpd's own: enforce_deadlines keeps them */
-			d = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-								 MHD_USE_SUPPRESS_DATE_NO_CLOCK, 0,
-								 NULL, NULL, handle, NULL,
-								 MHD_OPTION_LISTEN_SOCKET, (MHD_socket) fd,
-								 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) 0,
-								 MHD_OPTION_CONNECTION_LIMIT, cap,
-								 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-								 MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL,
-								 MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL,
-								 MHD_OPTION_END);
-			if (d == NULL)
-			{
-				close(fd);
-				ereport(ERROR,
-						(errcode(ERRCODE_INTERNAL_ERROR),
-						 errmsg("could not start the REST server on \"%s\"", host)));
-			}
-			daemons[ndaemons++] = d;
-		}
-		freeaddrinfo(res);
+		open_port(lfirst(lc), skade_rest_port, true);
+		if (skade_rest_plaintext_port > 0)
+			open_port(lfirst(lc), skade_rest_plaintext_port, false);
 	}
 	if (ndaemons == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIG_FILE_ERROR),
 				 errmsg("the REST server could not listen on any of \"%s\" port %d",
 						skade_rest_listen_addresses, skade_rest_port)));
+}
+
+/* A daemon on each address host resolves to, on port. */
+static void
+open_port(const char *host, int port, bool main_port)
+{
+	struct addrinfo hints = {0};
+	struct addrinfo *res;
+	struct addrinfo *ai;
+	char		portstr[16];
+	int			rc;
+
+	snprintf(portstr, sizeof(portstr), "%d", port);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	rc = getaddrinfo(strcmp(host, "*") == 0 ? NULL : host, portstr, &hints, &res);
+	if (rc != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIG_FILE_ERROR),
+				 errmsg("could not resolve REST listen address \"%s\": %s", host, gai_strerror(rc))));
+	for (ai = res; ai && ndaemons < MAX_DAEMONS; ai = ai->ai_next)
+	{
+		int			fd = listen_socket(ai);
+		RestTls    *tls = main_port ? tls_now : NULL;
+		struct MHD_Daemon *d;
+
+		if (fd < 0)
+			continue;
+		if ((d = start_daemon(fd, tls)) == NULL)
+		{
+			close(fd);
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("could not start the REST server on \"%s\" port %d", host, port)));
+		}
+		daemons[ndaemons++] = (Daemon) {d, main_port, tls, false};
+	}
+	freeaddrinfo(res);
+}
+
+/*
+ * A daemon on the listening socket fd (-1: none, a trial of tls), speaking
+ * TLS with tls when given; NULL when libmicrohttpd refuses.
+ */
+static struct MHD_Daemon *
+start_daemon(int fd, RestTls *tls)
+{
+	struct MHD_OptionItem o[12];
+	int			n = 0;
+	unsigned int flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_SUPPRESS_DATE_NO_CLOCK;
+
+#define OPT(opt, v, p) (o[n++] = (struct MHD_OptionItem) {(opt), (intptr_t) (v), (p)})
+	if (fd >= 0)
+		OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
+	else
+		flags |= MHD_USE_NO_LISTEN_SOCKET;
+	/* no timeout of libmicrohttpd's own: enforce_deadlines keeps them */
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, 0, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, connection_cap(), NULL);
+	OPT(MHD_OPTION_NOTIFY_COMPLETED, completed, NULL);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL);
+	OPT(MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL);
+	if (tls)
+	{
+		flags |= MHD_USE_TLS;
+		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, tls->cert);
+		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, tls->key);
+		OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, REST_TLS_PRIORITIES);
+		if (tls->ca)
+			OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, tls->ca);
+	}
+	OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+	return MHD_start_daemon(flags, 0, NULL, NULL, handle, NULL,
+							MHD_OPTION_ARRAY, o, MHD_OPTION_END);
+}
+
+/* Does libmicrohttpd take tls (a trial daemon, listening nowhere)? */
+static bool
+tls_usable(RestTls *tls)
+{
+	struct MHD_Daemon *d = start_daemon(-1, tls);
+
+	if (d == NULL)
+		return false;
+	MHD_stop_daemon(d);
+	return true;
+}
+
+/*
+ * After a reload: when the TLS files (or whether TLS is on) changed, the
+ * main port's daemons hand their listening sockets to new daemons with the
+ * new files and drain (their connections are served to the end, under the
+ * same deadlines).  Files that cannot be used keep the old ones.
+ */
+static void
+reload_tls(void)
+{
+	RestTls    *fresh = RestTlsLoad(WARNING);
+	int			i,
+				n = ndaemons;
+
+	if (RestTlsConfigured() && (fresh == NULL || !tls_usable(fresh)))
+	{
+		ereport(WARNING,
+				(errmsg("the REST server keeps its current TLS certificate: the new files cannot be used")));
+		RestTlsFree(fresh);
+		return;
+	}
+	if (fresh == NULL ? tls_now == NULL :
+		(tls_now && strcmp(fresh->fingerprint, tls_now->fingerprint) == 0))
+	{
+		RestTlsFree(fresh);
+		return;
+	}
+	for (i = 0; i < n && ndaemons < MAX_DAEMONS; i++)
+	{
+		Daemon	   *d = &daemons[i];
+		MHD_socket	fd;
+		struct MHD_Daemon *next;
+
+		if (!d->main_port || d->draining)
+			continue;
+		if ((fd = MHD_quiesce_daemon(d->mhd)) == MHD_INVALID_SOCKET)
+			continue;
+		d->draining = true;
+		if ((next = start_daemon(fd, fresh)) == NULL)
+		{
+			ereport(WARNING,
+					(errmsg("the REST server could not start on a listening socket with the new TLS files")));
+			close(fd);
+			continue;
+		}
+		daemons[ndaemons++] = (Daemon) {next, true, fresh, false};
+	}
+	tls_now = fresh;
+	wait_set_stale = true;
+	ereport(LOG,
+			(errmsg("skade REST listener: %s", fresh ? "new TLS certificate in use" : "TLS off")));
+}
+
+/* Stop each drained daemon without connections, and free its files. */
+static void
+drain_daemons(void)
+{
+	int			i,
+				j;
+
+	for (i = 0; i < ndaemons; i++)
+	{
+		Daemon		d = daemons[i];
+		const union MHD_DaemonInfo *info;
+		bool		shared = false;
+
+		if (!d.draining)
+			continue;
+		info = MHD_get_daemon_info(d.mhd, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		if (info && info->num_connections > 0)
+			continue;
+		MHD_stop_daemon(d.mhd);
+		memmove(&daemons[i], &daemons[i + 1], sizeof(Daemon) * (ndaemons - i - 1));
+		ndaemons--;
+		i--;
+		for (j = 0; j < ndaemons; j++)
+			shared |= daemons[j].tls == d.tls;
+		if (d.tls && !shared && d.tls != tls_now)
+			RestTlsFree(d.tls);
+		wait_set_stale = true;
+	}
+}
+
+/*
+ * With skade.rest_tls_ca_file, is the client's certificate one of that
+ * CA's?  (Plain-HTTP daemons and TLS without a CA: always.)
+ */
+static bool
+peer_acceptable(struct MHD_Connection *mhd)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mhd, MHD_CONNECTION_INFO_DAEMON);
+	int			i;
+
+	for (i = 0; ci && i < ndaemons; i++)
+		if (daemons[i].mhd == ci->daemon)
+		{
+			const union MHD_ConnectionInfo *s;
+
+			if (daemons[i].tls == NULL || daemons[i].tls->ca == NULL)
+				return true;
+			s = MHD_get_connection_info(mhd, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+			return s && RestTlsPeerVerified(s->tls_session);
+		}
+	return false;
 }
 
 /*
@@ -373,7 +582,16 @@ handle(void *cls, struct MHD_Connection *mhd, const char *url, const char *metho
 		{
 			*state = rq = begin_request(mhd, url, method);
 			result = MHD_YES;
-			if (!body_length_known(mhd))
+			if (!peer_acceptable(mhd))
+			{
+				answer_here(rq, 401, "NotAuthorizedException",
+							"a client certificate of the authority skade.rest_tls_ca_file names is required");
+				if (rq->conn)
+					enter(rq->conn, PH_WAITING, 0);
+				rq->start = GetCurrentTimestamp();
+				result = send_answer(rq);
+			}
+			else if (!body_length_known(mhd))
 			{
 				answer_here(rq, 400, "BadRequestException",
 							"a Transfer-Encoding whose last coding is not chunked leaves the body's length unknown");

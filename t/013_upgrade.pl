@@ -3,7 +3,7 @@
 # exactly the schema of a fresh install (pg_dump --schema-only
 # --binary-upgrade, which spells out every member of the extension, compared
 # with OIDs masked), keeps its data and history, and works (through every
-# update script: 1.0--1.1, 1.1--1.2, 1.2--1.3, 1.3--1.4, 1.4--1.5, 1.5--1.6, 1.6--1.7).  Every later SQL
+# update script: 1.0--1.1, 1.1--1.2, 1.2--1.3, 1.3--1.4, 1.4--1.5, 1.5--1.6, 1.6--1.7, 1.7--1.8).  Every later SQL
 # change ships as a new version with its upgrade script; add the version here.
 use strict;
 use warnings;
@@ -33,7 +33,7 @@ $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('postgres', 'CREATE DATABASE old');
 $node->safe_psql('fresh', 'CREATE EXTENSION skade');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'skade'"),
-	'1.7', 'a fresh install is 1.7');
+	'1.8', 'a fresh install is 1.8');
 
 # ---- the previous version, in use
 $node->safe_psql('old', <<"SQL");
@@ -51,7 +51,7 @@ my $log_before = $node->safe_psql('old', 'SELECT string_agg(l::text, E\'\n\' ORD
 
 $node->safe_psql('old', 'ALTER EXTENSION skade UPDATE');
 is($node->safe_psql('old', "SELECT extversion || ' ' || extnamespace::regnamespace FROM pg_extension WHERE extname = 'skade'"),
-	'1.7 skade', 'updated to 1.7, in schema skade');
+	'1.8 skade', 'updated to 1.8, in schema skade');
 
 # ---- the same schema as a fresh install
 sub schema
@@ -103,6 +103,23 @@ is($node->safe_psql('old', "SELECT string_agg(op || ':' || source, ',' ORDER BY 
 	'register:api,commit:api,commit:api,commit:sql', 'both paths keep logging after the update');
 is($node->safe_psql('old', "SELECT snapshot_id FROM skade.load_table_at('n', 't', 7, 'none')"),
 	'7', 'load_table_at, 1.1 order');
+
+# ---- 1.7 -> 1.8: REST tokens get an id and are bound to their role's OID; a token
+# whose role is gone is dropped, the others keep working (same secret, same hash)
+$node->safe_psql('postgres', 'CREATE DATABASE tok');
+$node->safe_psql('postgres', 'CREATE ROLE tok_live LOGIN');
+$node->safe_psql('postgres', 'CREATE ROLE tok_gone LOGIN');
+$node->safe_psql('tok', "CREATE EXTENSION skade VERSION '1.7'");
+my $live = $node->safe_psql('tok', "SELECT skade.rest_create_token('tok_live', '1 day', 'kept')");
+$node->safe_psql('tok', "SELECT skade.rest_create_token('tok_gone', '1 day', 'dropped')");
+$node->safe_psql('postgres', 'DROP ROLE tok_gone');
+$node->safe_psql('tok', 'ALTER EXTENSION skade UPDATE');
+is($node->safe_psql('tok', q{SELECT role || ' ' || usable || ' ' || comment FROM skade.rest_list_tokens()}),
+	'tok_live true kept', '1.8: the live role\'s token kept, the dropped role\'s gone');
+is($node->safe_psql('tok', qq{SELECT t.role_oid = r.oid FROM skade.rest_tokens t JOIN pg_roles r ON r.rolname = 'tok_live'
+	WHERE t.token_hash = sha256(convert_to('$live', 'UTF8'))}), 't', '1.8: the old secret, bound to the role\'s OID');
+is($node->safe_psql('tok', q{SELECT skade.rest_revoke_token(token_id) FROM skade.rest_tokens}), 't',
+	'1.8: revoked by its id');
 
 $node->stop;
 done_testing();

@@ -279,7 +279,7 @@ like($want->{log}, qr/^\(1,create,sql,skade,a,events,/, 'old: the commit log sta
 like($want->{map}, qr/,events,/, 'old: the snapshot map has the client\'s snapshots');
 like($want->{'plan_files made'}, qr/f\.parquet/, 'old: plan_files reads the manifests');
 like($want->{'refs made'}, qr/\(v1,tag,11,86400000/, 'old: refs');
-is($want->{version}, '1.7 skade', 'old: skade 1.7');
+is($want->{version}, '1.8 skade', 'old: skade 1.8');
 is(join(',', sort grep { $want->{$_} eq '' } keys %$want), '', 'old: every observation has an answer');
 # the commit log's own order: seq, xact_id and committed_at never go back
 my $chain_sql = q{SELECT count(*) FROM (SELECT seq, xact_id, committed_at,
@@ -463,8 +463,8 @@ SQL
 	($ret, $out, $err) = $new->psql('postgres', 'ALTER EXTENSION skade UPDATE');
 	is($ret, 0, "$mode: ALTER EXTENSION skade UPDATE succeeds");
 	like($err, qr/version "1\.7" of extension "skade" is already installed/, "$mode: ... a no-op");
-	is($new->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extname = 'skade'}), '1.7',
-		"$mode: still 1.7");
+	is($new->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extname = 'skade'}), '1.8',
+		"$mode: still 1.8");
 
 	# skade's WAL records (resource manager 166) replay on the new cluster:
 	# a client commit, then a crash; recovery must redo them

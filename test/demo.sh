@@ -66,7 +66,7 @@ run "SELECT regexp_replace(file_path, '^.*/', '') AS file, partition FROM skade.
 run "SELECT hits, misses, entries, bytes, pointer_hits, manifest_hits, manifest_misses, manifest_entries, manifest_bytes FROM skade.cache_stats()"
 
 log "the same catalog over the Iceberg REST protocol (background workers on port $REST_PORT)"
-run "CREATE ROLE demo_rest; GRANT skade_writer TO demo_rest"
+run "CREATE ROLE demo_rest LOGIN; GRANT skade_writer TO demo_rest"
 TOKEN=$(pg "$PORT" -qAt -c "SELECT skade.rest_create_token('demo_rest', '1 day', 'demo')")
 python3 - "$REST_PORT" "$TOKEN" <<'PY'
 import json, sys, urllib.request

@@ -29,7 +29,7 @@ install_packages() {
 # build dependencies and the server
 install_build_deps() {
     install_packages postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR \
-        libjansson-dev zlib1g-dev libavro-dev libsnappy-dev libcurl4-openssl-dev libmicrohttpd-dev libssl-dev pkg-config make gcc libipc-run-perl python3
+        libjansson-dev zlib1g-dev libavro-dev libsnappy-dev libcurl4-openssl-dev libmicrohttpd-dev libssl-dev libgnutls28-dev pkg-config make gcc libipc-run-perl python3
 }
 
 # build_and_install [TREE] : build TREE (default the checkout) and install it;

@@ -6,6 +6,7 @@
 //	loadgen commit -url TABLE_URL [-H 'K: V']... [-c N] [-total N] [-d SECS] [-reload QUERY]
 //	               -manifest-list PATH -id-base N
 //	loadgen selftest [-size BYTES] [-c N] [-d SECS]
+//	(every mode: -cacert PEM, the CA an https URL's certificate must chain to)
 //	loadgen mix    -base TABLES_URL -tables NAME:W,... [-mix KIND:W,...] [-H 'K: V']... [-c N]
 //	               [-d SECS] -manifest-list PATH -id-base N [-acked FILE] [-retries N]
 //
@@ -42,6 +43,8 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -71,8 +74,12 @@ func apply(req *http.Request, hs headers) {
 	}
 }
 
+// the CA an https URL's certificate must chain to (-cacert; nil: the system's)
+var rootCAs *x509.CertPool
+
 func newClient(conns int) *http.Client {
 	return &http.Client{Transport: &http.Transport{
+		TLSClientConfig:     &tls.Config{RootCAs: rootCAs, MinVersion: tls.VersionTLS12},
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
 		MaxIdleConns:        conns * 2,
@@ -708,7 +715,18 @@ func main() {
 	mixSpec := fs.String("mix", "all:25,refs:30,inm:25,commit:20", "mix: KIND:WEIGHT,... (all, refs, inm, commit)")
 	acked := fs.String("acked", "", "mix: write the acknowledged commits (TABLE ID ok|unknown) here")
 	retries := fs.Int("retries", 100, "mix: retries of a commit after 409s")
+	cacert := fs.String("cacert", "", "a PEM file of the CA an https server's certificate chains to")
 	fs.Parse(os.Args[2:])
+	if *cacert != "" {
+		pem, err := os.ReadFile(*cacert)
+		if err != nil {
+			panic(err)
+		}
+		rootCAs = x509.NewCertPool()
+		if !rootCAs.AppendCertsFromPEM(pem) {
+			panic("no certificate in " + *cacert)
+		}
+	}
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
 	switch os.Args[1] {

@@ -7,12 +7,13 @@
 # writers (REST, JDBC-style UPDATEs, skade.commit_table) on one hot table; last a clean
 # shutdown with REST connections open.
 #
-#   test/rest/run.sh [all|python|java|spark] [pytest args...]     (as root; the server runs as postgres)
+#   test/rest/run.sh [all|python|java|spark|secure] [pytest args...]   (as root; the server runs as postgres)
 #
 # all (default): the pytest suite, Iceberg's conformance tests (Java), Java RESTCatalog
 # 1.12.0 and 1.10.1 lifecycles (java-clients/), Spark 3.5 over the REST catalog (spark/),
 # then the shutdown check; python: the pytest suite only; java: the two Java client
-# lifecycles only; spark: the Spark phase only.
+# lifecycles only; spark: the Spark phase only; secure: Java RESTCatalog and Spark over https
+# with an OAuth2 client credential (secure_phase.py) only.
 # Hermetic: PostgreSQL on free ports of 127.0.0.1 (SQL and REST), fresh directories, stopped
 # and removed at the end; the exit status is the result. PG_CONFIG picks the installation (as
 # for make). SKADE_VENV: the pyiceberg virtualenv (default test/interop/python/.venv, shared
@@ -28,7 +29,7 @@ set -uo pipefail
 
 what=${1:-all}
 [ $# -gt 0 ] && shift
-case "$what" in all|python|java|spark) ;; *) echo "usage: $0 [all|python|java|spark] [pytest args...]" >&2; exit 2 ;; esac
+case "$what" in all|python|java|spark|secure) ;; *) echo "usage: $0 [all|python|java|spark|secure] [pytest args...]" >&2; exit 2 ;; esac
 HERE="$SKADE_ROOT/test/rest"
 
 python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
@@ -187,6 +188,30 @@ spark_rest() {
     return $rc
 }
 
+# Java RESTCatalog 1.12 and Spark over https with an OAuth2 client credential they refresh
+# themselves, against the test's OpenID provider (python/secure_phase.py holds the server on
+# TLS and OpenID meanwhile; java-clients/ RestSecureClientTest, spark/test_spark_rest_secure.py)
+secure_clients() {
+    command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 ||
+        install_packages openjdk-17-jdk-headless maven
+    bash "$SKADE_ROOT/test/interop/spark/run.sh" --prepare || return 1
+    local repo=${SKADE_REST_M2:-$HERE/java/.m2-$PG_USER}
+    local venv=${SKADE_SPARK_VENV:-$SKADE_ROOT/test/interop/spark/.venv}
+    local work scratch rc=0
+    work=$(mktemp -d /tmp/skade-rest-sec.XXXXXX)
+    scratch=$(mktemp -d /tmp/skade-rest-spark-sec.XXXXXX)
+    cp -a "$HERE/java-clients/." "$work/" && rm -rf "$work/target"
+    mkdir -p "$repo"
+    chown -R "$PG_USER" "$repo" "$work"
+    (cd "$HERE/python" && "$VENV/bin/python" secure_phase.py \
+        -- runuser -u "$PG_USER" -- env HOME="$work" MAVEN_REPO_LOCAL="$repo" bash "$work/run.sh" 1.12 secure \
+        -- env TZ=UTC SPARK_LOCAL_IP=127.0.0.1 SKADE_SPARK_SCRATCH="$scratch" \
+            SKADE_SPARK_JARS="$SKADE_ROOT/test/interop/spark/target/jars" \
+            "$venv/bin/python" -m pytest -p no:cacheprovider "$HERE/spark/test_spark_rest_secure.py") || rc=$?
+    rm -rf "$work" "$scratch"
+    return $rc
+}
+
 # pg_ctl stop -m fast with REST connections open (idle keep-alive ones and one mid-request):
 # the server stops, the workers with it, and the port is free again
 shutdown_check() {
@@ -197,12 +222,14 @@ case "$what" in
     python) step python_suite "$@" ;;
     java) step java_client 1.12; step java_client 1.10 ;;
     spark) step spark_rest "$@" ;;
+    secure) step secure_clients ;;
     all)
         step python_suite "$@"
         step conformance
         step java_client 1.12
         step java_client 1.10
         step spark_rest
+        step secure_clients
         step shutdown_check
         ;;
 esac

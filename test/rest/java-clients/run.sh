@@ -3,6 +3,12 @@
 # skade's REST port, cross-checked through skade's SQL over JDBC (RestClientLifecycleTest).
 #
 #   test/rest/java-clients/run.sh 1.12|1.10 [MAVEN ARGS...]
+#   test/rest/java-clients/run.sh 1.12|1.10 secure [MAVEN ARGS...]
+#
+# secure: RestSecureClientTest instead (https, an OAuth2 client credential refreshed by the
+# client), with SKADE_REST_SECURE_URI, SKADE_REST_CREDENTIAL, SKADE_REST_OAUTH2_URI,
+# SKADE_REST_TRUSTSTORE, SKADE_REST_SECURE_ROLE and SKADE_REST_TOKEN_LIFETIME from
+# test/rest/python/secure_phase.py.
 #
 # Environment (test/rest/run.sh sets it): SKADE_REST_URI, SKADE_REST_WRITER_TOKEN,
 # SKADE_REST_WRITER_ROLE, SKADE_REST_CATALOG (sent as warehouse), PGHOST/PGPORT/PGUSER/
@@ -18,14 +24,23 @@ case "$version" in
     *) echo "usage: $0 1.12|1.10 [MAVEN ARGS...]" >&2; exit 2 ;;
 esac
 shift
+secure=0
+[[ "${1:-}" == secure ]] && { secure=1; shift; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
-mvn_args=(-B -q -Dstyle.color=never -P "$profile"
-    "-Dskade.rest.uri=$SKADE_REST_URI" "-Dskade.rest.token=$SKADE_REST_WRITER_TOKEN"
-    "-Dskade.rest.role=$SKADE_REST_WRITER_ROLE" "-Dskade.rest.warehouse=$SKADE_REST_CATALOG"
+mvn_args=(-B -q -Dstyle.color=never -P "$profile" "-Dskade.rest.warehouse=$SKADE_REST_CATALOG"
     "-Dskade.pg.url=jdbc:postgresql://${PGHOST:-127.0.0.1}:${PGPORT:-5432}/${PGDATABASE:-postgres}"
     "-Dskade.pg.user=${PGUSER:-postgres}")
+if [[ $secure == 1 ]]; then
+    mvn_args+=(-Dtest=RestSecureClientTest "-Dskade.rest.uri=$SKADE_REST_SECURE_URI"
+        "-Dskade.rest.credential=$SKADE_REST_CREDENTIAL" "-Dskade.rest.oauth2.uri=$SKADE_REST_OAUTH2_URI"
+        "-Dskade.rest.truststore=$SKADE_REST_TRUSTSTORE" "-Dskade.rest.role=$SKADE_REST_SECURE_ROLE"
+        "-Dskade.rest.token.lifetime=$SKADE_REST_TOKEN_LIFETIME")
+else
+    mvn_args+=(-Dtest=RestClientLifecycleTest "-Dskade.rest.uri=$SKADE_REST_URI"
+        "-Dskade.rest.token=$SKADE_REST_WRITER_TOKEN" "-Dskade.rest.role=$SKADE_REST_WRITER_ROLE")
+fi
 [[ -n "${MAVEN_REPO_LOCAL:-}" ]] && mvn_args+=("-Dmaven.repo.local=$MAVEN_REPO_LOCAL")
 [[ "${SKADE_MVN_OFFLINE:-0}" == 1 ]] && mvn_args+=(-o)
 

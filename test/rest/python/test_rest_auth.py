@@ -21,24 +21,19 @@ import hmac
 import json
 import os
 import tempfile
-import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs
 
 import jwt
 import psycopg2
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
-from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 from pyiceberg.catalog.rest import RestCatalog
 
 import restenv
+from idp import AUDIENCE, Provider, b64url
 from restenv import assert_error, call
-
-AUDIENCE = "skade-test"
 REFUSED = "invalid or expired credentials"
 
 
@@ -190,95 +185,6 @@ def test_basic_credentials_follow_the_role(pg):
 
 
 # ---------------------------------------------------------------- OpenID
-
-
-def b64url(b: bytes) -> str:
-    return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
-
-
-class Provider:
-    """An OpenID provider: discovery, JWKS (published keys), a client_credentials and
-    token-exchange token endpoint. Keys: RSA 2048 ("rsa1") and EC P-256 ("ec1")."""
-
-    def __init__(self):
-        self.keys = {"rsa1": rsa.generate_private_key(65537, 2048),
-                     "ec1": ec.generate_private_key(ec.SECP256R1())}
-        self.published = ["rsa1", "ec1"]
-        self.clients = {}           # client_id -> (secret, claims)
-        self.jwks_hits = 0
-        self.token_hits = 0
-        prov = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def answer(self, code, body):
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self):
-                if self.path == "/realms/test/.well-known/openid-configuration":
-                    self.answer(200, {"issuer": prov.issuer, "jwks_uri": prov.issuer + "/certs",
-                                      "token_endpoint": prov.token_url})
-                elif self.path == "/realms/test/certs":
-                    prov.jwks_hits += 1
-                    self.answer(200, prov.jwks())
-                else:
-                    self.answer(404, {"error": "not found"})
-
-            def do_POST(self):
-                n = int(self.headers.get("Content-Length", "0"))
-                form = {k: v[0] for k, v in parse_qs(self.rfile.read(n).decode()).items()}
-                if self.path != "/realms/test/token":
-                    return self.answer(404, {"error": "not found"})
-                prov.token_hits += 1
-                cid, secret = form.get("client_id"), form.get("client_secret")
-                auth = self.headers.get("Authorization", "")
-                if auth.startswith("Basic "):
-                    cid, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
-                if form.get("grant_type") == "urn:ietf:params:oauth:grant-type:token-exchange":
-                    # Java's refresh: a new token for the subject of a valid one
-                    claims = jwt.decode(form.get("subject_token", ""), options={"verify_signature": False})
-                    cid = claims.get("sub")
-                    if cid not in prov.clients:
-                        return self.answer(401, {"error": "invalid_grant"})
-                elif form.get("grant_type") != "client_credentials" or prov.clients.get(cid, (None,))[0] != secret:
-                    return self.answer(401, {"error": "invalid_client"})
-                tok = prov.token(sub=cid, exp=int(time.time()) + 600, **prov.clients[cid][1])
-                self.answer(200, {"access_token": tok, "token_type": "Bearer", "expires_in": 600,
-                                  "issued_token_type": "urn:ietf:params:oauth:token-type:access_token"})
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        port = self.server.server_address[1]
-        self.issuer = f"http://127.0.0.1:{port}/realms/test"
-        self.token_url = f"{self.issuer}/token"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @staticmethod
-    def jwk(kid, key):
-        pub = key.public_key()
-        alg = RSAAlgorithm if isinstance(key, rsa.RSAPrivateKey) else ECAlgorithm
-        d = alg.to_jwk(pub, as_dict=True)
-        d.update(kid=kid, use="sig")
-        return d
-
-    def jwks(self):
-        return {"keys": [self.jwk(k, self.keys[k]) for k in self.published]}
-
-    def token(self, kid="rsa1", key=None, alg=None, headers=None, **claims):
-        now = int(time.time())
-        body = {"iss": self.issuer, "aud": AUDIENCE, "sub": "oidc_alice", "iat": now,
-                "nbf": now, "exp": now + 300}
-        body.update(claims)
-        body = {k: v for k, v in body.items() if v is not None}
-        key = key or self.keys[kid]
-        alg = alg or ("RS256" if isinstance(key, rsa.RSAPrivateKey) else "ES256")
-        return jwt.encode(body, key, algorithm=alg, headers={"kid": kid, **(headers or {})})
 
 
 @pytest.fixture(scope="module")
