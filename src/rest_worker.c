@@ -47,6 +47,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 #include "utils/timeout.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
@@ -99,6 +100,8 @@ skade_rest_listener_main(Datum arg)
 	/* it runs no statement to cancel: pg_cancel_backend must not end it */
 	pqsignal(SIGINT, SIG_IGN);
 	pgstat_report_appname("skade rest");
+	/* the TLS files' fingerprint hashes with PostgreSQL's cryptohash: it tracks a resource owner */
+	CurrentResourceOwner = ResourceOwnerCreate(NULL, "skade rest listener");
 	SkadeRestListen();
 	/* not 0: a listener ended by pg_terminate_backend is started again */
 	proc_exit(1);

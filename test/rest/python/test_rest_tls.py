@@ -85,7 +85,10 @@ def tls(pg):
         assert wait_for(lambda: served_cert()[0] == cert_der(cert)), "the REST port never spoke TLS"
         yield pki, cert
     finally:
-        reload(pg, rest_tls_cert_file=None, rest_tls_key_file=None, rest_tls_ca_file=None)
+        conn = psycopg2.connect(restenv.PG_DSN)     # (a test restarts the server)
+        conn.autocommit = True
+        reload(conn, rest_tls_cert_file=None, rest_tls_key_file=None, rest_tls_ca_file=None)
+        conn.close()
         assert wait_for(lambda: requests.get(f"{restenv.URI}/v1/config", timeout=5).status_code == 401), \
             "the REST port did not speak plain HTTP again"
 
@@ -123,7 +126,11 @@ def test_wrong_ca_fails_the_handshake(tls):
         config(verify=other.ca_file)
 
 
-def test_pyiceberg_over_https(tls):
+def test_pyiceberg_over_https(tls, monkeypatch):
+    # requests lets REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE override a session's verify (the
+    # cabundle pyiceberg sets): a client that names its CA must not have them set
+    monkeypatch.delenv("REQUESTS_CA_BUNDLE", raising=False)
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
     pki, _ = tls
     cat = RestCatalog("tls", uri=HTTPS, token=restenv.WRITER_TOKEN, warehouse=restenv.CATALOG,
                       **{"ssl": {"cabundle": pki.ca_file}})
@@ -196,3 +203,31 @@ def test_client_certificates(tls, pg):
     finally:
         reload(pg, rest_tls_ca_file=None)
     assert wait_for(lambda: config(verify=pki.ca_file).status_code == 200)
+
+
+def test_tls_from_startup(tls, pg):
+    """A server started with the TLS files set speaks TLS from its first connection (the
+    listener reads them before it listens), and a restart without them speaks plain HTTP."""
+    import subprocess
+    pki, _ = tls
+    cert_file, key_file, cert = pki.issue("server-start")
+    sql(pg, "ALTER SYSTEM SET skade.rest_tls_cert_file = %s", (cert_file,))
+    sql(pg, "ALTER SYSTEM SET skade.rest_tls_key_file = %s", (key_file,))
+    data = restenv.env("SKADE_REST_DATA")
+    pg_ctl = os.path.join(restenv.env("SKADE_REST_PGBIN"), "pg_ctl")
+
+    def restart():
+        subprocess.run(["runuser", "-u", "postgres", "--", pg_ctl, "-D", data, "-w", "-t", "60", "-m", "fast",
+                        "-l", os.path.join(data, "server.log"), "restart"], check=True, capture_output=True)
+
+    restart()
+    assert wait_for(lambda: served_cert()[0] == cert_der(cert)), "not TLS after a restart with the files set"
+    assert config(verify=pki.ca_file).status_code == 200
+    conn = psycopg2.connect(restenv.PG_DSN)
+    conn.autocommit = True
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'skade rest listener'")
+            assert cur.fetchone() == (1,)
+    finally:
+        conn.close()
