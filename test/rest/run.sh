@@ -204,8 +204,8 @@ secure_clients() {
     mkdir -p "$repo"
     chown -R "$PG_USER" "$repo" "$work"
     (cd "$HERE/python" && "$VENV/bin/python" secure_phase.py \
-        -- runuser -u "$PG_USER" -- env HOME="$work" MAVEN_REPO_LOCAL="$repo" bash "$work/run.sh" 1.12 secure \
-        -- env TZ=UTC SPARK_LOCAL_IP=127.0.0.1 SKADE_SPARK_SCRATCH="$scratch" \
+        ::: runuser -u "$PG_USER" -- env HOME="$work" MAVEN_REPO_LOCAL="$repo" bash "$work/run.sh" 1.12 secure \
+        ::: env TZ=UTC SPARK_LOCAL_IP=127.0.0.1 SKADE_SPARK_SCRATCH="$scratch" \
             SKADE_SPARK_JARS="$SKADE_ROOT/test/interop/spark/target/jars" \
             "$venv/bin/python" -m pytest -p no:cacheprovider "$HERE/spark/test_spark_rest_secure.py") || rc=$?
     rm -rf "$work" "$scratch"

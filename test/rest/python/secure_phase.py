@@ -1,6 +1,6 @@
 """Holds the REST suite's server on TLS with OpenID tokens while real clients run (issue 27):
 
-    secure_phase.py -- COMMAND [ARGS...] [-- COMMAND [ARGS...] ...]
+    secure_phase.py ::: COMMAND [ARGS...] [::: COMMAND [ARGS...] ...]
 
 Starts the test OpenID provider (idp.Provider: a client "skade-secure-client" whose tokens live
 SKADE_REST_TOKEN_LIFETIME seconds, mapped to the writer role in skade.rest_oidc_roles), makes a
@@ -61,7 +61,7 @@ def wait_for(check, timeout=15.0):
 def main(argv):
     commands, cur = [], None
     for a in argv:
-        if a == "--":
+        if a == ":::":
             cur = []
             commands.append(cur)
         elif cur is not None:
