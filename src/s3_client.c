@@ -122,6 +122,7 @@ static void start_attempt(Attempt *a);
 static void drop_elapsed(char *s);
 static void sign_headers(Attempt *a);
 static void plain_headers(Attempt *a);
+static void set_headers(Attempt *a, struct curl_slist *l);
 static void finish_attempt(Attempt *a, CURLcode rc);
 static bool retryable(const Attempt *a, CURLcode rc);
 static void drop_easy(Attempt *a);
@@ -497,32 +498,30 @@ sign_headers(Attempt *a)
 	r.secret_key = c->cred->secret_key;
 	auth = SkadeSigV4Authorization(&r, NULL, NULL);
 
-	if (a->headers)
-		curl_slist_free_all(a->headers);
-	a->headers = NULL;
 	for (i = 0; i < nh; i++)
 		l = curl_slist_append(l, psprintf("%s: %s", h[i].name, h[i].value));
 	l = l ? curl_slist_append(l, psprintf("Authorization: %s", auth)) : NULL;
-	l = l ? curl_slist_append(l, "Expect:") : NULL;
-	l = l ? curl_slist_append(l, "Accept-Encoding: identity") : NULL;
-	if (l == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory building a request")));
-	a->headers = l;
 	explicit_bzero(auth, strlen(auth));
+	set_headers(a, l);
 }
 
 /* The header list of a plain request: nothing signed. */
 static void
 plain_headers(Attempt *a)
 {
-	struct curl_slist *l = NULL;
+	set_headers(a, curl_slist_append(NULL, "Accept: application/json"));
+}
 
+/*
+ * l, with the headers every attempt sends, becomes the attempt's list (the
+ * previous one freed); l NULL: curl ran out of memory building it.
+ */
+static void
+set_headers(Attempt *a, struct curl_slist *l)
+{
 	if (a->headers)
 		curl_slist_free_all(a->headers);
 	a->headers = NULL;
-	l = curl_slist_append(l, "Accept: application/json");
 	l = l ? curl_slist_append(l, "Expect:") : NULL;
 	l = l ? curl_slist_append(l, "Accept-Encoding: identity") : NULL;
 	if (l == NULL)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 from urllib.parse import quote
 
 import requests
@@ -119,3 +120,39 @@ def raw_request(data: bytes, timeout: float = 10) -> bytes:
         except socket.timeout:
             pass
         return out
+
+
+# ------------------------------------------------------------ the server's settings
+
+
+def sql(conn, q, args=None):
+    """Run q on conn (autocommit); its rows, or None for a statement without any."""
+    with conn.cursor() as cur:
+        cur.execute(q, args)
+        return cur.fetchall() if cur.description else None
+
+
+def alter_system(conn, **settings):
+    """ALTER SYSTEM SET (None: RESET) each skade.NAME=value, then reload."""
+    for k, v in settings.items():
+        if v is None:
+            sql(conn, f"ALTER SYSTEM RESET skade.{k}")
+        else:
+            sql(conn, f"ALTER SYSTEM SET skade.{k} = %s", (v,))
+    sql(conn, "SELECT pg_reload_conf()")
+
+
+def wait_for(check, timeout=10.0):
+    """check() becomes true within timeout seconds (a reload reaches every REST process in
+    its own time); a connection or TLS error meanwhile counts as not yet."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            if check():
+                return True
+        except (OSError, requests.RequestException):
+            pass
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.2)
+

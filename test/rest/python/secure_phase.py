@@ -19,43 +19,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import psycopg2
 import requests
 
 import restenv
 from idp import AUDIENCE, Pki, Provider
+from restenv import alter_system, sql, wait_for
 
 LIFETIME = 8
 CLIENT = "skade-secure-client"
 SECRET = "skade-secure-secret"
-
-
-def sql(conn, q, args=None):
-    with conn.cursor() as cur:
-        cur.execute(q, args)
-
-
-def reload(conn, **settings):
-    for k, v in settings.items():
-        if v is None:
-            sql(conn, f"ALTER SYSTEM RESET skade.{k}")
-        else:
-            sql(conn, f"ALTER SYSTEM SET skade.{k} = %s", (v,))
-    sql(conn, "SELECT pg_reload_conf()")
-
-
-def wait_for(check, timeout=15.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            if check():
-                return True
-        except (OSError, requests.RequestException):
-            pass
-        time.sleep(0.3)
-    return False
 
 
 def main(argv):
@@ -81,12 +55,12 @@ def main(argv):
     failed = 0
     try:
         sql(conn, "SELECT skade.rest_map_oidc_role(%s, 'sub', %s, %s)", (prov.issuer, CLIENT, restenv.WRITER_ROLE))
-        reload(conn, rest_tls_cert_file=cert_file, rest_tls_key_file=key_file,
+        alter_system(conn, rest_tls_cert_file=cert_file, rest_tls_key_file=key_file,
                rest_oidc_issuers=prov.issuer, rest_oidc_audience=AUDIENCE)
         probe = prov.token(sub=CLIENT)
         if not wait_for(lambda: requests.get(f"{https}/v1/config?warehouse={restenv.CATALOG}",
                                              headers={"Authorization": f"Bearer {probe}"},
-                                             verify=pki.ca_file, timeout=5).status_code == 200):
+                                             verify=pki.ca_file, timeout=5).status_code == 200, timeout=15):
             print("secure phase: the REST port never spoke TLS with the provider's tokens", file=sys.stderr)
             return len(commands)
         env = dict(os.environ, SKADE_REST_SECURE_URI=https, SKADE_REST_CREDENTIAL=f"{CLIENT}:{SECRET}",
@@ -101,7 +75,7 @@ def main(argv):
             if rc != 0 or len(grants) < 2:
                 failed += 1
     finally:
-        reload(conn, rest_tls_cert_file=None, rest_tls_key_file=None, rest_oidc_issuers=None,
+        alter_system(conn, rest_tls_cert_file=None, rest_tls_key_file=None, rest_oidc_issuers=None,
                rest_oidc_audience=None)
         sql(conn, "DELETE FROM skade.rest_oidc_roles WHERE issuer = %s", (prov.issuer,))
         if not wait_for(lambda: requests.get(f"{restenv.URI}/v1/config", timeout=5).status_code == 401):

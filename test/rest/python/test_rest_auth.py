@@ -33,14 +33,8 @@ from pyiceberg.catalog.rest import RestCatalog
 
 import restenv
 from idp import AUDIENCE, Provider, b64url
-from restenv import assert_error, call
+from restenv import alter_system, assert_error, call, sql, wait_for
 REFUSED = "invalid or expired credentials"
-
-
-def sql(pg, q, args=None):
-    with pg.cursor() as cur:
-        cur.execute(q, args)
-        return cur.fetchall() if cur.description else None
 
 
 def config_url():
@@ -55,26 +49,6 @@ def refused(token):
     """401 in Iceberg's error model, with nothing that tells one refusal from another."""
     err = assert_error(call("GET", config_url(), token=token), 401, "NotAuthorizedException")
     assert err["message"] == REFUSED, err
-
-
-def eventually(check, timeout=10.0):
-    """check() becomes true within timeout (a reload reaches every REST worker)."""
-    end = time.monotonic() + timeout
-    while True:
-        if check():
-            return True
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.2)
-
-
-def set_config(pg, **settings):
-    for k, v in settings.items():
-        if v is None:
-            sql(pg, f"ALTER SYSTEM RESET skade.{k}")
-        else:
-            sql(pg, f"ALTER SYSTEM SET skade.{k} = %s", (v,))
-    sql(pg, "SELECT pg_reload_conf()")
 
 
 @pytest.fixture(scope="module")
@@ -149,11 +123,11 @@ def test_superuser_token_refused_unless_allowed(pg):
         new_token(pg, "auth_su")
     assert e.value.pgcode == "55000"
     try:
-        set_config(pg, rest_allow_superuser="on")
-        assert eventually(lambda: status(t) == 200)
+        alter_system(pg, rest_allow_superuser="on")
+        assert wait_for(lambda: status(t) == 200)
     finally:
-        set_config(pg, rest_allow_superuser=None)
-    assert eventually(lambda: status(t) == 401)
+        alter_system(pg, rest_allow_superuser=None)
+    assert wait_for(lambda: status(t) == 401)
     sql(pg, "ALTER ROLE auth_su NOSUPERUSER")
 
 
@@ -195,14 +169,14 @@ def oidc(pg):
     make_role(pg, "oidc_reader")
     make_role(pg, "oidc_engineer")
     make_role(pg, "oidc_group", "NOLOGIN")
-    set_config(pg, rest_oidc_issuers=prov.issuer, rest_oidc_audience=AUDIENCE,
+    alter_system(pg, rest_oidc_issuers=prov.issuer, rest_oidc_audience=AUDIENCE,
                rest_oidc_refetch_interval="2s")
-    ok = eventually(lambda: status(prov.token()) == 200, timeout=15)
+    ok = wait_for(lambda: status(prov.token()) == 200, timeout=15)
     try:
         assert ok, "the REST workers never accepted a token of the provider"
         yield prov
     finally:
-        set_config(pg, rest_oidc_issuers=None, rest_oidc_audience=None, rest_oidc_refetch_interval=None,
+        alter_system(pg, rest_oidc_issuers=None, rest_oidc_audience=None, rest_oidc_refetch_interval=None,
                    rest_oidc_jwks_file=None, rest_oidc_role_claim=None)
         sql(pg, "DELETE FROM skade.rest_oidc_roles")
         prov.server.shutdown()
@@ -309,18 +283,18 @@ def test_jwt_role_from_the_mapping_table(oidc, pg):
         # a mapping to a NOLOGIN role is refused
         refused(oidc.token(sub="nobody", groups=["disabled"]))
         # with the role claim off only the table counts
-        set_config(pg, rest_oidc_role_claim="")
-        assert eventually(lambda: status(oidc.token(sub="oidc_alice")) == 401)
+        alter_system(pg, rest_oidc_role_claim="")
+        assert wait_for(lambda: status(oidc.token(sub="oidc_alice")) == 401)
         assert status(oidc.token(sub="bob")) == 200
-        set_config(pg, rest_oidc_role_claim="preferred_username")
-        assert eventually(lambda: status(oidc.token(sub="x", preferred_username="oidc_alice")) == 200)
+        alter_system(pg, rest_oidc_role_claim="preferred_username")
+        assert wait_for(lambda: status(oidc.token(sub="x", preferred_username="oidc_alice")) == 200)
         # the mapping binds the role itself: dropped and made again, it is a stranger
         sql(pg, "SELECT skade.rest_unmap_oidc_role(%s, 'sub', 'bob')", (iss,))
         refused(oidc.token(sub="bob"))
     finally:
-        set_config(pg, rest_oidc_role_claim=None)
+        alter_system(pg, rest_oidc_role_claim=None)
         sql(pg, "DELETE FROM skade.rest_oidc_roles")
-    assert eventually(lambda: status(oidc.token(sub="oidc_alice")) == 200)
+    assert wait_for(lambda: status(oidc.token(sub="oidc_alice")) == 200)
 
 
 def test_jwt_key_rotation_and_refetch_bound(oidc):
@@ -330,7 +304,7 @@ def test_jwt_key_rotation_and_refetch_bound(oidc):
     oidc.keys["rsa2"] = rsa.generate_private_key(65537, 2048)
     oidc.published.append("rsa2")
     t = oidc.token("rsa2")
-    assert eventually(lambda: status(t) == 200, timeout=10)
+    assert wait_for(lambda: status(t) == 200, timeout=10)
     time.sleep(2.5)                 # past the refetch interval of every worker
     hits = oidc.jwks_hits
     start = time.monotonic()
@@ -344,7 +318,7 @@ def test_jwt_key_rotation_and_refetch_bound(oidc):
     oidc.published.remove("rsa2")
     time.sleep(2.5)
     refused(oidc.token("rsa2", headers={"kid": "made-up-again"}))  # makes the worker refetch
-    assert eventually(lambda: status(oidc.token("rsa2")) == 401, timeout=10)
+    assert wait_for(lambda: status(oidc.token("rsa2")) == 401, timeout=10)
 
 
 def test_jwt_from_the_jwks_file(oidc, pg):
@@ -361,10 +335,10 @@ def test_jwt_from_the_jwks_file(oidc, pg):
         os.replace(path + ".tmp", path)
 
     write("file1", k1)
-    set_config(pg, rest_oidc_jwks_file=path)
+    alter_system(pg, rest_oidc_jwks_file=path)
     try:
         t1 = oidc.token("file1", key=k1, alg="ES384")
-        assert eventually(lambda: status(t1) == 200)
+        assert wait_for(lambda: status(t1) == 200)
         # an HS256 token "signed" with the file's symmetric key: never accepted
         head = b64url(json.dumps({"alg": "HS256", "kid": "hmac"}).encode())
         body = t1.split(".")[1]
@@ -372,12 +346,12 @@ def test_jwt_from_the_jwks_file(oidc, pg):
         # the file replaced: its old key no longer counts, the new one does
         write("file2", k2)
         t2 = oidc.token("file2", key=k2, alg="PS256")
-        assert eventually(lambda: status(t2) == 200)
+        assert wait_for(lambda: status(t2) == 200)
         refused(t1)
         # the issuer's own keys still count beside the file
         assert status(oidc.token("rsa1")) == 200
     finally:
-        set_config(pg, rest_oidc_jwks_file=None)
+        alter_system(pg, rest_oidc_jwks_file=None)
 
 
 def test_pyiceberg_with_a_token_and_with_client_credentials(oidc, pg):

@@ -23,23 +23,9 @@ from pyiceberg.catalog.rest import RestCatalog
 
 import restenv
 from idp import Pki
+from restenv import alter_system, sql, wait_for
 
 HTTPS = restenv.URI.replace("http://", "https://")
-
-
-def sql(pg, q, args=None):
-    with pg.cursor() as cur:
-        cur.execute(q, args)
-        return cur.fetchall() if cur.description else None
-
-
-def reload(pg, **settings):
-    for k, v in settings.items():
-        if v is None:
-            sql(pg, f"ALTER SYSTEM RESET skade.{k}")
-        else:
-            sql(pg, f"ALTER SYSTEM SET skade.{k} = %s", (v,))
-    sql(pg, "SELECT pg_reload_conf()")
 
 
 def served_cert(ca_file=None):
@@ -56,18 +42,6 @@ def cert_der(cert):
     return cert.public_bytes(serialization.Encoding.DER)
 
 
-def wait_for(check, timeout=10.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            if check():
-                return True
-        except (OSError, ssl.SSLError, requests.RequestException):
-            pass
-        time.sleep(0.2)
-    return False
-
-
 @pytest.fixture(scope="module")
 def pg():
     conn = psycopg2.connect(restenv.PG_DSN)
@@ -80,14 +54,14 @@ def pg():
 def tls(pg):
     pki = Pki("a")
     cert_file, key_file, cert = pki.issue("server-a")
-    reload(pg, rest_tls_cert_file=cert_file, rest_tls_key_file=key_file)
+    alter_system(pg, rest_tls_cert_file=cert_file, rest_tls_key_file=key_file)
     try:
         assert wait_for(lambda: served_cert()[0] == cert_der(cert)), "the REST port never spoke TLS"
         yield pki, cert
     finally:
         conn = psycopg2.connect(restenv.PG_DSN)     # (a test restarts the server)
         conn.autocommit = True
-        reload(conn, rest_tls_cert_file=None, rest_tls_key_file=None, rest_tls_ca_file=None)
+        alter_system(conn, rest_tls_cert_file=None, rest_tls_key_file=None, rest_tls_ca_file=None)
         conn.close()
         assert wait_for(lambda: requests.get(f"{restenv.URI}/v1/config", timeout=5).status_code == 401), \
             "the REST port did not speak plain HTTP again"
@@ -161,7 +135,7 @@ def test_rotation_on_reload_keeps_open_connections(tls, pg):
     assert get(old) == 200
     assert old.sock.getpeercert(binary_form=True) == cert_der(cert_a)
     cert_file, key_file, cert_b = pki.issue("server-b")
-    reload(pg, rest_tls_cert_file=cert_file, rest_tls_key_file=key_file)
+    alter_system(pg, rest_tls_cert_file=cert_file, rest_tls_key_file=key_file)
     deadline = time.monotonic() + 10
     while served_cert()[0] != cert_der(cert_b):
         assert time.monotonic() < deadline, "the new certificate is not served"
@@ -173,11 +147,11 @@ def test_rotation_on_reload_keeps_open_connections(tls, pg):
     # a key file others may read is refused: the served certificate stays
     bad_cert, bad_key, _ = pki.issue("server-c")
     os.chmod(bad_key, 0o644)
-    reload(pg, rest_tls_cert_file=bad_cert, rest_tls_key_file=bad_key)
+    alter_system(pg, rest_tls_cert_file=bad_cert, rest_tls_key_file=bad_key)
     time.sleep(1.0)
     assert served_cert()[0] == cert_der(cert_b)
     assert config(verify=pki.ca_file).status_code == 200
-    reload(pg, rest_tls_cert_file=cert_file, rest_tls_key_file=key_file)
+    alter_system(pg, rest_tls_cert_file=cert_file, rest_tls_key_file=key_file)
 
 
 def test_client_certificates(tls, pg):
@@ -188,7 +162,7 @@ def test_client_certificates(tls, pg):
     bad_cert, bad_key, _ = stranger.issue("client-2", server=False)
     for f in (good_key, bad_key):
         os.chown(f, 0, 0)      # the client's files (root), not the server's
-    reload(pg, rest_tls_ca_file=clients.ca_file)
+    alter_system(pg, rest_tls_ca_file=clients.ca_file)
     try:
         assert wait_for(lambda: config(verify=pki.ca_file).status_code == 401)
         r = config(verify=pki.ca_file)
@@ -201,7 +175,7 @@ def test_client_certificates(tls, pg):
             pass            # refused in the handshake: as good
         assert r is None or r.status_code == 401
     finally:
-        reload(pg, rest_tls_ca_file=None)
+        alter_system(pg, rest_tls_ca_file=None)
     assert wait_for(lambda: config(verify=pki.ca_file).status_code == 200)
 
 
