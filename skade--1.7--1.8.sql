@@ -12,6 +12,20 @@
  */
 ALTER TABLE skade.rest_tokens RENAME TO rest_tokens_1_7;
 ALTER INDEX skade.rest_tokens_pkey RENAME TO rest_tokens_1_7_pkey;
+-- 18 names NOT NULL constraints (rest_tokens_token_hash_not_null, ...): out of the way of the
+-- new table's (15 to 17 have none of that kind)
+DO $nn$
+DECLARE
+	c record;
+BEGIN
+	FOR c IN SELECT k.conname FROM pg_catalog.pg_constraint k
+			  WHERE k.conrelid OPERATOR(pg_catalog.=) 'skade.rest_tokens_1_7'::pg_catalog.regclass
+				AND k.contype OPERATOR(pg_catalog.=) 'n' LOOP
+		EXECUTE pg_catalog.format('ALTER TABLE skade.rest_tokens_1_7 RENAME CONSTRAINT %I TO %I',
+								  c.conname, c.conname || '_1_7');
+	END LOOP;
+END
+$nn$;
 /*
  * rest_tokens: the static credentials of skade's REST catalog
  * (rest_auth.c): the SHA-256 of each token, the role its requests run as
