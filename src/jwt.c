@@ -21,7 +21,7 @@
  *   - ES signatures arrive as R || S of the curve's size exactly and are
  *     re-encoded as DER for EVP; PS uses a salt of the digest's length.
  *   - Claims: "exp" must be present and not passed, "nbf" (if present)
- *     reached, both with the leeway; "iss" one of the issuers, exactly;
+ *     reached, both with the leeway; "iss" the issuer, exactly;
  *     "aud" (a string or an array of strings) holds the audience.
  *   - Every part is parsed from the token's own bytes: base64url without
  *     padding, then JSON (jansson, palloc'd in the current context); a part
@@ -141,12 +141,6 @@ JwkSetParse(const char *text, size_t len, const char **why)
 			set->nkeys++;
 	json_decref(doc);
 	return set;
-}
-
-int
-JwkSetCount(const JwkSet *set)
-{
-	return set ? set->nkeys : 0;
 }
 
 bool
@@ -425,19 +419,19 @@ done:
 
 /*
  * JwtCheckClaims
- *		exp, nbf (now: Unix seconds; leeway: seconds), iss among issuers,
- *		aud holding audience.
+ *		exp, nbf (now: Unix seconds; leeway: seconds), iss the issuer, aud
+ *		holding audience.
  */
 bool
-JwtCheckClaims(const Jwt *t, const char *const *issuers, int nissuers,
-			   const char *audience, int64 now, int leeway, const char **why)
+JwtCheckClaims(const Jwt *t, const char *issuer, const char *audience, int64 now, int leeway,
+			   const char **why)
 {
 	json_t	   *exp = json_object_get(t->claims, "exp");
 	json_t	   *nbf = json_object_get(t->claims, "nbf");
 	const char *iss = json_string_value(json_object_get(t->claims, "iss"));
 	json_t	   *aud = json_object_get(t->claims, "aud");
 	bool		aud_ok = false;
-	int			i;
+	size_t		i;
 
 	if (!json_is_number(exp))
 	{
@@ -454,10 +448,7 @@ JwtCheckClaims(const Jwt *t, const char *const *issuers, int nissuers,
 		*why = "the token is not valid yet";
 		return false;
 	}
-	for (i = 0; iss && i < nissuers; i++)
-		if (strcmp(issuers[i], iss) == 0)
-			break;
-	if (iss == NULL || i == nissuers)
+	if (iss == NULL || strcmp(iss, issuer) != 0)
 	{
 		*why = "the token's issuer is not a configured one";
 		return false;

@@ -31,11 +31,10 @@ typedef struct Jwt
 } Jwt;
 
 extern JwkSet *JwkSetParse(const char *text, size_t len, const char **why);
-extern int	JwkSetCount(const JwkSet *set);
 extern bool JwkSetHasKid(const JwkSet *set, const char *kid);
 extern Jwt *JwtDecode(const char *token, const char **why);
 extern bool JwtVerify(const Jwt *token, const JwkSet *set, const char **why);
-extern bool JwtCheckClaims(const Jwt *token, const char *const *issuers, int nissuers,
-						   const char *audience, int64 now, int leeway, const char **why);
+extern bool JwtCheckClaims(const Jwt *token, const char *issuer, const char *audience, int64 now,
+						   int leeway, const char **why);
 
 #endif							/* SKADE_JWT_H */

@@ -253,7 +253,7 @@ oidc_role(const char *issuer, const char *claims, const char **why)
 	Datum		values[3];
 	char		nulls[3] = {' ', ' ', ' '};
 	Oid			role = InvalidOid;
-	bool		by_sub = false;
+	bool		first_sub = false;
 	const char *claim = skade_rest_oidc_role_claim;
 	uint64		i;
 	bool		isnull;
@@ -261,6 +261,7 @@ oidc_role(const char *issuer, const char *claims, const char **why)
 
 	values[0] = CStringGetTextDatum(issuer);
 	values[1] = CStringGetTextDatum(claims);
+	/* "sub" rows first: when there is one, the group rows after it do not count */
 	if (SPI_execute_with_args("SELECT m.role_oid, m.claim OPERATOR(pg_catalog.=) 'sub'"
 							  " FROM skade.rest_oidc_roles m"
 							  " WHERE m.issuer OPERATOR(pg_catalog.=) $1"
@@ -277,20 +278,16 @@ oidc_role(const char *issuer, const char *claims, const char **why)
 		bool		sub = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i],
 													 SPI_tuptable->tupdesc, 2, &isnull));
 
-		if (sub && !by_sub)
-		{
-			role = r;			/* a subject's own row beats group rows */
-			by_sub = true;
-		}
-		else if (sub != by_sub)
-			continue;			/* a group row, once a subject row decided */
-		else if (OidIsValid(role) && r != role)
+		if (i == 0)
+			first_sub = sub;
+		else if (sub != first_sub)
+			break;
+		if (OidIsValid(role) && r != role)
 		{
 			*why = "the token maps to more than one role in skade.rest_oidc_roles";
 			return InvalidOid;
 		}
-		else
-			role = r;
+		role = r;
 	}
 	if (OidIsValid(role))
 		return role;

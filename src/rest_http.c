@@ -17,10 +17,11 @@
  *   - With TLS (rest_tls.c) the daemons of skade.rest_port speak only TLS
  *     1.2+, those of skade.rest_plaintext_port plain HTTP; with a client
  *     CA a request whose connection presented no certificate of that CA is
- *     answered 401 here.  A reload that changes the files hands each
- *     listening socket to a new daemon with them (MHD_quiesce_daemon); the
- *     old daemon serves its connections to their end, then stops: no
- *     connection is cut by a certificate rotation.
+ *     answered 401 here.  A reload that changes the files starts a new
+ *     daemon with them on (a duplicate of) each listening socket before the
+ *     old one is quiesced (MHD_quiesce_daemon); the old daemon serves its
+ *     connections to their end, then stops: no connection is cut by a
+ *     certificate rotation, and one that fails keeps the old daemon.
  *   - Every phase of a connection has a deadline, checked every TICK_MS:
  *     waiting for a request's headers (from the connection's start or its
  *     last answer) skade.rest_idle_timeout; receiving its body
@@ -65,6 +66,7 @@
 
 #include "pg_compat.h"
 
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -163,6 +165,7 @@ static void reload_tls(void);
 static void drain_daemons(void);
 static WaitEventSet *wait_set(WaitEventSet *old);
 static bool peer_acceptable(struct MHD_Connection *mhd);
+static enum MHD_Result refuse_at_once(Request *rq, int status, const char *type, const char *message);
 static int	listen_socket(const struct addrinfo *ai);
 static unsigned int connection_cap(void);
 static enum MHD_Result handle(void *cls, struct MHD_Connection *mhd, const char *url,
@@ -402,50 +405,65 @@ tls_usable(RestTls *tls)
 }
 
 /*
- * After a reload: when the TLS files (or whether TLS is on) changed, the
- * main port's daemons hand their listening sockets to new daemons with the
- * new files and drain (their connections are served to the end, under the
- * same deadlines).  Files that cannot be used keep the old ones.
+ * After a reload: when the TLS files (or whether TLS is on) changed, each
+ * daemon of the main port is replaced by one with the new files on its
+ * listening socket: the new daemon starts on a duplicate of the socket,
+ * and only then is the old one quiesced (it serves its connections to the
+ * end, under the same deadlines, then drain_daemons stops it).  Files that
+ * cannot be used, or a daemon that does not start, keep the old one: the
+ * port never stops answering.
  */
 static void
 reload_tls(void)
 {
 	RestTls    *fresh = RestTlsLoad(WARNING);
 	int			i,
-				n = ndaemons;
+				n = ndaemons,
+				replacing = 0;
 
-	if (RestTlsConfigured() && (fresh == NULL || !tls_usable(fresh)))
-	{
-		ereport(WARNING,
-				(errmsg("the REST server keeps its current TLS certificate: the new files cannot be used")));
-		RestTlsFree(fresh);
-		return;
-	}
-	if (fresh == NULL ? tls_now == NULL :
+	if (fresh == NULL ? tls_now == NULL && !RestTlsConfigured() :
 		(tls_now && strcmp(fresh->fingerprint, tls_now->fingerprint) == 0))
 	{
 		RestTlsFree(fresh);
 		return;
 	}
-	for (i = 0; i < n && ndaemons < MAX_DAEMONS; i++)
+	for (i = 0; i < n; i++)
+		replacing += daemons[i].main_port && !daemons[i].draining;
+	if ((RestTlsConfigured() && (fresh == NULL || !tls_usable(fresh))) ||
+		ndaemons + replacing > MAX_DAEMONS)
+	{
+		ereport(WARNING,
+				(errmsg("the REST server keeps its current TLS certificate: %s",
+						ndaemons + replacing > MAX_DAEMONS ?
+						"the daemons of the last change are still serving their connections; reload again later" :
+						"the new files cannot be used")));
+		RestTlsFree(fresh);
+		return;
+	}
+	for (i = 0; i < n; i++)
 	{
 		Daemon	   *d = &daemons[i];
-		MHD_socket	fd;
-		struct MHD_Daemon *next;
+		const union MHD_DaemonInfo *info;
+		int			fd;
+		struct MHD_Daemon *next = NULL;
 
 		if (!d->main_port || d->draining)
 			continue;
-		if ((fd = MHD_quiesce_daemon(d->mhd)) == MHD_INVALID_SOCKET)
-			continue;
-		d->draining = true;
-		if ((next = start_daemon(fd, fresh)) == NULL)
+		info = MHD_get_daemon_info(d->mhd, MHD_DAEMON_INFO_LISTEN_FD);
+		fd = info ? fcntl(info->listen_fd, F_DUPFD_CLOEXEC, 0) : -1;
+		if (fd < 0 || (next = start_daemon(fd, fresh)) == NULL)
 		{
+			if (fd >= 0)
+				close(fd);
 			ereport(WARNING,
-					(errmsg("the REST server could not start on a listening socket with the new TLS files")));
-			close(fd);
+					(errmsg("the REST server keeps a listening socket on its current TLS certificate: a daemon with the new files did not start")));
 			continue;
 		}
 		daemons[ndaemons++] = (Daemon) {next, true, fresh, false};
+		fd = MHD_quiesce_daemon(d->mhd);
+		if (fd != MHD_INVALID_SOCKET)
+			close(fd);			/* the duplicate keeps the socket */
+		d->draining = true;
 	}
 	tls_now = fresh;
 	wait_set_stale = true;
@@ -583,23 +601,11 @@ handle(void *cls, struct MHD_Connection *mhd, const char *url, const char *metho
 			*state = rq = begin_request(mhd, url, method);
 			result = MHD_YES;
 			if (!peer_acceptable(mhd))
-			{
-				answer_here(rq, 401, "NotAuthorizedException",
-							"a client certificate of the authority skade.rest_tls_ca_file names is required");
-				if (rq->conn)
-					enter(rq->conn, PH_WAITING, 0);
-				rq->start = GetCurrentTimestamp();
-				result = send_answer(rq);
-			}
+				result = refuse_at_once(rq, 401, "NotAuthorizedException",
+										"a client certificate of the authority skade.rest_tls_ca_file names is required");
 			else if (!body_length_known(mhd))
-			{
-				answer_here(rq, 400, "BadRequestException",
-							"a Transfer-Encoding whose last coding is not chunked leaves the body's length unknown");
-				if (rq->conn)
-					enter(rq->conn, PH_WAITING, 0);
-				rq->start = GetCurrentTimestamp();
-				result = send_answer(rq);
-			}
+				result = refuse_at_once(rq, 400, "BadRequestException",
+										"a Transfer-Encoding whose last coding is not chunked leaves the body's length unknown");
 		}
 		else if (*upload_size > 0)
 		{
@@ -630,6 +636,17 @@ handle(void *cls, struct MHD_Connection *mhd, const char *url, const char *metho
 		MHD_destroy_response(r);
 	}
 	return result;
+}
+
+/* Answer a request from its headers alone, never reading its body. */
+static enum MHD_Result
+refuse_at_once(Request *rq, int status, const char *type, const char *message)
+{
+	answer_here(rq, status, type, message);
+	if (rq->conn)
+		enter(rq->conn, PH_WAITING, 0);
+	rq->start = GetCurrentTimestamp();
+	return send_answer(rq);
 }
 
 /* The first call of a request: its context, method, path, query and headers. */

@@ -60,8 +60,7 @@
 typedef struct IssuerKeys
 {
 	char	   *issuer;
-	MemoryContext cxt;			/* keys and jwks_uri; NULL: none yet */
-	char	   *jwks_uri;
+	MemoryContext cxt;			/* the keys'; NULL: none yet */
 	JwkSet	   *keys;
 	TimestampTz fetched_at;		/* of the keys held */
 	TimestampTz tried_at;		/* of the last attempt (0: never) */
@@ -77,6 +76,7 @@ static MemoryContext file_cxt = NULL;
 static JwkSet *file_keys = NULL;
 static char *file_path = NULL;
 static struct stat file_stat;
+static bool file_missing = false;	/* (logged once until it is there again) */
 
 static void load_issuers(void);
 static IssuerKeys *issuer_of(const char *iss);
@@ -110,8 +110,6 @@ RestOidcVerify(const char *token, char **issuer, char **claims, const char **why
 	Jwt		   *t = JwtDecode(token, why);
 	const char *iss;
 	IssuerKeys *ik;
-	const char *names[MAX_ISSUERS];
-	int			i;
 	bool		verified;
 	pg_time_t	now = timestamptz_to_time_t(GetCurrentTimestamp());
 
@@ -137,10 +135,7 @@ RestOidcVerify(const char *token, char **issuer, char **claims, const char **why
 	}
 	if (!verified)
 		return false;
-	for (i = 0; i < nissuers; i++)
-		names[i] = issuers[i].issuer;
-	if (!JwtCheckClaims(t, names, nissuers, skade_rest_oidc_audience, (int64) now,
-						LEEWAY_SECS, why))
+	if (!JwtCheckClaims(t, ik->issuer, skade_rest_oidc_audience, (int64) now, LEEWAY_SECS, why))
 		return false;
 	*issuer = pstrdup(iss);
 	*claims = json_dumps(t->claims, JSON_COMPACT);
@@ -174,10 +169,18 @@ load_issuers(void)
 		pfree(issuers_setting);
 	issuers_setting = MemoryContextStrdup(oidc_cxt, skade_rest_oidc_issuers);
 	list = pstrdup(skade_rest_oidc_issuers);
-	for (tok = strtok_r(list, ", \t\n", &save); tok && nissuers < MAX_ISSUERS;
-		 tok = strtok_r(NULL, ", \t\n", &save))
+	for (tok = strtok_r(list, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save))
 	{
-		IssuerKeys *ik = &issuers[nissuers++];
+		IssuerKeys *ik;
+
+		if (nissuers == MAX_ISSUERS)
+		{
+			ereport(WARNING,
+					(errmsg("skade.rest_oidc_issuers names more than %d issuers: \"%s\" and those after it are ignored",
+							MAX_ISSUERS, tok)));
+			break;
+		}
+		ik = &issuers[nissuers++];
 
 		memset(ik, 0, sizeof(IssuerKeys));
 		ik->issuer = MemoryContextStrdup(oidc_cxt, tok);
@@ -207,10 +210,13 @@ file_key_set(void)
 		return NULL;
 	if (stat(path, &st) != 0)
 	{
-		ereport(LOG,
-				(errmsg("could not read skade.rest_oidc_jwks_file \"%s\": %m", path)));
+		if (!file_missing)
+			ereport(LOG,
+					(errmsg("could not read skade.rest_oidc_jwks_file \"%s\": %m", path)));
+		file_missing = true;
 		return NULL;
 	}
+	file_missing = false;
 	same = file_cxt && file_path && strcmp(file_path, path) == 0 &&
 		st.st_mtime == file_stat.st_mtime && st.st_size == file_stat.st_size &&
 		st.st_ino == file_stat.st_ino;
@@ -309,7 +315,6 @@ refresh_issuer(IssuerKeys *ik, const char **why)
 	if (ik->cxt)
 		MemoryContextDelete(ik->cxt);
 	ik->cxt = cxt;
-	ik->jwks_uri = MemoryContextStrdup(cxt, uri);
 	ik->keys = keys;
 	ik->fetched_at = now;
 	return true;

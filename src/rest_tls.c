@@ -11,10 +11,10 @@
  *     are both set; the REST port then speaks TLS 1.2 or 1.3 only
  *     (REST_TLS_PRIORITIES) and plain HTTP only on
  *     skade.rest_plaintext_port, when one is set.
- *   - The key file is refused, as PostgreSQL refuses its ssl_key_file,
- *     unless it is a regular file without world access, and without
- *     group access unless root owns it.  Each file is at most
- *     TLS_FILE_MAX bytes.
+ *   - The key file is refused as PostgreSQL refuses its ssl_key_file
+ *     (check_ssl_key_file_permissions: owned by the server's user with no
+ *     group or world access, or by root with group read at most).  Each
+ *     file is at most TLS_FILE_MAX bytes.
  *   - A fingerprint (SHA-256 of the three texts) tells the listener when
  *     a reload changed them (rest_http.c then starts daemons with the new
  *     ones and lets the old drain).
@@ -46,6 +46,13 @@
 #include "sigv4.h"
 
 #define TLS_FILE_MAX (1024 * 1024)
+
+/*
+ * be-secure-common.c's, declared in libpq/libpq.h (the same on 15 to 18),
+ * which this file does not include: it drags in libpq-be.h and the GSSAPI
+ * headers, which a build without them lacks.
+ */
+extern bool check_ssl_key_file_permissions(const char *ssl_key_file, bool isServerStart);
 
 static char *read_pem(const char *what, const char *path, bool key, int elevel);
 
@@ -148,13 +155,13 @@ read_pem(const char *what, const char *path, bool key, int elevel)
 				 errmsg("%s \"%s\" is not a regular file of at most %d bytes", what, path, TLS_FILE_MAX)));
 		return NULL;
 	}
-	if (key && ((st.st_uid == geteuid() && (st.st_mode & (S_IRWXG | S_IRWXO))) ||
-				(st.st_uid == 0 && (st.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO))) ||
-				(st.st_uid != geteuid() && st.st_uid != 0)))
+	/* PostgreSQL's own rule for ssl_key_file (it logs why, at LOG) */
+	if (key && !check_ssl_key_file_permissions(path, false))
 	{
 		ereport(elevel,
 				(errcode(ERRCODE_CONFIG_FILE_ERROR),
-				 errmsg("%s \"%s\" has group or world access, or another owner", what, path),
+				 errmsg("%s \"%s\" cannot be used: its owner or permissions are not those of a private key",
+						what, path),
 				 errdetail("It must be owned by the database user with permissions u=rw (0600) or less, "
 						   "or by root with permissions u=rw,g=r (0640) or less.")));
 		return NULL;

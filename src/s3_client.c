@@ -400,7 +400,7 @@ start_attempt(Attempt *a)
 				 errmsg("could not create a libcurl handle")));
 	a->easy = e;
 	c->attempts++;
-	if (skade_shared)
+	if (skade_shared && c->cred)	/* (an OpenID document is no S3 request) */
 	{
 		pg_atomic_fetch_add_u64(&skade_shared->s3_requests, 1);
 		if (c->attempts > 1)
