@@ -158,6 +158,27 @@ def test_basic_credentials_follow_the_role(pg):
     assert_error(call("GET", config_url(), token=None, headers=basic), 401)
 
 
+def test_anonymous_role_is_checked_too(pg):
+    """skade.rest_anonymous_role: a group the operator chose (NOLOGIN is fine), never a
+    superuser unless allowed, nor a role that is gone: then requests without credentials are
+    refused as if none were set."""
+    make_role(pg, "auth_anon", "NOLOGIN")
+    url = config_url()
+    try:
+        alter_system(pg, rest_anonymous_role="auth_anon")
+        assert wait_for(lambda: call("GET", url, token=None).status_code == 200)
+        sql(pg, "ALTER ROLE auth_anon SUPERUSER")
+        err = assert_error(call("GET", url, token=None), 401, "NotAuthorizedException")
+        assert err["message"] == "credentials are required", err
+        sql(pg, "ALTER ROLE auth_anon NOSUPERUSER")
+        assert call("GET", url, token=None).status_code == 200
+        sql(pg, "DROP ROLE auth_anon")
+        assert_error(call("GET", url, token=None), 401, "NotAuthorizedException")
+    finally:
+        alter_system(pg, rest_anonymous_role=None)
+    assert wait_for(lambda: call("GET", url, token=None).status_code == 401)
+
+
 # ---------------------------------------------------------------- OpenID
 
 
