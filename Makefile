@@ -9,7 +9,7 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
               src/stree64.o src/stree64_sql.o src/snapshot_map.o \
               src/snapshot_index.o src/index_worker.o src/time_travel_api.o \
               src/catalog_store.o src/commit_log.o src/log_prune.o src/avro_schema.o src/avro_container.o src/snappy_block.o src/avro_reader.o src/avro_decode.o src/manifest_decode.o src/manifest_cache.o src/manifest_helper.o src/delete_index.o src/scan_filter.o src/bound_json.o src/partition_stats.o src/manifest_api.o \
-              src/namespace_api.o src/table_api.o src/metadata_write.o src/restore.o \
+              src/namespace_api.o src/privileges.o src/table_api.o src/metadata_write.o src/restore.o \
               src/commit_fast.o src/manifest_write.o src/written_files.o \
               src/sigv4.o src/sigv4_sql.o src/s3_client.o src/object_store.o src/rest_json.o \
               src/rest_worker.o src/rest_http.o src/rest_pool.o src/rest_request.o src/rest_metrics.o \
@@ -18,7 +18,7 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
 DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
               $(EXTENSION)--1.1--1.2.sql $(EXTENSION)--1.2--1.3.sql \
               $(EXTENSION)--1.3--1.4.sql $(EXTENSION)--1.4--1.5.sql $(EXTENSION)--1.5--1.6.sql \
-              $(EXTENSION)--1.6--1.7.sql $(EXTENSION)--1.7--1.8.sql \
+              $(EXTENSION)--1.6--1.7.sql $(EXTENSION)--1.7--1.8.sql $(EXTENSION)--1.8--1.9.sql \
               $(EXTENSION)--$(EXTVERSION).sql \
               $(EXTENSION)--1.0.control
 PGFILEDESC  = "skade - Apache Iceberg catalog inside PostgreSQL"
@@ -33,7 +33,7 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension names namespace table commit commit_log jdbc_contract \
                metadata create_table update_table update_fast swap_table rewrite_manifests written_files manifests manifest_cache avro_formats avro_hostile confinement cache pointer_mirror time_travel \
-               stree64 durability adopt search_path null_args log_trigger sigv4 object_store views rest_json privileges
+               stree64 durability adopt search_path null_args log_trigger sigv4 object_store views rest_json privileges grants
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --inputdir=regress-run --outputdir=regress-run \
                --load-extension=$(EXTENSION) --encoding=UTF8 --no-locale $(EXPECTED_OPT)

@@ -68,7 +68,9 @@ SELECT count(*) FROM iceberg_namespace_properties;
 SELECT count(*) FROM skade.commit_log;
 RESET ROLE;
 
--- no function of schema skade is executable by PUBLIC
+-- no function of schema skade is executable by PUBLIC but the three that the
+-- row-level security policies call for whoever reads the catalog tables (they
+-- answer only about the caller's own privileges: see sql/grants.sql)
 SELECT p.proname
 FROM pg_proc p
 WHERE p.pronamespace = 'skade'::regnamespace

@@ -86,7 +86,7 @@ typedef enum LogArg
 typedef enum LogColumn
 {
 	C_SEQ, C_OP, C_SOURCE, C_CATALOG, C_NS, C_NAME, C_TYPE, C_LOCATION,
-	C_PREVIOUS, C_PREV_NS, C_PREV_NAME, C_AT, C_BY, C_XACT, C_SNAPSHOT,
+	C_PREVIOUS, C_PREV_NS, C_PREV_NAME, C_AT, C_BY, C_XACT, C_SNAPSHOT, C_DETAIL,
 	LOG_NCOLS
 } LogColumn;
 
@@ -617,6 +617,8 @@ append_row(LogRow *row)
 	nulls[C_AT] = false;
 	values[C_XACT] = FullTransactionIdGetDatum(GetTopFullTransactionId());
 	nulls[C_XACT] = false;
+	values[C_DETAIL] = (Datum) 0;
+	nulls[C_DETAIL] = true;
 
 	estate = CreateExecutorState();
 	rte = makeNode(RangeTblEntry);

@@ -90,7 +90,10 @@ skade_prune_commit_log(PG_FUNCTION_ARGS)
 		pruning = true;
 		if (SPI_execute_with_args("WITH moved AS (DELETE FROM skade.commit_log" KEY_MATCH
 								  " RETURNING *)"
-								  " INSERT INTO skade.commit_log_archive"
+								  " INSERT INTO skade.commit_log_archive (seq, op, source, catalog_name,"
+								  " table_namespace, table_name, iceberg_type, metadata_location,"
+								  " previous_metadata_location, prev_namespace, prev_name, committed_at,"
+								  " committed_by, xact_id, snapshot_id, detail, retired_at)"
 								  " SELECT moved.*, pg_catalog.clock_timestamp() FROM moved",
 								  4, types, args, NULL, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "skade: could not retire commit-log rows");

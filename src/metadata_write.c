@@ -39,6 +39,7 @@
 
 #include "file_create.h"
 #include "guc.h"
+#include "privileges.h"
 #include "gzip.h"
 #include "l0_cache.h"
 #include "metadata_json.h"
@@ -72,8 +73,15 @@ skade_write_table_metadata(PG_FUNCTION_ARGS)
 				 errmsg("metadata must not be NULL")));
 	metadata = PG_GETARG_JSONB_P(1);
 	if (PG_NARGS() > 2 && !PG_ARGISNULL(2))
-		SkadeObjectScope(SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3)),
-						 SkadeTextArg(fcinfo, 2, "namespace"));
+	{
+		const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3));
+		char	   *ns = SkadeTextArg(fcinfo, 2, "namespace");
+
+		SkadeObjectScope(catalog, ns);
+		SkadeRequireWriteIn(catalog, ns, location);
+	}
+	else
+		SkadeRequireWriteIn(NULL, NULL, location);
 	/* a hot standby or a read-only transaction writes no file either */
 	if (XactReadOnly)
 		ereport(ERROR,

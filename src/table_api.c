@@ -38,6 +38,7 @@
 #include "catalog_store.h"
 #include "commit_log.h"
 #include "guc.h"
+#include "privileges.h"
 #include "object_store.h"
 #include "l0_cache.h"
 #include "names.h"
@@ -414,6 +415,9 @@ SkadeLookupTable(const char *catalog, const char *ns, const char *name, StoreTab
 	uint64		epoch;
 
 	SkadeObjectScope(catalog, ns);
+	/* the mirror answers without the heap's row-level security: absent to whoever may not read it */
+	if (!SkadeMay(SKADE_ACCESS_READ, catalog, ns, name))
+		return false;
 	if (MirrorLookup(scope, catalog, ns, name, t))
 		return true;
 	epoch = MirrorEpoch();

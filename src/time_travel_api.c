@@ -43,6 +43,7 @@
 
 #include "api.h"
 #include "guc.h"
+#include "privileges.h"
 #include "l0_cache.h"
 #include "names.h"
 #include "shmem.h"
@@ -107,6 +108,7 @@ typedef struct LogSearch
 } LogSearch;
 
 static void search_log(const SkadeMeta *meta, void *arg);
+static void forget_unreadable(SnapshotHit *hits, int n);
 static bool text_eq(Datum a, Datum b);
 static int64 timestamptz_to_ms(TimestampTz ts);
 
@@ -315,6 +317,7 @@ resolve_chunked(ArrayType *arr, const char *catalog, const char *ns, const char 
 		old = MemoryContextSwitchTo(chunk_cxt);
 		hits = palloc(sizeof(SnapshotHit) * cnt);
 		IndexResolve(ids, nulls, cnt, catalog, ns, name, true, hits);
+		forget_unreadable(hits, cnt);
 		MemoryContextSwitchTo(old);
 		for (i = 0; i < cnt; i++)
 		{
@@ -506,6 +509,24 @@ skade_index_check(PG_FUNCTION_ARGS)
 
 /* ---------------------------------------------------------------- helpers */
 
+/*
+ * A snapshot of a table the current user may not read resolves to nothing,
+ * as the heap's row-level security answers (privileges.c).
+ */
+static void
+forget_unreadable(SnapshotHit *hits, int n)
+{
+	int			i;
+
+	if (SkadeMayReadAll())
+		return;
+	for (i = 0; i < n; i++)
+		if (hits[i].found &&
+			!SkadeMay(SKADE_ACCESS_READ, TextDatumGetCString(hits[i].catalog),
+					  TextDatumGetCString(hits[i].ns), TextDatumGetCString(hits[i].name)))
+			hits[i].found = false;
+}
+
 /* byte equality of two text datums, whatever their header form */
 static bool
 text_eq(Datum a, Datum b)
@@ -555,6 +576,7 @@ load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns, const char
 	int			c = 0;
 
 	IndexResolve(&snapshot_id, &isnull, 1, catalog, ns, name, false, &hit);
+	forget_unreadable(&hit, 1);
 	if (!hit.found)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),

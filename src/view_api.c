@@ -46,6 +46,7 @@
 #include "file_access.h"
 #include "file_create.h"
 #include "guc.h"
+#include "privileges.h"
 #include "gzip.h"
 #include "metadata_write.h"
 #include "names.h"
@@ -111,8 +112,15 @@ skade_write_view_metadata(PG_FUNCTION_ARGS)
 				 errmsg("metadata must not be NULL")));
 	metadata = PG_GETARG_JSONB_P(1);
 	if (PG_NARGS() > 2 && !PG_ARGISNULL(2))
-		SkadeObjectScope(SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3)),
-						 SkadeTextArg(fcinfo, 2, "namespace"));
+	{
+		const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3));
+		char	   *ns = SkadeTextArg(fcinfo, 2, "namespace");
+
+		SkadeObjectScope(catalog, ns);
+		SkadeRequireWriteIn(catalog, ns, location);
+	}
+	else
+		SkadeRequireWriteIn(NULL, NULL, location);
 	if (XactReadOnly)
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
