@@ -597,7 +597,8 @@ append_row(LogRow *row)
 			cached_log_seq = seq_relid;
 	}
 	desc = RelationGetDescr(rel);
-	if (desc->natts != LOG_NCOLS)
+	/* before 1.9 (the library updated, ALTER EXTENSION not yet run): no detail */
+	if (desc->natts != LOG_NCOLS && desc->natts != C_DETAIL)
 		elog(ERROR, "skade.commit_log has %d columns, expected %d", desc->natts, LOG_NCOLS);
 
 	last_seq = nextval_internal(seq_relid, false);
@@ -635,8 +636,8 @@ append_row(LogRow *row)
 
 	slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
 	ExecClearTuple(slot);
-	memcpy(slot->tts_values, values, sizeof(values));
-	memcpy(slot->tts_isnull, nulls, sizeof(nulls));
+	memcpy(slot->tts_values, values, sizeof(Datum) * desc->natts);
+	memcpy(slot->tts_isnull, nulls, sizeof(bool) * desc->natts);
 	ExecStoreVirtualTuple(slot);
 	ExecSimpleRelationInsert(rri, estate, slot);
 
