@@ -44,7 +44,8 @@ END
 $$;
 SET client_min_messages = warning;
 SELECT skade.grant(CASE WHEN j % 2 = 0 THEN 'read' ELSE 'write' END, 'bw_g' || i,
-                   'ns' || (i % 50), CASE WHEN j < 8 THEN 't' || j END, 'b')
+                   'ns' || (i % 50) || CASE WHEN j = 9 THEN '.sub' ELSE '' END,
+                   CASE WHEN j < 8 THEN 't' || j END, 'b')
 FROM generate_series(1, 999) i, generate_series(0, 9) j;
 SELECT skade.grant('write', 'bw_user', 'bench', NULL, 'b');
 SELECT skade.grant('read', 'bw_user', 'other' || j, 't' || j, 'b') FROM generate_series(1, 9) j;
