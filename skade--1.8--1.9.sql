@@ -217,6 +217,13 @@ BEGIN
 				 AND tgname = 'skade_log_pointer_change') THEN
 		PERFORM skade.attach_policies();
 	END IF;
+	-- the privileges granted on the JDBC tables by this and earlier updates were recorded as
+	-- the extension's initial privileges (the tables are not members: CREATE EXTENSION
+	-- releases them), so pg_dump left them out and a restored catalog lost them
+	DELETE FROM pg_catalog.pg_init_privs
+	 WHERE classoid = 'pg_catalog.pg_class'::regclass
+	   AND objoid IN (to_regclass('public.iceberg_tables'),
+					  to_regclass('public.iceberg_namespace_properties'));
 END
 $attached$;
 

@@ -152,9 +152,8 @@ $node->safe_psql('postgres', 'CREATE DATABASE priv_restored');
 $node->command_ok([ 'pg_restore', '-d', $node->connstr('priv_restored'), $dump ], 'pg_restore');
 is($node->safe_psql('priv_restored', "SELECT grantee::text || ' ' || access || ' ' || namespace FROM skade.grants"),
 	'priv_user read pa', 'the grant restored');
-# (the catalog tables' privileges are not in the dump: CREATE EXTENSION granted them, so
-# pg_dump counts them as initial; skade.attach() grants them again)
-$node->safe_psql('priv_restored', 'SELECT skade.attach()');
+# (with the JDBC tables' privileges: before 1.9 an update's grants on them counted as the
+# extension's initial privileges, which pg_dump leaves out)
 is($node->safe_psql('priv_restored', "SET ROLE priv_user; SELECT string_agg(table_namespace, ',') FROM iceberg_tables"),
 	'pa', 'and in force');
 
