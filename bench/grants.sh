@@ -6,9 +6,11 @@
 #           a member of skade_user whose write grant on the namespace is one of them: every
 #           statement goes through the row-level security policies and skade.may();
 #   10000 + db-wide writer: the same 10,000 grants, the database-wide writer (what grants
-#           cost a role they do not govern).
+#           cost a role they do not govern);
+#   no policies: no grants and row-level security off on the JDBC tables, the database-wide
+#           writer -- skade before 1.9: what the policies cost a role they do not restrict.
 # Same server, same run, pgbench with prepared statements, 4 clients, configurations
-# interleaved ROUNDS times (default 3), medians.  loadTable is skade.load_table(...,
+# interleaved ROUNDS times (default 3, each round starting at another configuration), medians.  loadTable is skade.load_table(...,
 # snapshots => 'none'): the pointer alone, no metadata file read -- the harshest case for
 # the check, whose cost a real load (L0 lookup, JSON out) would dilute; commit is
 # skade.commit_table's compare-and-swap, each client on its own table.
@@ -79,11 +81,26 @@ run() {
 
 echo
 echo "loadTable and commit, 4 clients, ${SECS}s per run, $ROUNDS rounds"
+rls() {
+    pg "$PORT" -qc "ALTER TABLE public.iceberg_tables $1 ROW LEVEL SECURITY;
+                    ALTER TABLE public.iceberg_namespace_properties $1 ROW LEVEL SECURITY" >/dev/null
+}
+# one configuration: its grants and policies, then the run
+config() {
+    case $1 in
+        no_policies) grants_none; rls DISABLE; run no_policies bw_db "$2"; rls ENABLE ;;
+        none) grants_none; run none bw_db "$2" ;;
+        10000) grants_all; run 10000 bw_user "$2" ;;
+        10000_dbwide) grants_all; run 10000_dbwide bw_db "$2" ;;
+    esac
+}
+CONFIGS=(none 10000 10000_dbwide no_policies)
 for round in $(seq 1 "$ROUNDS"); do
     for script in load commit; do
-        grants_none; run none bw_db "$script"
-        grants_all; run 10000 bw_user "$script"
-        run 10000_dbwide bw_db "$script"
+        # each round starts at another configuration: no order effect favours one
+        for k in 0 1 2 3; do
+            config "${CONFIGS[$(( (k + round) % 4 ))]}" "$script"
+        done
     done
 done
 echo
@@ -97,4 +114,5 @@ for s, what in (("load", "loadTable"), ("commit", "commit")):
     print(f"  {what:<10} no grants (database-wide writer)          {none:10.1f}")
     print(f"  {what:<10} 10,000 grants, restricted role             {r(s, '10000'):10.1f}   ratio = {r(s, '10000') / none:.2f}x   (target >= 0.9x)")
     print(f"  {what:<10} 10,000 grants, database-wide writer        {r(s, '10000_dbwide'):10.1f}   ratio = {r(s, '10000_dbwide') / none:.2f}x")
+    print(f"  {what:<10} no policies (as before 1.9), db-wide      {r(s, 'no_policies'):10.1f}   policies' cost: none / this = {none / r(s, 'no_policies'):.2f}x")
 PY
