@@ -64,7 +64,8 @@ CREATE FUNCTION skade.may(access text, namespace text, name text DEFAULT NULL,
 CREATE FUNCTION skade.may_see_namespace(namespace text, catalog text DEFAULT NULL)
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'skade_may_see_namespace' LANGUAGE C STABLE PARALLEL RESTRICTED COST 100;
--- the UPDATE/DELETE policies' test: true (may write), false (cannot see it), else 42501
+-- the write policies' test: true (may write), false (cannot see it), else 42501 (a clear
+-- refusal of a change to something the role can see)
 CREATE FUNCTION skade.check_write(namespace text, name text, catalog text) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'skade_check_write' LANGUAGE C STABLE PARALLEL RESTRICTED COST 1000;
 CREATE FUNCTION skade.grant(access text, role name, namespace text, name text DEFAULT NULL,
@@ -99,10 +100,10 @@ BEGIN
 	CREATE POLICY skade_read ON public.iceberg_tables FOR SELECT TO skade_user
 		USING (skade.may('read', table_namespace, table_name, catalog_name));
 	CREATE POLICY skade_create ON public.iceberg_tables FOR INSERT TO skade_user
-		WITH CHECK (skade.may('write', table_namespace, table_name, catalog_name));
+		WITH CHECK (skade.check_write(table_namespace, table_name, catalog_name));
 	CREATE POLICY skade_change ON public.iceberg_tables FOR UPDATE TO skade_user
 		USING (skade.check_write(table_namespace, table_name, catalog_name))
-		WITH CHECK (skade.may('write', table_namespace, table_name, catalog_name));
+		WITH CHECK (skade.check_write(table_namespace, table_name, catalog_name));
 	CREATE POLICY skade_drop ON public.iceberg_tables FOR DELETE TO skade_user
 		USING (skade.check_write(table_namespace, table_name, catalog_name));
 	ALTER TABLE public.iceberg_tables ENABLE ROW LEVEL SECURITY;
@@ -118,10 +119,10 @@ BEGIN
 	CREATE POLICY skade_read ON public.iceberg_namespace_properties FOR SELECT TO skade_user
 		USING (skade.may_see_namespace(namespace, catalog_name));
 	CREATE POLICY skade_create ON public.iceberg_namespace_properties FOR INSERT TO skade_user
-		WITH CHECK (skade.may('write', namespace, NULL, catalog_name));
+		WITH CHECK (skade.check_write(namespace, NULL, catalog_name));
 	CREATE POLICY skade_change ON public.iceberg_namespace_properties FOR UPDATE TO skade_user
 		USING (skade.check_write(namespace, NULL, catalog_name))
-		WITH CHECK (skade.may('write', namespace, NULL, catalog_name));
+		WITH CHECK (skade.check_write(namespace, NULL, catalog_name));
 	CREATE POLICY skade_drop ON public.iceberg_namespace_properties FOR DELETE TO skade_user
 		USING (skade.check_write(namespace, NULL, catalog_name));
 	ALTER TABLE public.iceberg_namespace_properties ENABLE ROW LEVEL SECURITY;

@@ -431,8 +431,10 @@ skade_may_see_namespace(PG_FUNCTION_ARGS)
 }
 
 /*
- * skade.check_write(namespace, name, catalog): the USING clause of the
- * UPDATE and DELETE policies.  true if the current user may write the
+ * skade.check_write(namespace, name, catalog): the write policies' test
+ * (INSERT's and UPDATE's WITH CHECK, UPDATE's and DELETE's USING; its
+ * COST puts it after the statement's own cheap conditions, so that rows
+ * those exclude never reach it).  true if the current user may write the
  * object (the namespace when name is NULL); false if it may not even see
  * it (the row is absent to it); else 42501, so that a change of something
  * it can see is refused as such (REST: 403), not reported as absent.
