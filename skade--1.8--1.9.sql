@@ -90,6 +90,8 @@ SET client_min_messages = warning
 AS $policies$
 BEGIN
 	DROP POLICY IF EXISTS skade_unrestricted ON public.iceberg_tables;
+	DROP POLICY IF EXISTS skade_db_wide_read ON public.iceberg_tables;
+	DROP POLICY IF EXISTS skade_db_wide_write ON public.iceberg_tables;
 	DROP POLICY IF EXISTS skade_read ON public.iceberg_tables;
 	DROP POLICY IF EXISTS skade_create ON public.iceberg_tables;
 	DROP POLICY IF EXISTS skade_change ON public.iceberg_tables;
@@ -97,6 +99,9 @@ BEGIN
 	CREATE POLICY skade_unrestricted ON public.iceberg_tables
 		USING (NOT pg_catalog.pg_has_role('skade_user', 'USAGE'))
 		WITH CHECK (NOT pg_catalog.pg_has_role('skade_user', 'USAGE'));
+	-- the database-wide roles: a constant, so their statements evaluate no policy per row
+	CREATE POLICY skade_db_wide_read ON public.iceberg_tables FOR SELECT TO skade_reader USING (true);
+	CREATE POLICY skade_db_wide_write ON public.iceberg_tables TO skade_writer USING (true) WITH CHECK (true);
 	CREATE POLICY skade_read ON public.iceberg_tables FOR SELECT TO skade_user
 		USING (skade.may('read', table_namespace, table_name, catalog_name));
 	CREATE POLICY skade_create ON public.iceberg_tables FOR INSERT TO skade_user
@@ -109,6 +114,8 @@ BEGIN
 	ALTER TABLE public.iceberg_tables ENABLE ROW LEVEL SECURITY;
 
 	DROP POLICY IF EXISTS skade_unrestricted ON public.iceberg_namespace_properties;
+	DROP POLICY IF EXISTS skade_db_wide_read ON public.iceberg_namespace_properties;
+	DROP POLICY IF EXISTS skade_db_wide_write ON public.iceberg_namespace_properties;
 	DROP POLICY IF EXISTS skade_read ON public.iceberg_namespace_properties;
 	DROP POLICY IF EXISTS skade_create ON public.iceberg_namespace_properties;
 	DROP POLICY IF EXISTS skade_change ON public.iceberg_namespace_properties;
@@ -116,6 +123,9 @@ BEGIN
 	CREATE POLICY skade_unrestricted ON public.iceberg_namespace_properties
 		USING (NOT pg_catalog.pg_has_role('skade_user', 'USAGE'))
 		WITH CHECK (NOT pg_catalog.pg_has_role('skade_user', 'USAGE'));
+	-- the database-wide roles: a constant, so their statements evaluate no policy per row
+	CREATE POLICY skade_db_wide_read ON public.iceberg_namespace_properties FOR SELECT TO skade_reader USING (true);
+	CREATE POLICY skade_db_wide_write ON public.iceberg_namespace_properties TO skade_writer USING (true) WITH CHECK (true);
 	CREATE POLICY skade_read ON public.iceberg_namespace_properties FOR SELECT TO skade_user
 		USING (skade.may_see_namespace(namespace, catalog_name));
 	CREATE POLICY skade_create ON public.iceberg_namespace_properties FOR INSERT TO skade_user
@@ -235,18 +245,21 @@ $attached$;
 ALTER TABLE skade.commit_log ENABLE ROW LEVEL SECURITY;
 CREATE POLICY skade_unrestricted ON skade.commit_log FOR SELECT
 	USING (NOT pg_catalog.pg_has_role('skade_user', 'USAGE'));
+CREATE POLICY skade_db_wide_read ON skade.commit_log FOR SELECT TO skade_reader USING (true);
 CREATE POLICY skade_read ON skade.commit_log FOR SELECT TO skade_user
 	USING (op NOT IN ('grant', 'revoke')
 		   AND skade.may('read', table_namespace, table_name, catalog_name));
 ALTER TABLE skade.commit_log_archive ENABLE ROW LEVEL SECURITY;
 CREATE POLICY skade_unrestricted ON skade.commit_log_archive FOR SELECT
 	USING (NOT pg_catalog.pg_has_role('skade_user', 'USAGE'));
+CREATE POLICY skade_db_wide_read ON skade.commit_log_archive FOR SELECT TO skade_reader USING (true);
 CREATE POLICY skade_read ON skade.commit_log_archive FOR SELECT TO skade_user
 	USING (op NOT IN ('grant', 'revoke')
 		   AND skade.may('read', table_namespace, table_name, catalog_name));
 ALTER TABLE skade.snapshot_map ENABLE ROW LEVEL SECURITY;
 CREATE POLICY skade_unrestricted ON skade.snapshot_map FOR SELECT
 	USING (NOT pg_catalog.pg_has_role('skade_user', 'USAGE'));
+CREATE POLICY skade_db_wide_read ON skade.snapshot_map FOR SELECT TO skade_reader USING (true);
 CREATE POLICY skade_read ON skade.snapshot_map FOR SELECT TO skade_user
 	USING (skade.may('read', table_namespace, table_name, catalog_name));
 GRANT SELECT ON skade.commit_log, skade.commit_log_archive, skade.snapshot_map TO skade_user;

@@ -18,7 +18,9 @@
  * Enforcement: the catalog tables (iceberg_tables,
  * iceberg_namespace_properties, commit_log, snapshot_map, the archive)
  * carry row-level security policies that call skade.may() and
- * skade.check_write() for members of skade_user (skade.attach_policies),
+ * skade.check_write() for members of skade_user (skade.attach_policies;
+ * skade_reader and skade_writer have constant policies, which the planner
+ * folds away, so only restricted roles evaluate anything per row),
  * so the SQL API (whose statements run as the caller through SPI), the
  * JDBC clients' own statements and REST see the same rows.  What answers
  * without the heap checks here itself: the pointer mirror
