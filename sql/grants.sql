@@ -124,6 +124,14 @@ SELECT skade.load_table('h', 't4');
 SELECT skade.load_table('h', 'no_such_table');
 RESET ROLE;
 
+-- a metadata file is written only in a namespace where the role may write something (its
+-- name checked after that: 22023 means the privilege check let it through)
+SELECT pg_temp.try_as(r, $q$SELECT skade.write_table_metadata('x', '{}', 'g')$q$) AS in_g,
+	   pg_temp.try_as(r, $q$SELECT skade.write_table_metadata('x', '{}', 'h')$q$) AS in_h,
+	   pg_temp.try_as(r, $q$SELECT skade.write_table_metadata('x', '{}')$q$) AS unnamed,
+	   pg_temp.try_as(r, $q$SELECT skade.write_view_metadata('x', '{}', 'h')$q$) AS view_in_h, r
+FROM unnest(ARRAY['g_ns_writer', 'g_tbl_writer', 'g_ns_reader', 'g_member']) r;
+
 -- a grant takes effect at once, and so does a revoke (in this session, and in this transaction)
 BEGIN;
 SELECT pg_temp.try_as('g_nobody', $q$SELECT skade.table_exists('h', 't4')$q$);

@@ -39,10 +39,10 @@
 
 #include "file_create.h"
 #include "guc.h"
-#include "privileges.h"
 #include "gzip.h"
 #include "l0_cache.h"
 #include "metadata_json.h"
+#include "privileges.h"
 #include "metadata_write.h"
 #include "object_store.h"
 #include "names.h"

@@ -102,6 +102,7 @@ PG_FUNCTION_INFO_V1(skade_revoke);
 PG_FUNCTION_INFO_V1(skade_grants_changed);
 
 static UserPrivileges *current_privileges(void);
+static bool may_everywhere(const UserPrivileges *u, SkadeAccess want);
 static void load_user(UserPrivileges *u, Oid user);
 static void fetch_grants(UserPrivileges *u, Oid user);
 static SkadeAccess granted_level(UserPrivileges *u, const char *catalog, const char *ns,
@@ -121,9 +122,14 @@ SkadeMay(SkadeAccess want, const char *catalog, const char *ns, const char *name
 {
 	UserPrivileges *u = current_privileges();
 
-	if (!u->restricted || u->everywhere >= want)
-		return true;
-	return granted_level(u, catalog, ns, name) >= want;
+	return may_everywhere(u, want) || granted_level(u, catalog, ns, name) >= want;
+}
+
+/* Does u have want on everything, whatever the grants (unrestricted, or a database-wide role)? */
+static bool
+may_everywhere(const UserPrivileges *u, SkadeAccess want)
+{
+	return !u->restricted || u->everywhere >= want;
 }
 
 bool
@@ -644,9 +650,8 @@ skade_grants_changed(PG_FUNCTION_ARGS)
 void
 SkadeRequireWriteIn(const char *catalog, const char *ns, const char *location)
 {
-	if (ns == NULL ? !current_privileges()->restricted ||
-		current_privileges()->everywhere >= SKADE_ACCESS_WRITE
-		: SkadeMayWriteIn(catalog, ns))
+	if (ns != NULL ? SkadeMayWriteIn(catalog, ns)
+		: may_everywhere(current_privileges(), SKADE_ACCESS_WRITE))
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -659,7 +664,5 @@ SkadeRequireWriteIn(const char *catalog, const char *ns, const char *location)
 bool
 SkadeMayReadAll(void)
 {
-	UserPrivileges *u = current_privileges();
-
-	return !u->restricted || u->everywhere >= SKADE_ACCESS_READ;
+	return may_everywhere(current_privileges(), SKADE_ACCESS_READ);
 }

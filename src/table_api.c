@@ -38,11 +38,11 @@
 #include "catalog_store.h"
 #include "commit_log.h"
 #include "guc.h"
-#include "privileges.h"
 #include "object_store.h"
 #include "l0_cache.h"
 #include "names.h"
 #include "pointer_mirror.h"
+#include "privileges.h"
 #include "safe_sql.h"
 #include "shmem.h"
 
@@ -406,7 +406,8 @@ SkadeRequireMetadataLocation(const char *ns, const char *name, const StoreTable 
  * SkadeLookupTable
  *		The row of ns.name (table or view) as the caller's snapshot sees it:
  *		from the L1 mirror when it can answer, else from the heap (and then
- *		offered to the mirror).  false if there is no such row.
+ *		offered to the mirror).  false if there is no such row, or if the
+ *		caller may not read it (privileges.c: the mirror knows no roles).
  */
 bool
 SkadeLookupTable(const char *catalog, const char *ns, const char *name, StoreTable *t)
@@ -415,7 +416,6 @@ SkadeLookupTable(const char *catalog, const char *ns, const char *name, StoreTab
 	uint64		epoch;
 
 	SkadeObjectScope(catalog, ns);
-	/* the mirror answers without the heap's row-level security: absent to whoever may not read it */
 	if (!SkadeMay(SKADE_ACCESS_READ, catalog, ns, name))
 		return false;
 	if (MirrorLookup(scope, catalog, ns, name, t))

@@ -43,9 +43,9 @@
 
 #include "api.h"
 #include "guc.h"
-#include "privileges.h"
 #include "l0_cache.h"
 #include "names.h"
+#include "privileges.h"
 #include "shmem.h"
 #include "snapshot_index.h"
 #include "snapshot_map.h"
