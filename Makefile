@@ -11,7 +11,7 @@ OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
               src/catalog_store.o src/commit_log.o src/log_prune.o src/avro_schema.o src/avro_container.o src/snappy_block.o src/avro_reader.o src/avro_decode.o src/manifest_decode.o src/manifest_cache.o src/manifest_helper.o src/delete_index.o src/scan_filter.o src/bound_json.o src/partition_stats.o src/manifest_api.o \
               src/namespace_api.o src/privileges.o src/table_api.o src/metadata_write.o src/restore.o \
               src/commit_fast.o src/manifest_write.o src/written_files.o \
-              src/sigv4.o src/sigv4_sql.o src/s3_client.o src/object_store.o src/rest_json.o \
+              src/sigv4.o src/sigv4_sql.o src/s3_client.o src/object_store.o src/sts.o src/rest_delegation.o src/rest_json.o \
               src/rest_worker.o src/rest_http.o src/rest_pool.o src/rest_request.o src/rest_metrics.o \
               src/rest_routes.o src/rest_auth.o src/rest_oidc.o src/rest_tls.o src/jwt.o src/view_api.o
 # every version's script, each upgrade script, and 1.0's own control file

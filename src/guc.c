@@ -91,6 +91,21 @@ int			skade_s3_max_retries = 3;
 int			skade_s3_max_concurrency = 16;
 
 /*
+ * Vended credentials (sts.c), superuser only: skade.s3_sts_endpoint (""
+ * = the region's AWS STS; a namespace's sts.endpoint property overrides
+ * it, and must then be it or one of skade.s3_allowed_endpoints),
+ * skade.s3_sts_role_arn ("" = no credentials are vended; a namespace's
+ * client.assume-role.arn overrides it), skade.s3_sts_external_id (a
+ * namespace's client.assume-role.external-id overrides it), and how long
+ * vended credentials last (seconds; the STS server decides what it
+ * allows: AWS's minimum is 15 minutes).
+ */
+char	   *skade_s3_sts_endpoint = NULL;
+char	   *skade_s3_sts_role_arn = NULL;
+char	   *skade_s3_sts_external_id = NULL;
+int			skade_s3_vended_credentials_duration = 3600;
+
+/*
  * The REST catalog (rest_worker.c, rest_http.c, rest_pool.c, rest_routes.c):
  * skade.rest_port (0: no server), skade.rest_listen_addresses,
  * skade.rest_workers (executors always running) and skade.rest_database are
@@ -325,6 +340,42 @@ SkadeGucInit(void)
 							   PGC_SUSET,
 							   GUC_LIST_INPUT,
 							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("skade.s3_sts_endpoint",
+							   "STS endpoint that vended credentials are asked from (empty: the region's AWS STS).",
+							   "A namespace's sts.endpoint property overrides it (it must then be allowed like an S3 endpoint).",
+							   &skade_s3_sts_endpoint,
+							   "",
+							   PGC_SUSET,
+							   0,
+							   check_endpoint, NULL, NULL);
+
+	DefineCustomStringVariable("skade.s3_sts_role_arn",
+							   "Role that vended credentials assume, scoped to the table by a session policy (empty: none are vended).",
+							   "A namespace's client.assume-role.arn property overrides it.",
+							   &skade_s3_sts_role_arn,
+							   "",
+							   PGC_SUSET,
+							   0,
+							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("skade.s3_sts_external_id",
+							   "External id sent with AssumeRole for vended credentials (empty: none).",
+							   "A namespace's client.assume-role.external-id property overrides it.",
+							   &skade_s3_sts_external_id,
+							   "",
+							   PGC_SUSET,
+							   0,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.s3_vended_credentials_duration",
+							"How long vended credentials last.",
+							"The STS server decides what it allows (AWS: at least 15 minutes).",
+							&skade_s3_vended_credentials_duration,
+							3600, 60, 12 * 3600,
+							PGC_SUSET,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
 
 	DefineCustomStringVariable("skade.s3_credentials_file",
 							   "AWS shared-credentials file with the key for S3 requests (empty: the server's environment).",

@@ -134,13 +134,16 @@ typedef struct Overrides
 	char	   *endpoint;		/* NULL: not overridden */
 	char	   *region;
 	int			path_style;		/* -1: not overridden */
+	char	   *sts_endpoint;	/* NULL: not overridden (vended credentials) */
+	char	   *role_arn;
+	char	   *external_id;
 } Overrides;
 
 /* ---- Local variables ---- */
 
 static MemoryContext store_cxt = NULL;
 static Overrides scope = {NULL, NULL, 0, InvalidLocalTransactionId, InvalidLocalTransactionId,
-false, NULL, NULL, -1};
+false, NULL, NULL, -1, NULL, NULL, NULL};
 static S3Credentials cred;
 static char *cred_source = NULL;	/* file path + mtime, or "env" + values' hash */
 static List *pinned = NIL;		/* Pinned, in TopTransactionContext (NIL once
@@ -158,7 +161,7 @@ static bool in_roots(const char *setting, const S3Object *o);
 static void target(const S3Object *o, const Route *r, S3Target *t);
 static Route current_route(void);
 static void resolve_overrides(void);
-static bool endpoint_allowed(const char *endpoint);
+static bool endpoint_allowed(const char *endpoint, const char *primary);
 static char *endpoint_normal(const char *e, size_t len);
 static const S3Credentials *credentials(void);
 static void load_credentials_file(const char *path);
@@ -749,6 +752,58 @@ in_roots(const char *setting, const S3Object *o)
 	return false;
 }
 
+/*
+ * SkadeObjectPrefixRoute
+ *		Where a client's requests for the objects below the location prefix
+ *		go (the current scope's route), for access delegation: the prefix
+ *		must lie inside skade.allowed_roots, and inside skade.write_roots as
+ *		well when write (42501 otherwise, before anything is asked).
+ */
+void
+SkadeObjectPrefixRoute(const char *location, bool write, SkadeObjectPrefix *p)
+{
+	S3Object	o;
+	S3Target	t;
+	Route		r = current_route();
+	char	   *copy = pstrdup(location);
+	size_t		n = strlen(copy);
+
+	while (n > 0 && copy[n - 1] == '/')
+		copy[--n] = '\0';
+	parse(copy, &o, "give access to", true, true);
+	if (!in_roots(skade_allowed_roots, &o) || (write && !in_roots(skade_write_roots, &o)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot give access to \"%s\": it is outside skade.%s", location,
+						in_roots(skade_allowed_roots, &o) ? "write_roots" : "allowed_roots")));
+	target(&o, &r, &t);
+	p->location = o.canonical;
+	p->bucket = o.bucket;
+	p->key = o.key;
+	p->url = t.url;
+	p->host = t.host;
+	p->region = t.region;
+	p->endpoint = r.endpoint ? r.endpoint : (skade_s3_endpoint ? skade_s3_endpoint : "");
+	p->path_style = r.path_style >= 0 ? r.path_style : skade_s3_path_style;
+	p->sts_endpoint = scope.sts_endpoint ? scope.sts_endpoint
+		: (skade_s3_sts_endpoint ? skade_s3_sts_endpoint : "");
+	p->role_arn = scope.role_arn ? scope.role_arn
+		: (skade_s3_sts_role_arn ? skade_s3_sts_role_arn : "");
+	p->external_id = scope.external_id ? scope.external_id
+		: (skade_s3_sts_external_id ? skade_s3_sts_external_id : "");
+}
+
+/*
+ * SkadeObjectKey
+ *		skade's own key (the credentials file, else the environment): for
+ *		the STS call and remote signing.
+ */
+const S3Credentials *
+SkadeObjectKey(void)
+{
+	return credentials();
+}
+
 /* --------------------------------------------------------- requests */
 
 /* The route of the current scope (its namespace's overrides). */
@@ -821,6 +876,7 @@ resolve_overrides(void)
 		scope.statement != GetCurrentStatementStartTimestamp())
 	{
 		scope.endpoint = scope.region = NULL;
+		scope.sts_endpoint = scope.role_arn = scope.external_id = NULL;
 		scope.path_style = -1;
 		scope.resolved = false;
 		return;
@@ -828,17 +884,21 @@ resolve_overrides(void)
 	if (scope.resolved && scope.lxid == PGPROC_LXID(MyProc))
 		return;
 	scope.endpoint = scope.region = NULL;
+	scope.sts_endpoint = scope.role_arn = scope.external_id = NULL;
 	scope.path_style = -1;
 	ns = pstrdup(scope.ns);
 	for (;;)
 	{
 		/* from a tuple: a short varlena header, detoasted to a plain one */
 		Jsonb	   *props = DatumGetJsonbP(PointerGetDatum(StoreNamespaceProperties(scope.catalog, ns)));
-		const char *keys[3] = {"s3.endpoint", "s3.region", "s3.path-style-access"};
+		const char *keys[6] = {"s3.endpoint", "s3.region", "s3.path-style-access",
+		"sts.endpoint", "client.assume-role.arn", "client.assume-role.external-id"};
+		char	  **strings[6] = {&scope.endpoint, &scope.region, NULL,
+		&scope.sts_endpoint, &scope.role_arn, &scope.external_id};
 		int			i;
 		char	   *dot;
 
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < 6; i++)
 		{
 			JsonbValue	k;
 			JsonbValue *v;
@@ -852,10 +912,8 @@ resolve_overrides(void)
 				continue;
 			s = MemoryContextStrdup(store_context(),
 									pnstrdup(v->val.string.val, v->val.string.len));
-			if (i == 0 && scope.endpoint == NULL)
-				scope.endpoint = s;
-			else if (i == 1 && scope.region == NULL)
-				scope.region = s;
+			if (strings[i] && *strings[i] == NULL)
+				*strings[i] = s;	/* (the nearest namespace's) */
 			else if (i == 2 && scope.path_style < 0)
 				scope.path_style = pg_strcasecmp(s, "true") == 0;
 		}
@@ -866,7 +924,7 @@ resolve_overrides(void)
 	}
 	scope.lxid = PGPROC_LXID(MyProc);
 	scope.resolved = true;
-	if (scope.endpoint && !endpoint_allowed(scope.endpoint))
+	if (scope.endpoint && !endpoint_allowed(scope.endpoint, skade_s3_endpoint))
 	{
 		char	   *e = scope.endpoint;
 
@@ -874,6 +932,16 @@ resolve_overrides(void)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("S3 endpoint \"%s\" of namespace \"%s\" is not allowed", e, scope.ns),
+				 errhint("A superuser can allow it in skade.s3_allowed_endpoints.")));
+	}
+	if (scope.sts_endpoint && !endpoint_allowed(scope.sts_endpoint, skade_s3_sts_endpoint))
+	{
+		char	   *e = scope.sts_endpoint;
+
+		scope.resolved = false;
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("STS endpoint \"%s\" of namespace \"%s\" is not allowed", e, scope.ns),
 				 errhint("A superuser can allow it in skade.s3_allowed_endpoints.")));
 	}
 }
@@ -899,12 +967,13 @@ endpoint_normal(const char *e, size_t len)
 }
 
 /*
- * Is endpoint skade.s3_endpoint or one of skade.s3_allowed_endpoints?
+ * Is endpoint primary (skade.s3_endpoint, or skade.s3_sts_endpoint) or one
+ * of skade.s3_allowed_endpoints?
  * Each setting is read on its own, and either may be empty; an empty
  * entry of the list is no entry (it allows nothing, and hides nothing).
  */
 static bool
-endpoint_allowed(const char *endpoint)
+endpoint_allowed(const char *endpoint, const char *primary)
 {
 	const char *list = skade_s3_allowed_endpoints ? skade_s3_allowed_endpoints : "";
 	char	   *want;
@@ -915,7 +984,7 @@ endpoint_allowed(const char *endpoint)
 	want = endpoint_normal(endpoint, strlen(endpoint));
 	if (want == NULL)
 		return false;
-	e = skade_s3_endpoint ? endpoint_normal(skade_s3_endpoint, strlen(skade_s3_endpoint)) : NULL;
+	e = primary ? endpoint_normal(primary, strlen(primary)) : NULL;
 	if (e && pg_strcasecmp(e, want) == 0)
 		return true;
 	while (*list)

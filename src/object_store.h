@@ -16,6 +16,23 @@
 #include "nodes/pg_list.h"
 
 #include "file_access.h"
+#include "s3_client.h"
+
+/* where a client's requests for the objects below a prefix go */
+typedef struct SkadeObjectPrefix
+{
+	char	   *location;		/* canonical s3://bucket[/key], no trailing '/' */
+	char	   *bucket;
+	char	   *key;			/* "" for the whole bucket */
+	char	   *url;			/* scheme://host/path of the prefix, as a request names it */
+	char	   *host;
+	char	   *region;
+	char	   *endpoint;		/* as configured ("": AWS) */
+	bool		path_style;
+	char	   *sts_endpoint;	/* the vending settings ("": none) */
+	char	   *role_arn;
+	char	   *external_id;
+} SkadeObjectPrefix;
 
 extern bool SkadeIsObjectLocation(const char *location);
 extern bool SkadeSplitRoots(const char *setting, List **dirs, List **prefixes);
@@ -29,5 +46,7 @@ extern char *SkadeObjectCreate(const char *location, const char *data, size_t le
 extern int	SkadeObjectRemove(const char *root, const char *rest);
 extern SkadeReadStatus SkadeObjectProbe(const char *location);
 extern List *SkadeObjectsAbsent(List *locations);
+extern void SkadeObjectPrefixRoute(const char *location, bool write, SkadeObjectPrefix *p);
+extern const S3Credentials *SkadeObjectKey(void);
 
 #endif							/* SKADE_OBJECT_STORE_H */

@@ -670,6 +670,7 @@ begin_request(struct MHD_Connection *mhd, const char *url, const char *method)
 	rq->r.if_none_match = HEADER("If-None-Match");
 	rq->r.idempotency_key = HEADER("Idempotency-Key");
 	rq->r.accept_encoding = HEADER("Accept-Encoding");
+	rq->r.access_delegation = HEADER("X-Iceberg-Access-Delegation");
 #undef HEADER
 	initStringInfo(&rq->r.body);
 	rq->job.owner = rq;

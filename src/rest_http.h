@@ -35,6 +35,7 @@ typedef struct RestRequest
 	const char *if_none_match;
 	const char *idempotency_key;
 	const char *accept_encoding;
+	const char *access_delegation;	/* X-Iceberg-Access-Delegation */
 	StringInfoData body;
 	bool		body_too_large;	/* (the listener answers it 413 itself) */
 } RestRequest;
@@ -61,5 +62,7 @@ typedef struct RestResponse
 extern void SkadeRestListen(void);
 extern bool RestAcceptsGzip(const RestRequest *req);
 extern const char *RestQueryArg(const RestRequest *req, const char *name);
+/* decode s in place (%XX, "+" a space); false for a NUL or bytes not UTF-8 */
+extern bool RestDecode(char *s);
 
 #endif							/* SKADE_REST_HTTP_H */

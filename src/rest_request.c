@@ -45,7 +45,6 @@ static void put_int(StringInfo out, int32 v);
 static void put_str(StringInfo out, const char *s);
 static int32 get_int(Reader *r);
 static char *get_str(Reader *r);
-static bool decode(char *s);
 static List *split_path(const char *path);
 
 /* ------------------------------------------------------------ decoding */
@@ -55,8 +54,8 @@ static List *split_path(const char *path);
  * decoding: %XX, and "+" for a space, as Java's clients encode names).
  * False when it decodes to a NUL or to bytes that are not UTF-8.
  */
-static bool
-decode(char *s)
+bool
+RestDecode(char *s)
 {
 	char	   *w = s;
 	char	   *r = s;
@@ -103,7 +102,7 @@ split_path(const char *path)
 		size_t		n = strcspn(p, "/");
 		char	   *seg = pnstrdup(p, n);
 
-		(void) decode(seg);
+		(void) RestDecode(seg);
 		out = lappend(out, seg);
 		if (p[n] == '\0')
 			break;
@@ -129,7 +128,7 @@ RestPathProblem(const RestRequest *req)
 	{
 		size_t		n = strcspn(p, "/");
 		char	   *seg = pnstrdup(p, n);
-		bool		ok = decode(seg);
+		bool		ok = RestDecode(seg);
 
 		pfree(seg);
 		if (!ok)
@@ -144,7 +143,7 @@ RestPathProblem(const RestRequest *req)
 		char	   *name = pstrdup(a->name);
 		char	   *value = a->value ? pstrdup(a->value) : NULL;
 
-		if (!decode(name) || (value && !decode(value)))
+		if (!RestDecode(name) || (value && !RestDecode(value)))
 			return "a query argument decodes to a NUL byte or to bytes that are not UTF-8";
 	}
 	return NULL;
@@ -164,12 +163,12 @@ RestQueryArg(const RestRequest *req, const char *name)
 		RestArg    *a = lfirst(lc);
 		char	   *n = pstrdup(a->name);
 
-		(void) decode(n);
+		(void) RestDecode(n);
 		if (strcmp(n, name) == 0)
 		{
 			char	   *v = pstrdup(a->value ? a->value : "");
 
-			(void) decode(v);
+			(void) RestDecode(v);
 			return v;
 		}
 	}
@@ -295,6 +294,7 @@ RestRequestWriteHead(StringInfo out, const RestRequest *req)
 	put_str(out, req->if_none_match);
 	put_str(out, req->idempotency_key);
 	put_str(out, req->accept_encoding);
+	put_str(out, req->access_delegation);
 	put_int(out, req->body.len);
 }
 
@@ -327,6 +327,7 @@ RestRequestRead(const char *data, Size len)
 	req->if_none_match = get_str(&r);
 	req->idempotency_key = get_str(&r);
 	req->accept_encoding = get_str(&r);
+	req->access_delegation = get_str(&r);
 	body_len = get_int(&r);
 	if (req->method == NULL || req->raw_path == NULL || body_len < 0 || r.end - r.p != body_len)
 		elog(ERROR, "inconsistent REST message");

@@ -78,7 +78,9 @@
 #include "guc.h"
 #include "gzip.h"
 #include "l0_cache.h"
+#include "object_store.h"
 #include "rest_auth.h"
+#include "rest_delegation.h"
 #include "rest_http.h"
 #include "rest_request.h"
 #include "rest_routes.h"
@@ -153,6 +155,8 @@ static void fetch_plan(Ctx *x);
 static void cancel_plan(Ctx *x);
 static void fetch_tasks(Ctx *x);
 static void metrics_access(Ctx *x);
+static void load_credentials(Ctx *x);
+static void sign_request(Ctx *x);
 
 static const Route routes[] = {
 	{"GET", "config", config, NULL},
@@ -184,6 +188,8 @@ static const Route routes[] = {
 	{"GET", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", fetch_plan, NULL},
 	{"DELETE", "{p}/namespaces/{ns}/tables/{t}/plan/{id}", cancel_plan, NULL},
 	{"POST", "{p}/namespaces/{ns}/tables/{t}/tasks", fetch_tasks, NULL},
+	{"GET", "{p}/namespaces/{ns}/tables/{t}/credentials", load_credentials, NULL},
+	{"POST", "{p}/namespaces/{ns}/tables/{t}/sign", sign_request, NULL},
 };
 
 static bool match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok);
@@ -211,11 +217,16 @@ static void json_body(Ctx *x, int status, const char *sql, int nargs, const char
 static void paged(Ctx *x, const char *set_sql, const char *key, const char *item_sql, const char *ns);
 static void table_answer(Ctx *x, const char *mode, bool cached_gzip);
 static void append_answer(StringInfo b, const char *location, const struct varlena *json);
+static void append_head(StringInfo b, const char *location, const struct varlena *json);
+static bool delegated_tail(Ctx *x, const char *location, bool refs, StringInfo tail);
+static RestTableRef table_ref(Ctx *x);
 static void *gzip_answer(const struct varlena *json, void *arg, Size *size);
+static void *gzip_head(const struct varlena *json, void *arg, Size *size);
 static void require_load_privilege(void);
 static void require_privilege(const char *signature);
 static char *etag_of(const char *location, const char *mode);
 static bool etag_matches(const char *header, const char *etag);
+static bool vended_asked(Ctx *x, const char *metadata_location);
 
 /*
  * SkadeRestRoute
@@ -1144,9 +1155,21 @@ create_table(Ctx *x)
 							  " $3::pg_catalog.jsonb -> 'write-order', coalesce($3::pg_catalog.jsonb -> 'properties', '{}'),"
 							  " $3::pg_catalog.jsonb ->> 'location', 2, $2)::text", 3, args);
 
+		RestTableRef t = table_ref(x);
+		StringInfoData config;
+		StringInfoData creds;
+
+		t.location = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'location'", 1, (const char **) &meta);
+		initStringInfo(&config);
+		initStringInfo(&creds);
+		RestDelegationConfig(x->req, &t, &config, &creds);
 		x->resp->status = 200;
 		resetStringInfo(&x->resp->body);
-		appendStringInfo(&x->resp->body, "{\"metadata-location\":null,\"metadata\":%s,\"config\":{}}", meta);
+		appendStringInfo(&x->resp->body, "{\"metadata-location\":null,\"metadata\":%s,\"config\":%s", meta,
+						 config.data);
+		if (creds.len)
+			appendStringInfo(&x->resp->body, ",\"storage-credentials\":%s", creds.data);
+		appendStringInfoChar(&x->resp->body, '}');
 		return;
 	}
 	(void) q1(x, "SELECT skade.create_table($1, $3::pg_catalog.jsonb ->> 'name',"
@@ -1170,7 +1193,7 @@ load_table(Ctx *x)
 				 errmsg("snapshots must be all or refs, not \"%s\"", mode)));
 	/* If-None-Match from the pointer alone (the role must be allowed to load) */
 	if (x->req->if_none_match && SkadeLookupTable(x->catalog, x->ns, x->name, &t) &&
-		!t.is_view && t.metadata_location &&
+		!t.is_view && t.metadata_location && !vended_asked(x, t.metadata_location) &&
 		etag_matches(x->req->if_none_match, etag_of(t.metadata_location, mode)))
 	{
 		require_load_privilege();
@@ -1179,6 +1202,20 @@ load_table(Ctx *x)
 		return;
 	}
 	table_answer(x, mode, true);
+}
+
+/*
+ * Did the request ask for vended credentials for a table on object storage
+ * (whose answer a 304 would leave without fresh ones)?
+ */
+static bool
+vended_asked(Ctx *x, const char *metadata_location)
+{
+	RestDelegation modes[2];
+	int			n = RestDelegationAsked(x->req, modes);
+
+	return SkadeIsObjectLocation(metadata_location) &&
+		((n > 0 && modes[0] == REST_DELEGATE_VENDED) || (n > 1 && modes[1] == REST_DELEGATE_VENDED));
 }
 
 /* HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table} */
@@ -1288,7 +1325,67 @@ plan_scan(Ctx *x)
 {
 	const char *args[4] = {x->ns, x->name, x->catalog, x->req->body.len ? x->req->body.data : "{}"};
 
+	StringInfoData tail;
+	const char *location;
+	RestTableRef t;
+
 	json_body(x, 200, "SELECT skade.plan_table_scan($1, $2, $4::pg_catalog.jsonb, $3)::text", 4, args);
+	if (RestDelegationAsked(x->req, (RestDelegation[2]) {0}) == 0 || x->resp->body.len < 2)
+		return;
+	(void) SkadeLoadTablePinned(x->catalog, x->ns, x->name, false, &location);
+	t = table_ref(x);
+	t.location = RestTableLocation(location, false);
+	{
+		StringInfoData config;
+
+		initStringInfo(&config);
+		initStringInfo(&tail);
+		RestDelegationConfig(x->req, &t, &config, &tail);
+	}
+	if (tail.len && x->resp->body.data[x->resp->body.len - 1] == '}')
+	{
+		x->resp->body.data[--x->resp->body.len] = '\0';
+		appendStringInfo(&x->resp->body, ",\"storage-credentials\":%s}", tail.data);
+	}
+}
+
+/* GET .../tables/{table}/credentials[?planId=]: fresh credentials, same scope */
+static void
+load_credentials(Ctx *x)
+{
+	const char *location;
+	RestTableRef t = table_ref(x);
+
+	require_load_privilege();
+	(void) SkadeLoadTablePinned(x->catalog, x->ns, x->name, false, &location);
+	t.location = RestTableLocation(location, false);
+	resetStringInfo(&x->resp->body);
+	RestCredentialsAnswer(&t, &x->resp->body);
+	x->resp->status = 200;
+}
+
+/* POST .../tables/{table}/sign (RemoteSignRequest): a signed S3 request */
+static void
+sign_request(Ctx *x)
+{
+	const char *location;
+	RestTableRef t = table_ref(x);
+
+	require_load_privilege();
+	(void) SkadeLoadTablePinned(x->catalog, x->ns, x->name, false, &location);
+	t.location = RestTableLocation(location, false);
+	resetStringInfo(&x->resp->body);
+	RestSignAnswer(x->req, &t, &x->resp->body);
+	x->resp->status = 200;
+}
+
+/* The table the route names. */
+static RestTableRef
+table_ref(Ctx *x)
+{
+	RestTableRef t = {x->catalog, x->ns, x->name, NULL};
+
+	return t;
 }
 
 /* GET .../plan/{plan-id}: plans are not kept, so none is known */
@@ -1441,6 +1538,7 @@ table_answer(Ctx *x, const char *mode, bool cached_gzip)
 	bool		refs = strcmp(mode, "refs") == 0;
 	const char *location;
 	struct varlena *json;
+	StringInfoData tail;
 
 	require_load_privilege();
 	/* a statement's snapshot, as SPI would take: the route's change is seen */
@@ -1449,7 +1547,30 @@ table_answer(Ctx *x, const char *mode, bool cached_gzip)
 	json = SkadeLoadTablePinned(x->catalog, x->ns, x->name, refs, &location);
 	PopActiveSnapshot();
 	resetStringInfo(&x->resp->body);
-	if (cached_gzip && VARSIZE_ANY_EXHDR(json) >= REST_GZIP_MIN && RestAcceptsGzip(x->req))
+	initStringInfo(&tail);
+	if (delegated_tail(x, location, refs, &tail))
+	{
+		/* the cached head, and the tail with its credentials on its own */
+		if (VARSIZE_ANY_EXHDR(json) >= REST_GZIP_MIN && RestAcceptsGzip(x->req))
+		{
+			Size		size;
+			const void *gz = L0FetchDerivedPinned(location, refs, "rest-answer-head.gz",
+												  gzip_head, (void *) location, &size);
+			StringInfo	z = SkadeGzipLevel(tail.data, tail.len, REST_GZIP_LEVEL);
+
+			/* two gzip members: one stream (RFC 1952 2.2) */
+			appendBinaryStringInfo(&x->resp->body, gz, size);
+			appendBinaryStringInfo(&x->resp->body, z->data, z->len);
+			x->resp->gzip = true;
+		}
+		else
+		{
+			append_head(&x->resp->body, location, json);
+			appendBinaryStringInfo(&x->resp->body, tail.data, tail.len);
+		}
+		explicit_bzero(tail.data, tail.len);
+	}
+	else if (cached_gzip && VARSIZE_ANY_EXHDR(json) >= REST_GZIP_MIN && RestAcceptsGzip(x->req))
 	{
 		Size		size;
 		const void *gz = L0FetchDerivedPinned(location, refs, "rest-answer.gz",
@@ -1468,11 +1589,61 @@ table_answer(Ctx *x, const char *mode, bool cached_gzip)
 static void
 append_answer(StringInfo b, const char *location, const struct varlena *json)
 {
+	append_head(b, location, json);
+	appendStringInfoString(b, ",\"config\":{}}");
+}
+
+/* The answer up to its config: {"metadata-location", "metadata" */
+static void
+append_head(StringInfo b, const char *location, const struct varlena *json)
+{
 	appendStringInfoString(b, "{\"metadata-location\":");
 	escape_json(b, location);
 	appendStringInfoString(b, ",\"metadata\":");
 	appendBinaryStringInfo(b, VARDATA_ANY(json), VARSIZE_ANY_EXHDR(json));
-	appendStringInfoString(b, ",\"config\":{}}");
+}
+
+/*
+ * The answer's end when the request asks for access delegation for a table
+ * on object storage: ,"config":{...}[,"storage-credentials":[...]]}.
+ * false (tail empty) when nothing is delegated.
+ */
+static bool
+delegated_tail(Ctx *x, const char *location, bool refs, StringInfo tail)
+{
+	RestTableRef t = table_ref(x);
+	StringInfoData creds;
+
+	if (RestDelegationAsked(x->req, (RestDelegation[2]) {0}) == 0 ||
+		!SkadeIsObjectLocation(location))
+		return false;
+	t.location = RestTableLocation(location, refs);
+	initStringInfo(&creds);
+	appendStringInfoString(tail, ",\"config\":");
+	RestDelegationConfig(x->req, &t, tail, &creds);
+	if (creds.len)
+	{
+		appendStringInfoString(tail, ",\"storage-credentials\":");
+		appendBinaryStringInfo(tail, creds.data, creds.len);
+		explicit_bzero(creds.data, creds.len);
+	}
+	appendStringInfoChar(tail, '}');
+	return true;
+}
+
+/* L0Deriver: the gzip-compressed answer's head (arg: the metadata location) */
+static void *
+gzip_head(const struct varlena *json, void *arg, Size *size)
+{
+	StringInfoData b;
+	StringInfo	z;
+
+	initStringInfo(&b);
+	append_head(&b, (const char *) arg, json);
+	z = SkadeGzipLevel(b.data, b.len, REST_GZIP_LEVEL);
+	pfree(b.data);
+	*size = z->len;
+	return z->data;
 }
 
 /* L0Deriver: the gzip-compressed answer (arg: the metadata location) */

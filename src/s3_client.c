@@ -134,7 +134,6 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata);
 static size_t header_cb(char *ptr, size_t size, size_t nmemb, void *userdata);
 static bool reserve(Attempt *a, size_t more);
 static bool body_matches(Attempt *a);
-static char *xml_element(const StringInfo body, const char *name);
 
 /*
  * S3Perform
@@ -492,7 +491,7 @@ sign_headers(Attempt *a)
 	r.nheaders = nh;
 	r.payload_hash = a->payload_hash;
 	r.region = c->region;
-	r.service = "s3";
+	r.service = c->service ? c->service : "s3";
 	r.amz_date = amz_date;
 	r.access_key = c->cred->access_key;
 	r.secret_key = c->cred->secret_key;
@@ -645,8 +644,8 @@ finish_attempt(Attempt *a, CURLcode rc)
 	{
 		MemoryContext old = MemoryContextSwitchTo(a->body_cxt);
 
-		c->s3_code = xml_element(&c->body_out, "Code");
-		c->s3_message = xml_element(&c->body_out, "Message");
+		c->s3_code = S3XmlElement(&c->body_out, "Code", 1024);
+		c->s3_message = S3XmlElement(&c->body_out, "Message", 1024);
 		MemoryContextSwitchTo(old);
 	}
 	if (retryable(a, rc) && !c->no_retry && c->attempts <= skade_s3_max_retries)
@@ -821,13 +820,18 @@ body_matches(Attempt *a)
 	return pg_strncasecmp(hex, etag, 32) == 0;
 }
 
-/* The text of the first <name>...</name> of an XML error body (palloc'd). */
-static char *
-xml_element(const StringInfo body, const char *name)
+/*
+ * S3XmlElement
+ *		The text of the first <name>...</name> of an XML body (an S3 or STS
+ *		answer: elements without attributes), at most max bytes, control
+ *		characters blanked; NULL if absent or longer (palloc'd).
+ */
+char *
+S3XmlElement(const StringInfoData *body, const char *name, size_t max)
 {
 	char	   *open = psprintf("<%s>", name);
 	char	   *close = psprintf("</%s>", name);
-	char	   *s = strstr(body->data, open);
+	char	   *s = body->data ? strstr(body->data, open) : NULL;
 	char	   *e;
 	char	   *out;
 	char	   *p;
@@ -836,11 +840,51 @@ xml_element(const StringInfo body, const char *name)
 		return NULL;
 	s += strlen(open);
 	e = strstr(s, close);
-	if (e == NULL || e - s > 1024)
+	if (e == NULL || (size_t) (e - s) > max)
 		return NULL;
 	out = pnstrdup(s, e - s);
 	for (p = out; *p; p++)
 		if ((unsigned char) *p < 0x20)
 			*p = ' ';
 	return out;
+}
+
+/*
+ * S3SplitUrl
+ *		An http(s) URL's scheme, authority, path and query as sent.
+ */
+bool
+S3SplitUrl(const char *url, char **scheme, char **authority, char **path, char **query)
+{
+	CURLU	   *u = curl_url();
+	char	   *part[5] = {NULL, NULL, NULL, NULL, NULL};
+	static const CURLUPart parts[5] = {CURLUPART_SCHEME, CURLUPART_HOST, CURLUPART_PORT,
+	CURLUPART_PATH, CURLUPART_QUERY};
+	bool		ok;
+	int			i;
+
+	if (u == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory")));
+	ok = curl_url_set(u, CURLUPART_URL, url, CURLU_PATH_AS_IS) == CURLUE_OK;
+	for (i = 0; ok && i < 5; i++)
+	{
+		CURLUcode	rc = curl_url_get(u, parts[i], &part[i], 0);
+
+		/* (a port, a query may be absent) */
+		ok = rc == CURLUE_OK || (i == 2 && rc == CURLUE_NO_PORT) || (i == 4 && rc == CURLUE_NO_QUERY);
+	}
+	ok = ok && (strcmp(part[0], "http") == 0 || strcmp(part[0], "https") == 0);
+	if (ok)
+	{
+		*scheme = pstrdup(part[0]);
+		*authority = part[2] ? psprintf("%s:%s", part[1], part[2]) : pstrdup(part[1]);
+		*path = pstrdup(part[3] && part[3][0] ? part[3] : "/");
+		*query = part[4] ? pstrdup(part[4]) : NULL;
+	}
+	for (i = 0; i < 5; i++)
+		curl_free(part[i]);
+	curl_url_cleanup(u);
+	return ok;
 }

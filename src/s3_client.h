@@ -36,6 +36,7 @@ typedef struct S3Call
 	bool		create_only;	/* PUT only if absent (If-None-Match: *) */
 	size_t		max_bytes;		/* a larger response body fails the call */
 	const char *region;
+	const char *service;		/* SigV4 service: NULL "s3" (STS: "sts") */
 	const S3Credentials *cred;	/* NULL: a plain request, not signed (an
 								 * OpenID provider's documents: no x-amz
 								 * headers, no ETag check) */
@@ -65,5 +66,17 @@ extern void S3Start(S3Call *call);
 extern void S3Finish(S3Call *call, bool interruptible);
 extern void S3Abandon(S3Call *call);
 extern void S3AbandonAll(void);
+
+/* the text of the first <name>...</name> of an XML body, at most max bytes (palloc'd) */
+extern char *S3XmlElement(const StringInfoData *body, const char *name, size_t max);
+
+/*
+ * An http(s) URL's parts as sent, nothing decoded or normalized (libcurl's
+ * URL parser, "." and ".." kept): scheme (lowercase), host[:port], path
+ * ("/" when empty) and query (NULL when absent).  False if it is not an
+ * absolute http or https URL.
+ */
+extern bool S3SplitUrl(const char *url, char **scheme, char **authority, char **path,
+					   char **query);
 
 #endif							/* SKADE_S3_CLIENT_H */
