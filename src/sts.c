@@ -229,10 +229,8 @@ session_policy(const SkadeObjectPrefix *p, bool write)
 							   "\"s3:ListMultipartUploadParts\"");
 	appendStringInfoString(&b, "],\"Resource\":[");
 	escape_json(&b, objects);
-	appendStringInfoString(&b, "]},{\"Effect\":\"Allow\",\"Action\":[\"s3:ListBucket\"");
-	if (write)
-		appendStringInfoString(&b, ",\"s3:ListBucketMultipartUploads\"");
-	appendStringInfoString(&b, "],\"Resource\":[");
+	/* (no ListBucketMultipartUploads: it would name other tables' uploads) */
+	appendStringInfoString(&b, "]},{\"Effect\":\"Allow\",\"Action\":[\"s3:ListBucket\"],\"Resource\":[");
 	escape_json(&b, bucket);
 	appendStringInfoString(&b, "],\"Condition\":{\"StringLike\":{\"s3:prefix\":[");
 	escape_json(&b, below);

@@ -29,7 +29,7 @@ minio_binary() {
         flock 9
         [ -x "$dir/minio" ] && exit 0
         command -v go >/dev/null || install_packages golang-go
-        log "delegation: building MinIO $MINIO_VERSION from the Go module proxy (once)"
+        log "delegation: building MinIO $MINIO_VERSION from the Go module proxy (once)" >&2
         GOBIN="$dir" GOFLAGS=-buildvcs=false go install "github.com/minio/minio@$MINIO_VERSION" >&2
     ) 9>"$dir.lock" || return 1
     echo "$dir/minio"
@@ -98,6 +98,15 @@ export SKADE_DELEG_WRITER_TOKEN SKADE_DELEG_READER_TOKEN SKADE_DELEG_A_READER_TO
 SKADE_DELEG_WRITER_TOKEN=$(token deleg_writer) && SKADE_DELEG_READER_TOKEN=$(token deleg_reader) &&
     SKADE_DELEG_A_READER_TOKEN=$(token deleg_a_reader) || { echo "could not make the tokens"; exit 1; }
 
+# the clients hold no key: none from the environment or a profile either
+unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_PROFILE AWS_DEFAULT_PROFILE
+export AWS_SHARED_CREDENTIALS_FILE=$DATA/no-such-file AWS_CONFIG_FILE=$DATA/no-such-file
+export AWS_EC2_METADATA_DISABLED=true
+# pyiceberg 0.12's signer is unregistered and registered again on the s3fs client that fsspec
+# shares between threads, each time a thread opens the FileIO: a request sent meanwhile by
+# another thread goes out unsigned (and is refused).  One worker thread keeps its requests
+# in sequence.
+export PYICEBERG_MAX_WORKERS=1
 export PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres
 export SKADE_DELEG_URI="http://127.0.0.1:$REST_PORT" SKADE_DELEG_CATALOG=deleg
 export SKADE_DELEG_S3="http://127.0.0.1:$S3_PORT" SKADE_DELEG_ROOT_USER=$ROOT_USER

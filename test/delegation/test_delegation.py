@@ -206,6 +206,15 @@ def test_config_advertises_the_routes():
 # ------------------------------------------------------------------ remote signing
 
 
+def signed_count():
+    """How many signing requests skade answered 200 (its /metrics, served to loopback)."""
+    total = 0
+    for line in requests.get(f"{URI}/metrics").text.splitlines():
+        if line.startswith("skade_rest_requests_total") and "tables/{t}/sign" in line and 'status="200"' in line:
+            total += int(float(line.rsplit(" ", 1)[1]))
+    return total
+
+
 def test_pyiceberg_reads_and_writes_through_remote_signing():
     r = load(WRITER, "a", delegation="remote-signing")
     c = r.json()["config"]
@@ -214,9 +223,12 @@ def test_pyiceberg_reads_and_writes_through_remote_signing():
     assert "s3.access-key-id" not in c
     cat = catalog(WRITER, "remote-signing")
     t = cat.load_table("ns.a")
+    assert type(t.io).__name__ == "FsspecFileIO"
+    signed = signed_count()
     before = len(t.scan().to_arrow())
     t.append(ROWS)
     assert len(catalog(READER, "remote-signing").load_table("ns.a").scan().to_arrow()) == before + 3
+    assert signed_count() > signed + 3  # every S3 request went through the signing route
 
 
 def sign(token, name, method, uri, headers=None, body=None, raw=None):
