@@ -756,11 +756,12 @@ in_roots(const char *setting, const S3Object *o)
  * SkadeObjectPrefixRoute
  *		Where a client's requests for the objects below the location prefix
  *		go (the current scope's route), for access delegation: the prefix
- *		must lie inside skade.allowed_roots, and inside skade.write_roots as
- *		well when write (42501 otherwise, before anything is asked).
+ *		must lie inside skade.allowed_roots (42501 otherwise, before
+ *		anything is asked); p->writable says whether it lies inside
+ *		skade.write_roots too.
  */
 void
-SkadeObjectPrefixRoute(const char *location, bool write, SkadeObjectPrefix *p)
+SkadeObjectPrefixRoute(const char *location, SkadeObjectPrefix *p)
 {
 	S3Object	o;
 	S3Target	t;
@@ -771,11 +772,11 @@ SkadeObjectPrefixRoute(const char *location, bool write, SkadeObjectPrefix *p)
 	while (n > 0 && copy[n - 1] == '/')
 		copy[--n] = '\0';
 	parse(copy, &o, "give access to", true, true);
-	if (!in_roots(skade_allowed_roots, &o) || (write && !in_roots(skade_write_roots, &o)))
+	if (!in_roots(skade_allowed_roots, &o))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("cannot give access to \"%s\": it is outside skade.%s", location,
-						in_roots(skade_allowed_roots, &o) ? "write_roots" : "allowed_roots")));
+				 errmsg("cannot give access to \"%s\": it is outside skade.allowed_roots", location)));
+	p->writable = in_roots(skade_write_roots, &o);
 	target(&o, &r, &t);
 	p->location = o.canonical;
 	p->bucket = o.bucket;

@@ -29,6 +29,7 @@ typedef struct SkadeObjectPrefix
 	char	   *region;
 	char	   *endpoint;		/* as configured ("": AWS) */
 	bool		path_style;
+	bool		writable;		/* inside skade.write_roots */
 	char	   *sts_endpoint;	/* the vending settings ("": none) */
 	char	   *role_arn;
 	char	   *external_id;
@@ -46,7 +47,7 @@ extern char *SkadeObjectCreate(const char *location, const char *data, size_t le
 extern int	SkadeObjectRemove(const char *root, const char *rest);
 extern SkadeReadStatus SkadeObjectProbe(const char *location);
 extern List *SkadeObjectsAbsent(List *locations);
-extern void SkadeObjectPrefixRoute(const char *location, bool write, SkadeObjectPrefix *p);
+extern void SkadeObjectPrefixRoute(const char *location, SkadeObjectPrefix *p);
 extern const S3Credentials *SkadeObjectKey(void);
 
 #endif							/* SKADE_OBJECT_STORE_H */

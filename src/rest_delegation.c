@@ -7,15 +7,15 @@
  *
  * Invariants
  *   - Only s3:// tables are delegated, for the access the request's role
- *     has on the table: read, or write when it may write it (skade.grants)
- *     and holds UPDATE on iceberg_tables (what a commit needs).  The
- *     location must lie inside skade.allowed_roots (and skade.write_roots
- *     for write access): object_store.c refuses it otherwise (42501).
+ *     has on the table: read, or write when it may write it (skade.grants),
+ *     holds UPDATE on iceberg_tables (what a commit needs) and the location
+ *     lies inside skade.write_roots.  The location must lie inside
+ *     skade.allowed_roots: object_store.c refuses it otherwise (42501).
  *   - vended-credentials: STS credentials scoped to the table's location
  *     (sts.c) as one storage-credentials entry (prefix: the location as
  *     the metadata writes it) and as the legacy config keys.  When STS is
- *     configured but fails, a client that also accepts remote-signing gets
- *     that instead; one that asked for vended credentials alone gets the
+ *     configured but cannot be reached (08xxx), a client that also accepts
+ *     remote-signing gets that instead; one that asked for vended credentials alone gets the
  *     error (an outage: 503 with Retry-After).  No role ARN configured:
  *     nothing is vended (the answer carries no credentials).
  *   - remote-signing: the config names the table's own signing route
@@ -192,8 +192,8 @@ RestDelegationConfig(const RestRequest *req, const RestTableRef *t, StringInfo c
 		appendStringInfoChar(config, '}');
 		return;
 	}
-	write = may_write(t);
-	SkadeObjectPrefixRoute(t->location, write, &route);
+	SkadeObjectPrefixRoute(t->location, &route);
+	write = route.writable && may_write(t);
 	put_route_config(config, &route);
 	for (i = 0; i < n; i++)
 	{
@@ -221,7 +221,13 @@ RestDelegationConfig(const RestRequest *req, const RestTableRef *t, StringInfo c
 			}
 			PG_CATCH();
 			{
+				ErrorData  *e;
+
 				MemoryContextSwitchTo(cxt);
+				e = CopyErrorData();
+				/* an outage falls back; anything else (a cancel) goes on */
+				if (ERRCODE_TO_CATEGORY(e->sqlerrcode) != ERRCODE_CONNECTION_EXCEPTION)
+					PG_RE_THROW();
 				EmitErrorReport();
 				FlushErrorState();
 			}
@@ -359,9 +365,9 @@ RestSignAnswer(const RestRequest *req, const RestTableRef *t, StringInfo body)
 	if (t->location == NULL || !SkadeIsObjectLocation(t->location))
 		refuse("the table is not on object storage");
 	sign_parse(&s, req->body.data);
-	if (s.write && !may_write(t))
+	SkadeObjectPrefixRoute(t->location, &s.route);
+	if (s.write && !(s.route.writable && may_write(t)))
 		refuse(psprintf("%s needs write access to the table", s.method));
-	SkadeObjectPrefixRoute(t->location, s.write, &s.route);
 	sign_check_target(&s);
 	key = SkadeObjectKey();
 

@@ -125,16 +125,65 @@ for port in sys.argv[1:]:
         sys.exit(1)
 PY
 
+passed=0
+failed=0
+step() {
+    log "delegation: $*"
+    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $*"; fi
+}
+
 VENV=${SKADE_DELEGATION_VENV:-$HERE/.venv}
 py=python3.11
 command -v "$py" >/dev/null 2>&1 || py=python3
 (
     flock 9
     [ -x "$VENV/bin/python" ] || "$py" -m venv "$VENV" || exit 1
-    "$VENV/bin/python" -m pip install --disable-pip-version-check -q \
-        -r "$HERE/requirements.txt"
+    "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r "$HERE/requirements.txt"
 ) 9>"$VENV.lock" || { echo "could not install the clients"; exit 1; }
-cd "$HERE" && "$VENV/bin/python" -m pytest -p no:cacheprovider -q test_delegation.py "$@"
-rc=$?
-[ $rc -ne 0 ] && tail -n 40 "$DATA/server.log"
-exit $rc
+# the buckets, and objects no vended credential or signature may reach
+"$VENV/bin/python" - <<'PY' || { echo "could not make the buckets"; exit 1; }
+import os, boto3
+from botocore.config import Config
+s3 = boto3.client("s3", endpoint_url=os.environ["SKADE_DELEG_S3"], region_name="us-east-1",
+                  aws_access_key_id=os.environ["SKADE_DELEG_ROOT_USER"],
+                  aws_secret_access_key=os.environ["SKADE_DELEG_ROOT_PASSWORD"],
+                  config=Config(s3={"addressing_style": "path"}))
+for b in ("lake", "other"):
+    s3.create_bucket(Bucket=b)
+s3.put_object(Bucket="other", Key="secret/x", Body=b"not yours")
+s3.put_object(Bucket="lake", Key="wh/outside", Body=b"not yours")
+PY
+
+python_phase() {
+    (cd "$HERE" && "$VENV/bin/python" -m pytest -p no:cacheprovider -q test_delegation.py "$@")
+}
+
+# Java RESTCatalog 1.12.0 with S3FileIO (java/DelegationTest.java)
+java_phase() {
+    local args=(-B -q -Dstyle.color=never)
+    [[ -n "${MAVEN_REPO_LOCAL:-}" ]] && args+=("-Dmaven.repo.local=$MAVEN_REPO_LOCAL")
+    (cd "$HERE/java" && mvn "${args[@]}" test 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g'; exit "${PIPESTATUS[0]}")
+}
+
+# Spark 3.5 over the REST catalog with S3FileIO and no key (spark_delegation.py); the jars
+# are the Spark interop suite's, with the iceberg-aws-bundle the Java phase downloaded
+spark_phase() {
+    bash "$SKADE_ROOT/test/interop/spark/run.sh" --prepare || return 1
+    local venv=${SKADE_SPARK_VENV:-$SKADE_ROOT/test/interop/spark/.venv}
+    local repo=${MAVEN_REPO_LOCAL:-$HOME/.m2/repository}
+    local bundle=$repo/org/apache/iceberg/iceberg-aws-bundle/1.12.0/iceberg-aws-bundle-1.12.0.jar
+    [ -f "$bundle" ] || (cd "$HERE/java" && mvn -B -q dependency:resolve >/dev/null) || return 1
+    local scratch rc=0
+    scratch=$(mktemp -d /tmp/skade-deleg-spark.XXXXXX)
+    (cd "$HERE" && TZ=UTC SPARK_LOCAL_IP=127.0.0.1 SKADE_SPARK_SCRATCH="$scratch" \
+        SKADE_SPARK_JARS="$SKADE_ROOT/test/interop/spark/target/jars" SKADE_AWS_BUNDLE="$bundle" \
+        "$venv/bin/python" -m pytest -p no:cacheprovider -q spark_delegation.py) || rc=$?
+    rm -rf "$scratch"
+    return $rc
+}
+
+case "${SKADE_DELEGATION_PHASES:-python java spark}" in *python*) step python_phase "$@" ;; esac
+case "${SKADE_DELEGATION_PHASES:-python java spark}" in *java*) step java_phase ;; esac
+case "${SKADE_DELEGATION_PHASES:-python java spark}" in *spark*) step spark_phase ;; esac
+echo "delegation phases: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] || { tail -n 40 "$DATA/server.log"; exit 1; }
