@@ -192,6 +192,37 @@ def test_credentials_route_refreshes_the_same_scope():
     assert got["s3.session-token"]
 
 
+def test_plan_answer_carries_storage_credentials():
+    r = requests.post(table_url("a") + "/plan", json={},
+                      headers={"Authorization": f"Bearer {READER}", "X-Iceberg-Access-Delegation": "vended-credentials"})
+    assert r.status_code == 200, r.text
+    plan = r.json()
+    assert plan["status"] == "completed" and plan["plan-tasks" if "plan-tasks" in plan else "file-scan-tasks"]
+    sc = plan["storage-credentials"]
+    assert [x["prefix"] for x in sc] == ["s3://lake/wh/ns/a"]
+    cl = client_of(sc[0]["config"])
+    task = plan["file-scan-tasks"][0]["data-file"]["file-path"]
+    assert cl.get_object(Bucket="lake", Key=task[len("s3://lake/"):])["Body"].read()
+
+
+def test_outside_write_roots_a_writer_gets_read_only_credentials():
+    # a table registered under s3://other (in allowed_roots, not in write_roots)
+    src = load(WRITER, "a").json()
+    meta = dict(src["metadata"], location="s3://other/ro")
+    ROOT.put_object(Bucket="other", Key="ro/metadata/00001-ro.metadata.json", Body=json.dumps(meta).encode())
+    r = requests.post(f"{URI}/v1/{CATALOG}/namespaces/ns/register",
+                      headers={"Authorization": f"Bearer {WRITER}", "X-Iceberg-Access-Delegation": "vended-credentials"},
+                      json={"name": "ro", "metadata-location": "s3://other/ro/metadata/00001-ro.metadata.json"})
+    assert r.status_code == 200, r.text
+    prefix, c = creds_of(r.json())  # the register answer is delegated too
+    assert prefix == "s3://other/ro"
+    cl = client_of(c)
+    assert cl.get_object(Bucket="other", Key="ro/metadata/00001-ro.metadata.json")["Body"].read()
+    denied(lambda: cl.put_object(Bucket="other", Key="ro/data/x", Body=b"x"))
+    assert sign(WRITER, "ro", "PUT", f"{S3}/other/ro/data/x").status_code == 403
+    assert sign(WRITER, "ro", "GET", f"{S3}/other/ro/data/x").status_code == 200
+
+
 def test_config_advertises_the_routes():
     r = requests.get(f"{URI}/v1/config", params={"warehouse": CATALOG},
                      headers={"Authorization": f"Bearer {READER}"})
