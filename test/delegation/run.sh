@@ -30,28 +30,6 @@ step() {
     if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $*"; fi
 }
 
-VENV=${SKADE_DELEGATION_VENV:-$HERE/.venv}
-py=python3.11
-command -v "$py" >/dev/null 2>&1 || py=python3
-(
-    flock 9
-    [ -x "$VENV/bin/python" ] || "$py" -m venv "$VENV" || exit 1
-    "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r "$HERE/requirements.txt"
-) 9>"$VENV.lock" || { echo "could not install the clients"; exit 1; }
-# the buckets, and objects no vended credential or signature may reach
-"$VENV/bin/python" - <<'PY' || { echo "could not make the buckets"; exit 1; }
-import os, boto3
-from botocore.config import Config
-s3 = boto3.client("s3", endpoint_url=os.environ["SKADE_DELEG_S3"], region_name="us-east-1",
-                  aws_access_key_id=os.environ["SKADE_DELEG_ROOT_USER"],
-                  aws_secret_access_key=os.environ["SKADE_DELEG_ROOT_PASSWORD"],
-                  config=Config(s3={"addressing_style": "path"}))
-for b in ("lake", "other"):
-    s3.create_bucket(Bucket=b)
-s3.put_object(Bucket="other", Key="secret/x", Body=b"not yours")
-s3.put_object(Bucket="lake", Key="wh/outside", Body=b"not yours")
-PY
-
 python_phase() {
     (cd "$HERE" && "$VENV/bin/python" -m pytest -p no:cacheprovider -q test_delegation.py "$@")
 }
