@@ -144,8 +144,24 @@ SET ROLE obj_writer;
 SET skade.allowed_roots = 's3://other-bucket';
 SET skade.s3_endpoint = 'http://127.0.0.1:2';
 SET skade.s3_credentials_file = '/tmp/x';
+SET skade.s3_sts_endpoint = 'http://127.0.0.1:2';
+SET skade.s3_sts_role_arn = 'arn:aws:iam::1:role/any';
+SET skade.s3_sts_external_id = 'x';
+SET skade.s3_vended_credentials_duration = '12h';
 RESET ROLE;
 DROP ROLE obj_writer;
+
+-- vended credentials' settings: an STS endpoint is an endpoint; a lifetime of 1min to 12h
+SET skade.s3_sts_endpoint = 'http://127.0.0.1:2/path';
+SET skade.s3_sts_endpoint = 'ftp://sts.example';
+SET skade.s3_sts_endpoint = 'https://sts.eu-west-1.amazonaws.com';
+SHOW skade.s3_sts_endpoint;
+SELECT left(pg_temp.err($$SET skade.s3_vended_credentials_duration = '59s'$$), 5);
+SELECT left(pg_temp.err($$SET skade.s3_vended_credentials_duration = '13h'$$), 5);
+SET skade.s3_vended_credentials_duration = '15min';
+SHOW skade.s3_vended_credentials_duration;
+RESET skade.s3_vended_credentials_duration;
+SHOW skade.s3_vended_credentials_duration;
 RESET ALL;
 DELETE FROM public.iceberg_tables WHERE table_namespace LIKE 'obj%';
 SELECT skade.drop_namespace('obj_evil.child');

@@ -12,8 +12,9 @@
 #   4. the real-client suites (Java JdbcCatalog, pyiceberg SqlCatalog; then
 #      Spark 3.5; then both clients on a local S3 server) against throwaway
 #      servers, when present; then the REST catalog (test/rest) against a
-#      server with its REST port open; every one of these again on the newest
-#      major (SKADE_PG_NEWEST, 18).
+#      server with its REST port open; access delegation (test/delegation)
+#      against MinIO; every one of these again on the newest major
+#      (SKADE_PG_NEWEST, 18).
 # Ends with one line "N passed, N failed" (suites) and exits non-zero on any
 # failure.
 set -uo pipefail
@@ -176,6 +177,10 @@ if [ -n "${MAJOR_CONFIG[$NEWEST]:-}" ]; then
     if [ -x "$WORK/test/rest/run.sh" ]; then
         suite "PostgreSQL $NEWEST: REST catalog (pytest, CatalogTests, Java RESTCatalog, Spark over REST, shutdown)" \
             "${newest[@]}" "$WORK/test/rest/run.sh"
+    fi    if [ -x "$WORK/test/delegation/run.sh" ]; then
+        suite "PostgreSQL $NEWEST: access delegation on MinIO (pyiceberg, Java RESTCatalog, Spark; no client keys)" \
+            "${newest[@]}" SKADE_DELEGATION_VENV="$SKADE_ROOT/test/delegation/.venv" \
+            SKADE_SPARK_VENV="$SKADE_ROOT/test/interop/spark/.venv" "$WORK/test/delegation/run.sh"
     fi
 fi
 # the REST catalog (issue 14): pyiceberg RestCatalog, the protocol over plain HTTP,
@@ -183,6 +188,13 @@ fi
 if [ -x "$WORK/test/rest/run.sh" ]; then
     suite "REST catalog (pyiceberg RestCatalog, protocol, robustness, mixed writers)" \
         env SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" "$WORK/test/rest/run.sh"
+fi
+# access delegation (issue 28): vended STS credentials and remote signing, against MinIO
+# (built once from the Go module proxy), which enforces the session policies
+if [ -x "$WORK/test/delegation/run.sh" ]; then
+    suite "access delegation on MinIO (pyiceberg, Java RESTCatalog, Spark; no client keys)" \
+        env SKADE_DELEGATION_VENV="$SKADE_ROOT/test/delegation/.venv" \
+        SKADE_SPARK_VENV="$SKADE_ROOT/test/interop/spark/.venv" "$WORK/test/delegation/run.sh"
 fi
 
 rm -rf "$WORK"
