@@ -29,7 +29,10 @@
  *   - Errors: STS unreachable, timing out or answering 5xx/429 is 08006
  *     (an outage: REST answers 503 with Retry-After); STS refusing (4xx)
  *     is 42501 naming STS's error code (its message, which may name the
- *     role, is logged only); an answer skade cannot read is 58030.
+ *     role, is logged only); an answer skade cannot read (too big, no
+ *     credentials, characters or an expiration it does not accept, or
+ *     credentials already expired by this server's clock) is 08P01: an
+ *     outage of the STS as far as clients can tell (503).
  *
  * IDENTIFICATION
  *	  src/sts.c
@@ -302,6 +305,11 @@ call_sts(const SkadeObjectPrefix *p, bool write, SkadeVended *out)
 	c.timeout_ms = Min(skade_s3_request_timeout, STS_TIMEOUT_MS);
 	S3Perform(calls, 1, true);
 	explicit_bzero(body, strlen(body));
+	if (c.too_big)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROTOCOL_VIOLATION),
+				 errmsg("cannot vend credentials: the STS endpoint %s answered more than %d bytes",
+						host, MAX_ANSWER)));
 	if (c.status == 0 || c.status == 429 || c.status >= 500)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
@@ -351,12 +359,12 @@ read_answer(const S3Call *c, SkadeVended *out)
 	PG_END_TRY();
 	if (!readable || TIMESTAMP_NOT_FINITE(ts))
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_PROTOCOL_VIOLATION),
 				 errmsg("cannot vend credentials: STS answered an expiration skade cannot read")));
 	out->expires_at_ms = (int64) ((ts - SetEpochTimestamp()) / 1000);
 	if (out->expires_at_ms <= now_ms())
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_PROTOCOL_VIOLATION),
 				 errmsg("cannot vend credentials: STS answered credentials that have already expired"),
 				 errhint("The server's clock may be far from the STS server's.")));
 }
@@ -378,7 +386,7 @@ checked(const StringInfoData *body, const char *name, size_t max, const char *al
 			: (*p > ' ' && *p < 0x7f && strchr("<>&\"\\", *p) == NULL);
 	if (!ok)
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_PROTOCOL_VIOLATION),
 				 errmsg("cannot vend credentials: STS answered no readable %s", name)));
 	return v;
 }

@@ -4,9 +4,12 @@ Vended credentials are scoped by the session policy skade sends and MinIO enforc
 signing signs only what lies in the table's location.  The clients hold no S3 key: pyiceberg
 gets credentials or a signer from the catalog, boto3 uses exactly what the catalog handed out.
 """
+import datetime
+import http.server
 import json
 import os
 import subprocess
+import threading
 import time
 
 import boto3
@@ -378,6 +381,77 @@ def test_sts_refusing_is_a_clear_403():
         assert "STS refused AssumeRole" in msg and "InvalidParameterValue" in msg, msg
     finally:
         reset("skade.s3_vended_credentials_duration")
+
+
+class FakeSts(http.server.BaseHTTPRequestHandler):
+    """An STS that misbehaves as FakeSts.mode says (the faults skade must survive)."""
+    mode = "expired"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        when = datetime.datetime.now(datetime.timezone.utc)
+        creds = ("<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>AKIAFAKE</AccessKeyId>"
+                 "<SecretAccessKey>secret</SecretAccessKey><SessionToken>token</SessionToken>"
+                 "<Expiration>{}</Expiration></Credentials></AssumeRoleResult></AssumeRoleResponse>")
+        if self.mode == "slow":
+            time.sleep(5)
+        if self.mode == "500":
+            self.send_response(500)
+            body = b"<ErrorResponse><Error><Code>InternalFailure</Code></Error></ErrorResponse>"
+        elif self.mode == "expired":  # a clock far from this server's
+            self.send_response(200)
+            body = creds.format((when - datetime.timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")).encode()
+        elif self.mode == "garbage":
+            self.send_response(200)
+            body = b"<AssumeRoleResponse><AccessKeyId>AKIA&amp;X</AccessKeyId></AssumeRoleResponse>"
+        elif self.mode == "huge":
+            self.send_response(200)
+            body = b"<AssumeRoleResponse>" + b"x" * (1 << 20) + b"</AssumeRoleResponse>"
+        else:  # "denied"
+            self.send_response(403)
+            body = b"<ErrorResponse><Error><Code>AccessDenied</Code><Message>arn:aws:iam::123:role/secret-name is not trusted</Message></Error></ErrorResponse>"
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def fake_sts():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeSts)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    reload_with("skade.s3_sts_endpoint", f"http://127.0.0.1:{server.server_port}")
+    psql("ALTER SYSTEM SET skade.s3_request_timeout = '1s'")
+    psql("ALTER SYSTEM SET skade.s3_max_retries = 0")
+    reload_with("skade.s3_sts_external_id", "faults")  # (a cache key no earlier test used)
+    yield
+    for g in ("skade.s3_request_timeout", "skade.s3_max_retries", "skade.s3_sts_external_id"):
+        psql(f"ALTER SYSTEM RESET {g}")
+    reset("skade.s3_sts_endpoint")
+    server.shutdown()
+
+
+@pytest.mark.parametrize("mode,status,words", [
+    ("expired", 503, "already expired"),
+    ("garbage", 503, "no readable AccessKeyId"),
+    ("huge", 503, "more than 65536 bytes"),
+    ("500", 503, "answered 500"),
+    ("slow", 503, "did not answer in time"),
+    ("denied", 403, "STS refused AssumeRole (403 AccessDenied)"),
+])
+def test_sts_faults(fake_sts, mode, status, words):
+    FakeSts.mode = mode
+    r = load(READER, "a")
+    assert r.status_code == status, r.text
+    err = r.json()["error"]
+    assert words in err["message"], err
+    assert "secret-name" not in r.text  # STS's message stays in the server log
+    if status == 503:
+        assert r.headers.get("Retry-After")
+    # what the client did not ask for is not affected
+    assert load(READER, "a", delegation=None).status_code == 200
 
 
 def test_no_credentials_in_the_server_log():
