@@ -89,6 +89,9 @@
 
 #define MAX_ARGS 8
 
+/* the end of a table answer with nothing delegated */
+#define UNDELEGATED_TAIL ",\"config\":{}}"
+
 /* a table or view identifier of namespace $1 and name n, as JSON */
 #define IDENTIFIER_SQL \
 	"pg_catalog.jsonb_build_object('namespace', pg_catalog.to_jsonb(pg_catalog.string_to_array($1, '.')), 'name', n)"
@@ -111,6 +114,8 @@ typedef struct Ctx
 	const struct Route *route;	/* the route taken */
 	Oid			role;			/* the request's role, once authenticated */
 	bool		superuser;		/* ... is a superuser (sees server paths) */
+	int			undelegated_len;	/* > 0: the answer's length before its delegated
+									 * config (what an Idempotency-Key keeps) */
 } Ctx;
 
 typedef void (*Handler) (Ctx *x);
@@ -227,6 +232,7 @@ static void require_privilege(const char *signature);
 static char *etag_of(const char *location, const char *mode);
 static bool etag_matches(const char *header, const char *etag);
 static bool vended_asked(Ctx *x, const char *metadata_location);
+static void redelegate(Ctx *x);
 
 /*
  * SkadeRestRoute
@@ -590,6 +596,36 @@ replay(Ctx *x, const char *status, const char *body)
 	x->resp->etag = NULL;
 	resetStringInfo(&x->resp->body);
 	appendStringInfoString(&x->resp->body, body ? body : "");
+	redelegate(x);
+}
+
+/*
+ * A replayed table answer (stored without its delegated config) gets the
+ * config and credentials the request asks for now.
+ */
+static void
+redelegate(Ctx *x)
+{
+	StringInfo	b = &x->resp->body;
+	size_t		n = strlen(UNDELEGATED_TAIL);
+	const char *location;
+	StringInfoData tail;
+
+	if (RestDelegationAsked(x->req, (RestDelegation[2]) {0}) == 0 ||
+		b->len < (int) n || strcmp(b->data + b->len - n, UNDELEGATED_TAIL) != 0)
+		return;
+	if (x->name == NULL && x->req->body.len)	/* create, register: the body names it */
+		x->name = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'name'", 1, (const char **) &x->req->body.data);
+	if (x->name == NULL)
+		return;
+	location = q1(x, "SELECT $1::pg_catalog.jsonb ->> 'metadata-location'", 1, (const char **) &b->data);
+	initStringInfo(&tail);
+	if (location == NULL || !delegated_tail(x, location, false, &tail))
+		return;
+	b->len -= n;
+	b->data[b->len] = '\0';
+	appendBinaryStringInfo(b, tail.data, tail.len);
+	explicit_bzero(tail.data, tail.len);
 }
 
 /*
@@ -623,6 +659,11 @@ remember(Ctx *x)
 	key_args(x, args);
 	args[5] = psprintf("%d", x->resp->status);
 	args[6] = x->resp->body.data;
+	if (x->undelegated_len > 0)
+	{
+		/* credentials are never stored: a replay delegates afresh */
+		args[6] = psprintf("%.*s%s", x->undelegated_len, x->resp->body.data, UNDELEGATED_TAIL);
+	}
 	(void) q1(x, SWEEP_SQL, 0, NULL);
 	(void) q1(x, "INSERT INTO skade.rest_idempotency (role_oid, key, method, route, body_sha256, status, body)"
 			  " VALUES ($1::pg_catalog.oid, $2, $3, $4, pg_catalog.decode($5, 'hex'), $6::pg_catalog.int4, $7)"
@@ -1165,8 +1206,9 @@ create_table(Ctx *x)
 		RestDelegationConfig(x->req, &t, &config, &creds);
 		x->resp->status = 200;
 		resetStringInfo(&x->resp->body);
-		appendStringInfo(&x->resp->body, "{\"metadata-location\":null,\"metadata\":%s,\"config\":%s", meta,
-						 config.data);
+		appendStringInfo(&x->resp->body, "{\"metadata-location\":null,\"metadata\":%s", meta);
+		x->undelegated_len = x->resp->body.len;
+		appendStringInfo(&x->resp->body, ",\"config\":%s", config.data);
 		if (creds.len)
 			appendStringInfo(&x->resp->body, ",\"storage-credentials\":%s", creds.data);
 		appendStringInfoChar(&x->resp->body, '}');
@@ -1551,7 +1593,7 @@ table_answer(Ctx *x, const char *mode, bool cached_gzip)
 	if (delegated_tail(x, location, refs, &tail))
 	{
 		/* the cached head, and the tail with its credentials on its own */
-		if (VARSIZE_ANY_EXHDR(json) >= REST_GZIP_MIN && RestAcceptsGzip(x->req))
+		if (cached_gzip && VARSIZE_ANY_EXHDR(json) >= REST_GZIP_MIN && RestAcceptsGzip(x->req))
 		{
 			Size		size;
 			const void *gz = L0FetchDerivedPinned(location, refs, "rest-answer-head.gz",
@@ -1566,6 +1608,7 @@ table_answer(Ctx *x, const char *mode, bool cached_gzip)
 		else
 		{
 			append_head(&x->resp->body, location, json);
+			x->undelegated_len = x->resp->body.len;
 			appendBinaryStringInfo(&x->resp->body, tail.data, tail.len);
 		}
 		explicit_bzero(tail.data, tail.len);

@@ -226,6 +226,24 @@ def test_outside_write_roots_a_writer_gets_read_only_credentials():
     assert sign(WRITER, "ro", "GET", f"{S3}/other/ro/data/x").status_code == 200
 
 
+def test_idempotency_keeps_no_credentials_and_a_replay_gets_fresh_ones():
+    h = {"Authorization": f"Bearer {WRITER}", "X-Iceberg-Access-Delegation": "vended-credentials",
+         "Idempotency-Key": "0190a0a0-0000-7000-8000-00000000d1e1"}
+    body = {"requirements": [], "updates": [{"action": "set-properties", "updates": {"idem": "1"}}]}
+    first = requests.post(table_url("b"), headers=h, json=body)
+    assert first.status_code == 200, first.text
+    _, c = creds_of(first.json())
+    stored = psql("SELECT count(*) FROM skade.rest_idempotency WHERE body LIKE '%secret-access-key%'"
+                  " OR body LIKE '%" + c["s3.secret-access-key"] + "%'")
+    assert stored == "0"
+    assert psql("SELECT count(*) FROM skade.rest_idempotency") != "0"
+    again = requests.post(table_url("b"), headers=h, json=body)
+    assert again.status_code == 200, again.text
+    assert again.json()["metadata-location"] == first.json()["metadata-location"]
+    _, c2 = creds_of(again.json())
+    assert client_of(c2).list_objects_v2(Bucket="lake", Prefix="wh/ns/b/")["KeyCount"] > 0
+
+
 def test_config_advertises_the_routes():
     r = requests.get(f"{URI}/v1/config", params={"warehouse": CATALOG},
                      headers={"Authorization": f"Bearer {READER}"})
