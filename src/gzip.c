@@ -335,14 +335,21 @@ SkadeGzipLevel(const char *buf, size_t len, int level)
 	z_stream	zs;
 	StringInfo	out = makeStringInfo();
 	int			rc;
+	int			wbits = 15;
 
 	if (len > (size_t) PG_UINT32_MAX)
 		elog(ERROR, "skade: %zu bytes are too many to compress at once", len);
 	memset(&zs, 0, sizeof(zs));
 	zs.zalloc = gzip_zalloc;
 	zs.zfree = gzip_zfree;
-	/* windowBits 15 + 16: a gzip header and trailer */
-	if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8,
+	/*
+	 * + 16: a gzip header and trailer.  A window no larger than the input
+	 * (at least 512 bytes) and memory to match: a small text (a REST answer's
+	 * tail) is not worth zlib's 256 kB of state; any inflater reads it.
+	 */
+	while (wbits > 9 && ((size_t) 1 << (wbits - 1)) >= len)
+		wbits--;
+	if (deflateInit2(&zs, level, Z_DEFLATED, wbits + 16, Max(1, Min(8, wbits - 7)),
 					 Z_DEFAULT_STRATEGY) != Z_OK)
 		elog(ERROR, "could not initialize zlib: %s", zs.msg ? zs.msg : "unknown error");
 	enlargeStringInfo(out, (int) deflateBound(&zs, (uLong) len));

@@ -8,8 +8,8 @@
  * Invariants
  *   - Only s3:// tables are delegated, for the access the request's role
  *     has on the table: read, or write when it may write it (skade.grants),
- *     holds UPDATE on iceberg_tables (what a commit needs) and the location
- *     lies inside skade.write_roots.  The location must lie inside
+ *     holds UPDATE on iceberg_tables (what a commit needs), the location
+ *     lies inside skade.write_roots and the server is not a hot standby.  The location must lie inside
  *     skade.allowed_roots: object_store.c refuses it otherwise (42501).
  *   - vended-credentials: STS credentials scoped to the table's location
  *     (sts.c) as one storage-credentials entry (prefix: the location as
@@ -50,6 +50,7 @@
 
 #include "pg_compat.h"
 
+#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -273,13 +274,15 @@ RestCredentialsAnswer(const RestTableRef *t, StringInfo body)
 	explicit_bzero(creds.data, creds.len);
 }
 
-/* May the current role write t's files: a writer of the table that may commit? */
+/* May the current role write t's files: a writer of the table that may commit (on a primary)? */
 static bool
 may_write(const RestTableRef *t)
 {
 	Oid			tables = RangeVarGetRelid(makeRangeVar("public", "iceberg_tables", -1), NoLock, true);
 
-	return SkadeMay(SKADE_ACCESS_WRITE, t->catalog, t->ns, t->name) && OidIsValid(tables) &&
+	/* (a hot standby commits nothing: what a writer wrote there would be orphaned) */
+	return !RecoveryInProgress() &&
+		SkadeMay(SKADE_ACCESS_WRITE, t->catalog, t->ns, t->name) && OidIsValid(tables) &&
 		pg_class_aclcheck(tables, GetUserId(), ACL_UPDATE) == ACLCHECK_OK;
 }
 
