@@ -33,6 +33,7 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -122,5 +123,30 @@ class DelegationTest {
   @Test
   void remoteSigning() throws Exception {
     roundTrip("remote-signing", "signed");
+  }
+
+  /**
+   * SKADE_LONG=1 (run.sh then vends for 15 minutes, MinIO's shortest): one Table, loaded once,
+   * keeps reading past its first credentials' expiry -- S3FileIO's VendedCredentialsProvider
+   * fetches fresh ones from the table's credentials route before then.
+   */
+  @Test
+  void refreshKeepsALongReadGoing() throws Exception {
+    Assumptions.assumeTrue("1".equals(System.getenv("SKADE_LONG")), "SKADE_LONG=1 only");
+    RESTCatalog writer = catalog(env("SKADE_DELEG_WRITER_TOKEN"), "vended-credentials");
+    Table t = writer.createTable(TableIdentifier.of(NS, "long"), SCHEMA, PartitionSpec.unpartitioned());
+    byte[] bytes = "a long read".getBytes(StandardCharsets.UTF_8);
+    String path = t.location() + "/data/f.bin";
+    write(t.io(), path, bytes);
+    Table r = catalog(env("SKADE_DELEG_READER_TOKEN"), "vended-credentials")
+        .loadTable(TableIdentifier.of(NS, "long"));
+    long until = System.currentTimeMillis() + 16 * 60 * 1000L;
+    int reads = 0;
+    while (System.currentTimeMillis() < until) {
+      assertArrayEquals(bytes, read(r.io(), path));
+      reads++;
+      Thread.sleep(30_000);
+    }
+    assertTrue(reads >= 30, "reads: " + reads);
   }
 }
