@@ -177,7 +177,8 @@ if [ -n "${MAJOR_CONFIG[$NEWEST]:-}" ]; then
     if [ -x "$WORK/test/rest/run.sh" ]; then
         suite "PostgreSQL $NEWEST: REST catalog (pytest, CatalogTests, Java RESTCatalog, Spark over REST, shutdown)" \
             "${newest[@]}" "$WORK/test/rest/run.sh"
-    fi    if [ -x "$WORK/test/delegation/run.sh" ]; then
+    fi
+    if [ -x "$WORK/test/delegation/run.sh" ]; then
         suite "PostgreSQL $NEWEST: access delegation on MinIO (pyiceberg, Java RESTCatalog, Spark; no client keys)" \
             "${newest[@]}" SKADE_DELEGATION_VENV="$SKADE_ROOT/test/delegation/.venv" \
             SKADE_SPARK_VENV="$SKADE_ROOT/test/interop/spark/.venv" "$WORK/test/delegation/run.sh"
