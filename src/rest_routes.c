@@ -225,6 +225,8 @@ static void append_answer(StringInfo b, const char *location, const struct varle
 static void append_head(StringInfo b, const char *location, const struct varlena *json);
 static bool delegated_tail(Ctx *x, const char *location, bool refs, StringInfo tail);
 static RestTableRef table_ref(Ctx *x);
+static RestTableRef loaded_table_ref(Ctx *x);
+static void *gzipped(StringInfo b, Size *size);
 static void *gzip_answer(const struct varlena *json, void *arg, Size *size);
 static void *gzip_head(const struct varlena *json, void *arg, Size *size);
 static void require_load_privilege(void);
@@ -1395,12 +1397,8 @@ plan_scan(Ctx *x)
 static void
 load_credentials(Ctx *x)
 {
-	const char *location;
-	RestTableRef t = table_ref(x);
+	RestTableRef t = loaded_table_ref(x);
 
-	require_load_privilege();
-	(void) SkadeLoadTablePinned(x->catalog, x->ns, x->name, false, &location);
-	t.location = RestTableLocation(location, false);
 	resetStringInfo(&x->resp->body);
 	RestCredentialsAnswer(&t, &x->resp->body);
 	x->resp->status = 200;
@@ -1410,12 +1408,8 @@ load_credentials(Ctx *x)
 static void
 sign_request(Ctx *x)
 {
-	const char *location;
-	RestTableRef t = table_ref(x);
+	RestTableRef t = loaded_table_ref(x);
 
-	require_load_privilege();
-	(void) SkadeLoadTablePinned(x->catalog, x->ns, x->name, false, &location);
-	t.location = RestTableLocation(location, false);
 	resetStringInfo(&x->resp->body);
 	RestSignAnswer(x->req, &t, &x->resp->body);
 	x->resp->status = 200;
@@ -1427,6 +1421,22 @@ table_ref(Ctx *x)
 {
 	RestTableRef t = {x->catalog, x->ns, x->name, NULL};
 
+	return t;
+}
+
+/*
+ * The table the route names, with its location, for a role that may load
+ * it (absent, 404, to one that may not read it).
+ */
+static RestTableRef
+loaded_table_ref(Ctx *x)
+{
+	RestTableRef t = table_ref(x);
+	const char *location;
+
+	require_load_privilege();
+	(void) SkadeLoadTablePinned(x->catalog, x->ns, x->name, false, &location);
+	t.location = RestTableLocation(location, false);
 	return t;
 }
 
@@ -1674,19 +1684,26 @@ delegated_tail(Ctx *x, const char *location, bool refs, StringInfo tail)
 	return true;
 }
 
+/* The gzip of b's text (b freed), its size in *size. */
+static void *
+gzipped(StringInfo b, Size *size)
+{
+	StringInfo	z = SkadeGzipLevel(b->data, b->len, REST_GZIP_LEVEL);
+
+	pfree(b->data);
+	*size = z->len;
+	return z->data;
+}
+
 /* L0Deriver: the gzip-compressed answer's head (arg: the metadata location) */
 static void *
 gzip_head(const struct varlena *json, void *arg, Size *size)
 {
 	StringInfoData b;
-	StringInfo	z;
 
 	initStringInfo(&b);
 	append_head(&b, (const char *) arg, json);
-	z = SkadeGzipLevel(b.data, b.len, REST_GZIP_LEVEL);
-	pfree(b.data);
-	*size = z->len;
-	return z->data;
+	return gzipped(&b, size);
 }
 
 /* L0Deriver: the gzip-compressed answer (arg: the metadata location) */
@@ -1694,14 +1711,10 @@ static void *
 gzip_answer(const struct varlena *json, void *arg, Size *size)
 {
 	StringInfoData b;
-	StringInfo	z;
 
 	initStringInfo(&b);
 	append_answer(&b, (const char *) arg, json);
-	z = SkadeGzipLevel(b.data, b.len, REST_GZIP_LEVEL);
-	pfree(b.data);
-	*size = z->len;
-	return z->data;
+	return gzipped(&b, size);
 }
 
 /*
