@@ -146,7 +146,7 @@ def test_reader_credentials_read_the_table_and_nothing_else():
     listed = cl.list_objects_v2(Bucket="lake", Prefix="wh/ns/a/")
     assert listed["KeyCount"] > 0
     denied(lambda: cl.put_object(Bucket="lake", Key="wh/ns/a/data/evil.parquet", Body=b"x"))
-    denied(lambda: cl.delete_object(Bucket="lake", Key=key) and None or cl.head_object(Bucket="lake", Key="nope"))
+    denied(lambda: cl.delete_object(Bucket="lake", Key=key))
     b_key = meta_key(load(READER, "b").json())
     denied(lambda: cl.get_object(Bucket="lake", Key=b_key))
     denied(lambda: cl.list_objects_v2(Bucket="lake", Prefix="wh/ns/b/"))
@@ -377,7 +377,6 @@ def test_sts_down_is_503_only_for_a_client_that_needs_credentials(tmp_path):
         r = load(READER, "b")
         assert r.status_code == 503, r.text
         assert r.headers.get("Retry-After") and r.json()["error"]["type"] == "ServiceUnavailableException"
-        assert "127.0.0.1:9" not in r.text or True
         # remote signing accepted as well: the answer falls back to it
         r = load(READER, "b", delegation="vended-credentials,remote-signing")
         assert r.status_code == 200, r.text
