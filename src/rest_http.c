@@ -722,10 +722,12 @@ collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *val
 
 /*
  * What the request may wait for: the table or view its path names
- * (/v1/{prefix}/namespaces/{ns}/tables|views/{name}[/...], as sent), or all
- * multi-table commits — reads and changes apart ("r " or "w " before the
- * path: changes waiting for a row lock never hold up reads of the table);
- * whether it is a commit.
+ * (/v1/{prefix}/namespaces/{ns}/tables|views/{name}[/...], as sent), all
+ * multi-table commits, or the tables and views created or registered in
+ * one namespace (POST /v1/{prefix}/namespaces/{ns}/tables|views|register:
+ * each reads or writes storage, which may hang) — reads and changes apart
+ * ("r " or "w " before the path: changes waiting for a row lock never hold
+ * up reads of the table); whether it is a commit.
  */
 static void
 set_target(Request *rq)
@@ -760,6 +762,10 @@ set_target(Request *rq)
 		rq->job.target = psprintf("%s%.*s", kind, (int) len, rq->r.raw_path);
 		rq->job.commit = post && n == 6 && strncmp(seg[4], "tables/", 7) == 0;
 	}
+	else if (post && n == 5 && strncmp(seg[2], "namespaces/", 11) == 0 &&
+			 (strcmp(seg[4], "tables") == 0 || strcmp(seg[4], "views") == 0 ||
+			  strcmp(seg[4], "register") == 0))
+		rq->job.target = psprintf("w %s", rq->r.raw_path);
 }
 
 /* A piece of the body (kept while within skade.rest_max_body). */

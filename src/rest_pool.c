@@ -12,7 +12,8 @@
  *     one executor and nothing else: the listener goes on accepting,
  *     parsing and answering, and other requests run on other executors.
  *   - Requests that name one table (its routes' path up to the table;
- *     reads and changes counted apart) run on at most half of
+ *     reads and changes counted apart), and the creates or registers of
+ *     tables (or views) in one namespace, run on at most half of
  *     skade.rest_max_workers executors at once (at least one); more of them
  *     wait in the queue, so a table whose row lock is held, or whose
  *     storage hangs, never takes every executor, and commits waiting for

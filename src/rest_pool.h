@@ -24,7 +24,7 @@ typedef struct RestJob
 	dlist_node	node;			/* in the queue, while queued */
 	StringInfoData head;		/* the request's message head */
 	const StringInfoData *body; /* sent after it */
-	char	   *target;			/* what it may wait for (a table), or NULL */
+	char	   *target;			/* what it may wait for (a table, a namespace's creates), or NULL */
 	bool		commit;			/* a commit: a queue timeout answers 409 */
 	int			executor;		/* running on it, or -1 */
 	bool		queued;

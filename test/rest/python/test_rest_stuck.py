@@ -302,16 +302,20 @@ def hung_s3():
 
 
 def test_hung_storage_blocks_nothing_else_and_is_503(pg, hung_s3):
-    """Registering tables whose metadata is on a hung S3 endpoint: while those requests hang,
-    others are answered; each ends at skade.rest_statement_timeout with 503 and Retry-After
-    (not 500), and registers nothing."""
-    reload_with(pg, rest_statement_timeout="3s")
+    """Registering tables whose metadata is on a hung S3 endpoint, as many at once as there
+    are executors: they run on at most half of them (the rest wait in the queue), so other
+    requests are answered while they hang (not only once skade.rest_queue_timeout, 2 s, or
+    skade.rest_statement_timeout, 5 s here, has freed an executor: with every executor taken,
+    the first GET below would wait 2 s in the queue and be answered 503). Each ends with 503
+    and Retry-After (not 500) and registers nothing."""
+    reload_with(pg, rest_statement_timeout="5s")
     body = {"name": "on_hung_s3", "metadata-location": "s3://hung/t/metadata/00000-x.metadata.json"}
-    ex = ThreadPoolExecutor(4)
+    workers = int(pg_exec(pg, "SELECT current_setting('skade.rest_max_workers')")[0][0])
+    ex = ThreadPoolExecutor(workers)
     try:
         futures = [ex.submit(lambda: requests.post(restenv.url("namespaces/stuck/register"),
                                                    headers=restenv.auth(), data=json.dumps(body),
-                                                   timeout=60)) for _ in range(4)]
+                                                   timeout=60)) for _ in range(workers)]
         time.sleep(1)
         assert served_quickly(n=5) == 5
         assert served_quickly(COLD, n=3) == 3
