@@ -3,17 +3,8 @@
 EXTENSION   = skade
 EXTVERSION  = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 MODULE_big  = skade
-OBJS        = src/skade.o src/guc.o src/shmem.o src/names.o src/safe_sql.o \
-              src/file_access.o src/file_create.o src/gzip.o src/json_alloc.o src/json_compact.o src/metadata_json.o src/blob_cache.o src/l0_cache.o \
-              src/pointer_mirror.o src/mirror_wal.o src/warm.o src/metadata_api.o \
-              src/stree64.o src/stree64_sql.o src/snapshot_map.o \
-              src/snapshot_index.o src/index_worker.o src/time_travel_api.o \
-              src/catalog_store.o src/commit_log.o src/log_prune.o src/avro_schema.o src/avro_container.o src/snappy_block.o src/avro_reader.o src/avro_decode.o src/manifest_decode.o src/manifest_cache.o src/manifest_helper.o src/delete_index.o src/scan_filter.o src/bound_json.o src/partition_stats.o src/manifest_api.o \
-              src/namespace_api.o src/privileges.o src/table_api.o src/metadata_write.o src/restore.o \
-              src/commit_fast.o src/manifest_write.o src/written_files.o \
-              src/sigv4.o src/sigv4_sql.o src/s3_client.o src/object_store.o src/sts.o src/rest_delegation.o src/rest_json.o \
-              src/rest_worker.o src/rest_http.o src/rest_pool.o src/rest_request.o src/rest_metrics.o \
-              src/rest_routes.o src/rest_auth.o src/rest_oidc.o src/rest_tls.o src/jwt.o src/view_api.o
+# every source of src/ and its subsystem folders (src/README.md: the layers)
+OBJS        = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 # every version's script, each upgrade script, and 1.0's own control file
 DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
               $(EXTENSION)--1.1--1.2.sql $(EXTENSION)--1.2--1.3.sql \
@@ -95,4 +86,4 @@ tapcheck:
 .PHONY: tapcheck
 
 # every object depends on every header (PGXS tracks no header dependencies)
-$(OBJS): $(wildcard $(srcdir)/src/*.h)
+$(OBJS): $(wildcard $(srcdir)/src/*/*.h)

@@ -16,23 +16,23 @@
  */
 #include "postgres.h"
 
-#include "pg_compat.h"
+#include "util/pg_compat.h"
 
 #include "fmgr.h"
 #include "miscadmin.h"
 
-#include "avro_reader.h"
-#include "guc.h"
-#include "index_worker.h"
-#include "rest_worker.h"
-#include "metadata_json.h"
-#include "mirror_wal.h"
-#include "pointer_mirror.h"
-#include "restore.h"
-#include "shmem.h"
-#include "snapshot_index.h"
-#include "stree64.h"
-#include "written_files.h"
+#include "format/avro_reader.h"
+#include "util/guc.h"
+#include "index/index_worker.h"
+#include "rest/rest_worker.h"
+#include "format/metadata_json.h"
+#include "cache/mirror_wal.h"
+#include "cache/pointer_mirror.h"
+#include "catalog/restore.h"
+#include "util/shmem.h"
+#include "index/snapshot_index.h"
+#include "index/stree64.h"
+#include "io/written_files.h"
 
 PG_MODULE_MAGIC;
 

@@ -1,0 +1,299 @@
+/*-------------------------------------------------------------------------
+ *
+ * manifest_cache.c
+ *	  L0.5: Iceberg manifests decoded once from Avro into flat blobs
+ *	  (SkadeManifest, manifest_cache.h) and kept in shared memory, keyed by
+ *	  manifest path, for skade.files() and skade.plan_files().
+ *
+ * Invariants: a manifest is immutable and named by its path, so a cached
+ * blob is never stale; it holds exactly the live entries of the file
+ * (status ADDED or EXISTING, in file order) with every field as recorded:
+ * nothing is inherited here, so one blob serves every snapshot that reads
+ * it.  Each entry also carries its partition as jsonb and, when the
+ * manifest records its schema and every bound is readable, its statistics
+ * as skade.files() returns them (jsonb decoded by that schema), so a warm
+ * plan builds no JSON.  An entry with an invalid status or
+ * content type, or without data_file.file_path, fails the decode (nothing
+ * is cached).  It is an instance of the shared blob cache (blob_cache.c:
+ * eviction, coalesced fills, pins, locking), byte-bounded by
+ * skade.manifest_cache_size; callers get a blob pinned until they release
+ * it (ManifestRelease) or their transaction ends, and read it with no lock
+ * held; ManifestGetHeld hands it out in place for the whole transaction
+ * of a statement outside a transaction block (within a quarter of the
+ * cache per backend), so that rows may point into it; ManifestPrefill
+ * lets the decode helper (manifest_helper.c) fill ahead.
+ *
+ * Decoding a manifest into its blob is manifest_decode.c's (skade's own
+ * Avro record decoder, avro_decode.c); this file keeps the blobs and reads
+ * their statistics (ManifestEntryStats).
+ *
+ * Memory: a decode leaves only the blob, palloc'd in the caller's context.
+ *
+ * IDENTIFICATION
+ *	  src/cache/manifest_cache.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "util/pg_compat.h"
+
+#include "access/xact.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+
+#include "format/avro_reader.h"
+#include "io/file_access.h"
+#include "util/guc.h"
+#include "cache/manifest_cache.h"
+#include "format/manifest_decode.h"
+#include "util/skade_limits.h"
+
+/* ---- Local variables ---- */
+
+static SkadeBlobCache *manifest_cache = NULL;
+
+static long max_entries(void);
+static void *load_manifest(const char *path, void *arg, Size *size, char **origin);
+static void *load_list(const char *key, void *arg, Size *size, char **origin);
+
+/* a manifest list's bytes in the cache: data, NUL, real path, NUL */
+#define LIST_KEY_PREFIX "\001list\001"
+typedef struct ManifestListBlob
+{
+	Size		len;
+	char		data[FLEXIBLE_ARRAY_MEMBER];
+} ManifestListBlob;
+static int	column_index(const SkadeColumn *cols, int ncols, int64 id);
+
+/* ---------------------------------------------------------------- shmem */
+
+static long
+max_entries(void)
+{
+	/* index slots for manifests of ~2 kB (one small append each) */
+	return Max(128, ((long) skade_manifest_cache_size * 1024L) / 2048);
+}
+
+Size
+ManifestCacheShmemSize(void)
+{
+	return SkadeBlobCacheShmemSize((Size) skade_manifest_cache_size * 1024, max_entries());
+}
+
+/* Create or attach L0.5 (shmem startup hook, under AddinShmemInitLock). */
+void
+ManifestCacheShmemInit(void)
+{
+	manifest_cache = SkadeBlobCacheShmemInit("skade_manifests",
+											 (Size) skade_manifest_cache_size * 1024,
+											 max_entries(), SkadePathAllowed);
+}
+
+/* the cache instance (NULL when skade was not preloaded) */
+SkadeBlobCache *
+ManifestCache(void)
+{
+	return manifest_cache;
+}
+
+/*
+ * ManifestGet
+ *		The decoded manifest at path: pinned in the cache until
+ *		ManifestRelease or the end of the transaction, or freshly decoded (and cached) on a miss.  It must
+ *		have expected_length bytes (-1: not recorded), else data_corrupted.
+ */
+const SkadeManifest *
+ManifestGet(const char *path, int64 expected_length)
+{
+	Size		size;
+	const SkadeManifest *m;
+
+	/* (no path with a control character is looked up: manifest lists' keys have one) */
+	SkadeRefuseControlChars(path);
+	m = SkadeBlobCacheGet(manifest_cache, path, load_manifest, &expected_length, &size);
+
+	SkadeAvroCheckLength(path, m->file_size, expected_length);
+	return m;
+}
+
+/*
+ * ManifestGetHeld
+ *		Like ManifestGet, but when it can, the blob in place in the cache and
+ *		held pinned until the end of the transaction (*held), so that rows
+ *		may point into it (SkadeBlobIndirect) rather than copy: on a hit, and
+ *		on a miss once it is cached, as long as this backend then holds at
+ *		most a quarter of the cache pinned (a transaction planning many
+ *		tables must not keep the cache from evicting), and only outside a
+ *		transaction block, whose transaction ends with the statement (a
+ *		session idle in its transaction block keeps nothing pinned).
+ *		Otherwise exactly ManifestGet (*held false: release it with
+ *		ManifestRelease); a held blob is never released by the caller.
+ */
+const SkadeManifest *
+ManifestGetHeld(const char *path, int64 expected_length, bool *held)
+{
+	Size		size;
+	const SkadeManifest *m;
+
+	*held = false;
+	if (IsTransactionBlock())
+		return ManifestGet(path, expected_length);
+	SkadeRefuseControlChars(path);
+	m = SkadeBlobCacheGetInPlace(manifest_cache, path, load_manifest, &expected_length,
+								 SkadeBlobCacheCapacity(manifest_cache) / 4, &size, held);
+	if (m == NULL)
+		return ManifestGet(path, expected_length);	/* over the budget: a copy */
+	SkadeAvroCheckLength(path, m->file_size, expected_length);
+	return m;
+}
+
+/*
+ * ManifestPrefill
+ *		Decode the manifest at path into the cache unless it is there or
+ *		being decoded already (false then): for a helper decoding ahead.
+ */
+bool
+ManifestPrefill(const char *path, int64 expected_length)
+{
+	SkadeRefuseControlChars(path);
+	return SkadeBlobCachePrefill(manifest_cache, path, load_manifest, &expected_length);
+}
+
+/*
+ * ManifestListBytes
+ *		The bytes of the manifest list at path (an s3:// object: local lists
+ *		are read from the file each time), through the cache, under a key no
+ *		manifest path can have (a control character); *real_path as
+ *		SkadeReadLocation sets it.
+ */
+StringInfo
+ManifestListBytes(const char *path, char **real_path)
+{
+	char	   *key = psprintf("%s%s", LIST_KEY_PREFIX, path);
+	Size		size;
+	const ManifestListBlob *b = SkadeBlobCacheGet(manifest_cache, key, load_list, NULL, &size);
+	StringInfo	out = makeStringInfo();
+
+	PG_TRY();
+	{
+		appendBinaryStringInfo(out, b->data, b->len);
+		*real_path = pstrdup(b->data + b->len + 1);
+	}
+	PG_FINALLY();
+	{
+		SkadeBlobCacheRelease(b);
+	}
+	PG_END_TRY();
+	return out;
+}
+
+/* SkadeBlobLoader: a manifest list's bytes, then its real path */
+static void *
+load_list(const char *key, void *arg, Size *size, char **origin)
+{
+	const char *path = key + strlen(LIST_KEY_PREFIX);
+	StringInfo	bytes = SkadeReadLocation(path, origin);
+	Size		olen = strlen(*origin);
+	ManifestListBlob *b = palloc(offsetof(ManifestListBlob, data) + bytes->len + 1 + olen + 1);
+
+	b->len = bytes->len;
+	memcpy(b->data, bytes->data, bytes->len);
+	b->data[b->len] = '\0';
+	memcpy(b->data + b->len + 1, *origin, olen + 1);
+	*size = offsetof(ManifestListBlob, data) + bytes->len + 1 + olen + 1;
+	pfree(bytes->data);
+	return b;
+}
+
+/*
+ * ManifestIsCached
+ *		Is the manifest at path in the cache now (for prefetching: the answer
+ *		may be stale at once)?
+ */
+bool
+ManifestIsCached(const char *path)
+{
+	Size		size;
+	const void *m = SkadeBlobCachePinIfCached(manifest_cache, path, 0, &size);
+
+	if (m == NULL)
+		return false;
+	SkadeBlobCacheRelease(m);
+	return true;
+}
+
+/*
+ * ManifestRelease
+ *		The caller is done with m (from ManifestGet): unpin it now rather
+ *		than at the end of the transaction.
+ */
+void
+ManifestRelease(const SkadeManifest *m)
+{
+	SkadeBlobCacheRelease(m);
+}
+
+/* ---------------------------------------------------------------- loading */
+
+/*
+ * SkadeBlobLoader: read the Avro manifest at path into a SkadeManifest
+ * (manifest_decode.c); arg points to the length its manifest list records.
+ */
+static void *
+load_manifest(const char *path, void *arg, Size *size, char **origin)
+{
+	return SkadeManifestDecode(path, *(int64 *) arg, size, origin);
+}
+
+/*
+ * ManifestEntryStats
+ *		The entry's statistics into stats (ncols + 1 of them), by position in
+ *		cols; columns cols does not have are left out.
+ */
+void
+ManifestEntryStats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols,
+				   SkadeColumnStats *stats)
+{
+	const SkadeManifestStat *ms = SkadeManifestStats(e);
+	int			i,
+				k;
+
+	memset(stats, 0, sizeof(SkadeColumnStats) * (ncols + 1));
+	for (i = 0; i < e->nstats; i++)
+	{
+		int			c = column_index(cols, ncols, ms[i].field_id);
+		SkadeColumnStats *st;
+
+		if (c < 0)
+			continue;			/* a column the schema no longer has */
+		st = &stats[c];
+		for (k = 0; k < 4; k++)
+			if (ms[i].has_count & (1 << k))
+			{
+				st->count[k] = ms[i].count[k];
+				st->has_count[k] = true;
+			}
+		for (k = 0; k < 2; k++)
+			if (ms[i].bound[k].len >= 0)
+			{
+				st->bound[k] = ((const char *) e) + ms[i].bound[k].off;
+				st->bound_len[k] = ms[i].bound[k].len;
+			}
+	}
+}
+
+static int
+column_index(const SkadeColumn *cols, int ncols, int64 id)
+{
+	int			i;
+
+	for (i = 0; i < ncols; i++)
+		if (cols[i].id == id)
+			return i;
+	return -1;
+}

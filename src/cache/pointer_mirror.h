@@ -1,0 +1,56 @@
+/*-------------------------------------------------------------------------
+ *
+ * pointer_mirror.h
+ *	  L1: table -> current metadata location, mirrored in shared memory.
+ *
+ * IDENTIFICATION
+ *	  src/cache/pointer_mirror.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_POINTER_MIRROR_H
+#define SKADE_POINTER_MIRROR_H
+
+#include "catalog/catalog_store.h"
+
+/*
+ * What an entry belongs to: the database, the catalog table and the commit-log
+ * trigger that keeps the mirror in step (its row's xmin changes whenever the
+ * trigger is disabled, re-enabled or replaced, so entries made under an older
+ * attachment are never found again).
+ */
+typedef struct MirrorScope
+{
+	Oid			dboid;
+	Oid			relid;
+	Oid			tgoid;
+	TransactionId tgxmin;
+} MirrorScope;
+
+extern Size MirrorShmemSize(void);
+extern void MirrorShmemInit(void);
+extern void MirrorInit(void);
+
+extern void MirrorScopeOf(MirrorScope *scope, Oid relid, Oid tgoid);
+
+/* read path */
+extern bool MirrorLookup(const MirrorScope *scope, const char *catalog, const char *ns,
+						 const char *name, StoreTable *out);
+extern uint64 MirrorEpoch(void);
+extern void MirrorFill(const MirrorScope *scope, const char *catalog, const char *ns,
+					   const char *name, const StoreTable *row, uint64 epoch);
+
+/* write path (the commit-log trigger) */
+extern void MirrorNoteChange(const MirrorScope *scope, const char *catalog, const char *ns,
+							 const char *name, bool removed, const char *location,
+							 const char *previous, bool is_view);
+extern void MirrorNoteTruncate(const MirrorScope *scope);
+
+/* redo of mirror_wal.c's records (standbys, crash recovery) */
+extern void MirrorRedoChange(const MirrorScope *scope, const char *names);
+extern void MirrorRedoTruncate(const MirrorScope *scope, TransactionId xid);
+
+/* statistics */
+extern void MirrorStats(int64 *hits, int64 *misses, int64 *entries);
+
+#endif							/* SKADE_POINTER_MIRROR_H */

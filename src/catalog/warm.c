@@ -1,0 +1,252 @@
+/*-------------------------------------------------------------------------
+ *
+ * warm.c
+ *	  Commit-time reading of metadata: when a pointer changes (SQL API or a
+ *	  JDBC client's DML, both through the commit-log trigger), read the new
+ *	  metadata into the L0 cache, return its current snapshot id for the
+ *	  commit log, and check that it continues the old metadata
+ *	  (skade.validate_commits).  Also skade.resolve_commit_log(), which fills
+ *	  the snapshot id of rows whose metadata was unreadable at commit.
+ *
+ * A metadata file skade cannot read never fails the commit: locations
+ * outside the allowed roots, on other schemes or missing are skipped
+ * without reading (an s3:// object inside the roots is fetched: whether it
+ * is there is known only by asking); a file that is there but fails to read or parse is
+ * caught in a subtransaction and reported as a WARNING; the log row stays
+ * unresolved (snapshot_id NULL).  A query cancel or statement timeout that
+ * arrives meanwhile is not the file's fault: it is re-thrown, as PL/pgSQL's
+ * WHEN OTHERS does not catch it either.  Only a failed continuity check with
+ * skade.validate_commits = error fails the commit, by design.
+ *
+ * IDENTIFICATION
+ *	  src/catalog/warm.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "util/pg_compat.h"
+
+#include "access/xact.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/timestamp.h"
+
+#include "io/file_access.h"
+#include "util/guc.h"
+#include "cache/l0_cache.h"
+#include "io/object_store.h"
+#include "util/safe_sql.h"
+#include "util/shmem.h"
+#include "index/snapshot_map.h"
+#include "catalog/warm.h"
+
+PG_FUNCTION_INFO_V1(skade_resolve_commit_log);
+
+/* true while skade.resolve_commit_log() updates snapshot ids */
+static bool resolving = false;
+
+static SkadeMeta *try_fetch_summary(const char *location);
+
+/*
+ * SkadeWarmMetadata
+ *		Read the metadata at location (into L0 when preloaded); on success
+ *		set *meta to its summary and return true.  *old is the summary of
+ *		old_location when that is readable too (else NULL); then continuity
+ *		is checked.
+ */
+bool
+SkadeWarmMetadata(const char *location, const char *old_location,
+				  SkadeMeta **meta_out, SkadeMeta **old_out)
+{
+	SkadeMeta  *meta;
+	SkadeMeta  *old = NULL;
+
+	*meta_out = NULL;
+	*old_out = NULL;
+	if (skade_shared == NULL || SkadeProbeLocation(location) != SKADE_READ_OK)
+		return false;
+	meta = try_fetch_summary(location);
+	if (meta == NULL)
+		return false;
+	*meta_out = meta;
+	if (old_location && SkadeProbeLocation(old_location) == SKADE_READ_OK)
+		old = strcmp(old_location, location) == 0 ? meta : try_fetch_summary(old_location);
+	*old_out = old;
+
+	if (skade_validate_commits != SKADE_VALIDATE_OFF && old != NULL && old != meta)
+	{
+		const char *new_uuid = SkadeMetaStr(meta, meta->table_uuid);
+		const char *old_uuid = SkadeMetaStr(old, old->table_uuid);
+		int			level = skade_validate_commits == SKADE_VALIDATE_ERROR ? ERROR : WARNING;
+
+		if (new_uuid && old_uuid && strcmp(new_uuid, old_uuid) != 0)
+			ereport(level,
+					(errcode(ERRCODE_CHECK_VIOLATION),
+					 errmsg("new metadata \"%s\" belongs to another table", location),
+					 errdetail("Its table-uuid is %s; the metadata it replaces (\"%s\") has %s.",
+							   new_uuid, old_location, old_uuid),
+					 errhint("skade.validate_commits controls this check.")));
+		if (meta->last_sequence_number < old->last_sequence_number)
+			ereport(level,
+					(errcode(ERRCODE_CHECK_VIOLATION),
+					 errmsg("new metadata \"%s\" goes back in sequence numbers", location),
+					 errdetail("Its last-sequence-number is " INT64_FORMAT "; the metadata it replaces has " INT64_FORMAT ".",
+							   meta->last_sequence_number, old->last_sequence_number),
+					 errhint("skade.validate_commits controls this check.")));
+	}
+	return true;
+}
+
+/* Is skade.resolve_commit_log() running in this backend? (append-only exception) */
+bool
+SkadeCommitLogResolving(void)
+{
+	return resolving;
+}
+
+/*
+ * Fetch the summary of location in a subtransaction; NULL (with a WARNING)
+ * if reading or parsing fails.  The caller's transaction state is untouched.
+ */
+static SkadeMeta *
+try_fetch_summary(const char *location)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	L0Result	r;
+	SkadeMeta  *volatile result = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(caller);
+	PG_TRY();
+	{
+		L0Fetch(location, L0_WANT_SUMMARY, &r);
+		result = r.summary;
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(caller);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(caller);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(caller);
+		CurrentResourceOwner = owner;
+		/* a cancel or statement timeout is the user's, not the file's: as PL/pgSQL */
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(edata);
+		ereport(WARNING,
+				(errcode(edata->sqlerrcode),
+				 errmsg("could not read metadata \"%s\"; its commit-log row stays unresolved", location),
+				 edata->detail ? errdetail("%s: %s", edata->message, edata->detail) :
+				 errdetail("%s", edata->message)));
+		FreeErrorData(edata);
+		result = NULL;
+	}
+	PG_END_TRY();
+	return result;
+}
+
+/*
+ * skade.resolve_commit_log(max_rows integer DEFAULT NULL) -> rows resolved
+ *
+ * Fill snapshot_id for logged changes whose metadata was unreadable at
+ * commit and is readable now.
+ */
+Datum
+skade_resolve_commit_log(PG_FUNCTION_ARGS)
+{
+	int64		limit = PG_ARGISNULL(0) ? -1 : PG_GETARG_INT32(0);
+	int64		resolved = 0;
+	uint64		i;
+	SPITupleTable *rows;
+	uint64		nrows;
+	Oid			argtypes[2] = {INT8OID, INT8OID};
+	SPIPlanPtr	plan;
+	SkadeSafeSql safe;
+	MemoryContext row_cxt;
+	MemoryContext caller;
+
+	SkadeRequireShared();
+	/* SECURITY DEFINER: its statements must not follow the caller's search_path */
+	SkadeSafeSqlBegin(&safe, InvalidOid);
+	SPI_connect();
+	if (SPI_execute("SELECT l.seq, l.metadata_location, l.previous_metadata_location,"
+					" l.catalog_name, l.table_namespace, l.table_name, l.committed_at,"
+					" t.table_name IS NOT NULL"
+					" FROM skade.commit_log l LEFT JOIN public.iceberg_tables t"
+					" ON t.catalog_name OPERATOR(pg_catalog.=) l.catalog_name"
+					" AND t.table_namespace OPERATOR(pg_catalog.=) l.table_namespace"
+					" AND t.table_name OPERATOR(pg_catalog.=) l.table_name"
+					" WHERE l.snapshot_id IS NULL AND l.metadata_location IS NOT NULL"
+					" AND l.iceberg_type IS DISTINCT FROM 'VIEW'"
+					" ORDER BY l.seq", true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not scan skade.commit_log");
+	rows = SPI_tuptable;
+	nrows = SPI_processed;
+	plan = SPI_prepare("UPDATE skade.commit_log SET snapshot_id = $2"
+					   " WHERE seq OPERATOR(pg_catalog.=) $1",
+					   2, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare commit log update");
+	/* what one row reads (its metadata's summaries) is freed before the next */
+	row_cxt = AllocSetContextCreate(CurrentMemoryContext, "skade resolve row",
+									ALLOCSET_DEFAULT_SIZES);
+
+	for (i = 0; i < nrows && (limit < 0 || resolved < limit); i++, MemoryContextReset(row_cxt))
+	{
+		bool		isnull;
+		HeapTuple	row = rows->vals[i];
+		TupleDesc	desc = rows->tupdesc;
+		int64		seq = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
+		char	   *location = SPI_getvalue(row, desc, 2);
+		char	   *previous = SPI_getvalue(row, desc, 3);
+		bool		table_exists = DatumGetBool(SPI_getbinval(row, desc, 8, &isnull));
+		SkadeMeta  *meta;
+		SkadeMeta  *old;
+		Datum		args[2];
+
+		CHECK_FOR_INTERRUPTS();
+		caller = MemoryContextSwitchTo(row_cxt);
+		SkadeObjectScope(SPI_getvalue(row, desc, 4), SPI_getvalue(row, desc, 5));
+		if (!SkadeWarmMetadata(location, previous, &meta, &old))
+		{
+			MemoryContextSwitchTo(caller);
+			continue;
+		}
+		/* its snapshots become resolvable, if the table is still known by that name */
+		if (table_exists)
+			SnapshotMapRecord(seq, SPI_getbinval(row, desc, 4, &isnull),
+							  SPI_getbinval(row, desc, 5, &isnull),
+							  SPI_getbinval(row, desc, 6, &isnull), location,
+							  DatumGetTimestampTz(SPI_getbinval(row, desc, 7, &isnull)),
+							  meta, old);
+		args[0] = Int64GetDatum(seq);
+		args[1] = Int64GetDatum(meta->current_snapshot_id);
+		resolving = true;
+		PG_TRY();
+		{
+			if (SPI_execute_plan(plan, args, NULL, false, 0) != SPI_OK_UPDATE)
+				elog(ERROR, "could not update skade.commit_log");
+		}
+		PG_FINALLY();
+		{
+			resolving = false;
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(caller);
+		resolved++;
+	}
+	SPI_finish();
+	SkadeSafeSqlEnd(&safe);
+	PG_RETURN_INT64(resolved);
+}

@@ -1,0 +1,18 @@
+/*-------------------------------------------------------------------------
+ *
+ * manifest_decode.h
+ *	  An Iceberg manifest decoded into a SkadeManifest blob (see
+ *	  manifest_decode.c).
+ *
+ * IDENTIFICATION
+ *	  src/format/manifest_decode.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_MANIFEST_DECODE_H
+#define SKADE_MANIFEST_DECODE_H
+
+extern void *SkadeManifestDecode(const char *path, int64 expected_length, Size *size,
+								 char **origin);
+
+#endif							/* SKADE_MANIFEST_DECODE_H */

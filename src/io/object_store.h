@@ -1,0 +1,53 @@
+/*-------------------------------------------------------------------------
+ *
+ * object_store.h
+ *	  s3:// locations: confined reads, create-only writes and removals
+ *	  (see object_store.c).
+ *
+ * IDENTIFICATION
+ *	  src/io/object_store.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_OBJECT_STORE_H
+#define SKADE_OBJECT_STORE_H
+
+#include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
+
+#include "io/file_access.h"
+#include "io/s3_client.h"
+
+/* where a client's requests for the objects below a prefix go */
+typedef struct SkadeObjectPrefix
+{
+	char	   *location;		/* canonical s3://bucket[/key], no trailing '/' */
+	char	   *bucket;
+	char	   *key;			/* "" for the whole bucket */
+	char	   *url;			/* scheme://host/path of the prefix, as a request names it */
+	char	   *host;
+	char	   *region;
+	char	   *endpoint;		/* as configured ("": AWS) */
+	bool		path_style;
+	bool		writable;		/* inside skade.write_roots */
+	char	   *sts_endpoint;	/* the vending settings ("": none) */
+	char	   *role_arn;
+	char	   *external_id;
+} SkadeObjectPrefix;
+
+extern bool SkadeIsObjectLocation(const char *location);
+extern bool SkadeSplitRoots(const char *setting, List **dirs, List **prefixes);
+extern void SkadeObjectScope(const char *catalog, const char *ns);
+extern StringInfo SkadeObjectRead(const char *location, size_t cap, char **real_path);
+extern void SkadeObjectPrefetch(List *locations, size_t cap);
+extern bool SkadeObjectAllowed(const char *real_path);
+extern void SkadeObjectWritable(const char *location, const char *verb,
+								char **root, char **rest);
+extern char *SkadeObjectCreate(const char *location, const char *data, size_t len);
+extern int	SkadeObjectRemove(const char *root, const char *rest);
+extern SkadeReadStatus SkadeObjectProbe(const char *location);
+extern List *SkadeObjectsAbsent(List *locations);
+extern void SkadeObjectPrefixRoute(const char *location, SkadeObjectPrefix *p);
+extern const S3Credentials *SkadeObjectKey(void);
+
+#endif							/* SKADE_OBJECT_STORE_H */

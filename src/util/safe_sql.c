@@ -1,0 +1,100 @@
+/*-------------------------------------------------------------------------
+ *
+ * safe_sql.c
+ *	  Run SQL that no caller's search_path can redirect: the commit-log
+ *	  trigger's writes as the log's owner, and the index worker.
+ *
+ * SQL that skade runs as a role other than the caller (the owner of
+ * skade.commit_log and skade.snapshot_map, usually the superuser who ran
+ * CREATE EXTENSION), or in a background worker as the bootstrap superuser,
+ * must not resolve a single name through a search_path someone else chose:
+ * a caller (or a database owner, through ALTER DATABASE ... SET
+ * search_path) could put an operator or function of their own ahead of
+ * pg_catalog and have it run with the owner's rights.  As core's
+ * ri_triggers.c does, every such statement
+ *   - runs with search_path = pg_catalog, pg_temp, set through a new GUC
+ *     nest level (so it is restored on return, and by the (sub)transaction
+ *     abort on error: nothing leaks into the caller's session);
+ *   - or, for SQL that runs as the caller (the catalog statements,
+ *     resolve_many's heap path), with pg_catalog alone pushed as an
+ *     override search path: the same protection without the GUC machinery
+ *     and the two recomputations of the search path it costs per statement
+ *     (about 5% of a catalog lookup); popped on return, and by the
+ *     (sub)transaction abort on error.  PostgreSQL 17 removed override
+ *     search paths: there it is pg_catalog, pg_temp at a new GUC nest level
+ *     too, at that cost (SkadePushCatalogSearchPath, pg_compat.h);
+ *   - names every relation schema-qualified and every operator as
+ *     OPERATOR(pg_catalog.=) (see the statements in snapshot_map.c,
+ *     commit_log.c, warm.c and snapshot_index.c);
+ *   - when it runs as another role, does so with SECURITY_LOCAL_USERID_CHANGE
+ *     and SECURITY_RESTRICTED_OPERATION (no SET ROLE, no temporary objects);
+ *     the previous role is restored on return or by the abort.
+ * Cached plans record the search_path they were made under and are
+ * re-planned when it differs; with it pinned, they never are.
+ *
+ * Locking: none.
+ *
+ * IDENTIFICATION
+ *	  src/util/safe_sql.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "util/pg_compat.h"
+
+#include "catalog/namespace.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "util/safe_sql.h"
+
+/*
+ * SkadeSafeSqlBegin
+ *		Pin search_path until SkadeSafeSqlEnd, and run as role (InvalidOid:
+ *		as the caller, through an override search path).  On ERROR, the
+ *		(sub)transaction abort restores both.
+ */
+void
+SkadeSafeSqlBegin(SkadeSafeSql *s, Oid role)
+{
+	s->switched = OidIsValid(role);
+	if (!s->switched)
+	{
+		SkadePushCatalogSearchPath(&s->nestlevel);
+		return;
+	}
+	GetUserIdAndSecContext(&s->save_userid, &s->save_sec_context);
+	s->nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", SKADE_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	SetUserIdAndSecContext(role, s->save_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+}
+
+/* Undo SkadeSafeSqlBegin (normal exit). */
+void
+SkadeSafeSqlEnd(SkadeSafeSql *s)
+{
+	if (!s->switched)
+	{
+		SkadePopCatalogSearchPath(s->nestlevel);
+		return;
+	}
+	SetUserIdAndSecContext(s->save_userid, s->save_sec_context);
+	AtEOXact_GUC(true, s->nestlevel);
+}
+
+/*
+ * SkadeSafeSqlPinProcess
+ *		For a background worker: pin search_path for the life of the
+ *		process, above any database- or role-level setting (PGC_S_OVERRIDE
+ *		also survives configuration reloads).
+ */
+void
+SkadeSafeSqlPinProcess(void)
+{
+	SetConfigOption("search_path", SKADE_SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
+}

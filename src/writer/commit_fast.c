@@ -1,0 +1,1385 @@
+/*-------------------------------------------------------------------------
+ *
+ * commit_fast.c
+ *	  skade.update_table_fast(): the common shapes of skade.update_table()
+ *	  -- appends, ref moves, property changes -- committed in C by splicing
+ *	  the base metadata text, instead of converting megabytes of metadata to
+ *	  jsonb, editing it and parsing the result again.
+ *
+ * Contract with update_table (PL/pgSQL, skade--1.3.sql)
+ *   - update_table calls this right after it has locked the table's row,
+ *     with the locked base location.  A location back means the commit is
+ *     done (or, with no change, that nothing was written); NULL means "not
+ *     handled here": update_table goes on with its own engine, which then
+ *     sees exactly the input this function saw.
+ *   - Every case this path does not handle, and every case in which the
+ *     PL/pgSQL engine would raise an error (a malformed requirement or
+ *     update, a duplicate snapshot id, a stale sequence number, a
+ *     timestamp near or past a minute in the future, a snapshot log going
+ *     back in time, ...), returns NULL before anything is written.  The
+ *     exception is a well-formed requirement that fails (the loser of a
+ *     race, which holds the table's row lock meanwhile): it is raised here,
+ *     with the engine's SQLSTATE and message, checked in the engine's order
+ *     once every requirement has a shape this path knows, so no other
+ *     writer waits while the engine converts the whole base to jsonb.  One
+ *     check of the engine is not repeated: that the base's default spec and
+ *     sort order bind to its current schema (this path changes none of
+ *     them; a base that fails it was written so by another client; the
+ *     engine checks it after the requirements).  So errors keep their
+ *     SQLSTATE and message: the PL/pgSQL engine raises them, except failed
+ *     requirements (above) and the errors of writing the file and of the
+ *     compare-and-swap, raised by the same C code write_table_metadata and
+ *     commit_table run.
+ *   - Handled: format-version 2 tables; requirements other than
+ *     assert-create; updates add-snapshot (at most one), set-snapshot-ref
+ *     (main at most once), set-properties (without format-version) and
+ *     remove-properties, in any order.  The result is what the PL/pgSQL
+ *     engine writes, member for member (same values, same rules: Java's
+ *     TableMetadata.Builder as transcribed there), except the file's uuid,
+ *     last-updated-ms and the layout of the text: members the commit does
+ *     not change keep the base's bytes (pretty-printed or compact), changed
+ *     ones are written as jsonb prints them.  skade.update_fast_path = off
+ *     (guc.c) turns this path off, for verification.
+ *
+ * Why splicing is safe
+ *   The base text comes from L0 (pinned, no copy): skade's reader parsed
+ *   and validated it when it entered the cache.  One string- and
+ *   escape-aware scan finds the top-level members' value spans and the
+ *   elements of "snapshots", "snapshot-log" and "metadata-log"; any
+ *   surprise (a duplicate or escaped top-level key, element counts that
+ *   differ from the parsed summary, a \u0000 that jsonb could not hold)
+ *   returns NULL.  Everything new is validated here to what skade's reader
+ *   requires (integers where it reads integers), so the new text needs no
+ *   second parse: its L0 summary is derived from the base summary plus the
+ *   added snapshot (parsed alone, by metadata_json.c's own snapshot code),
+ *   the new log entry and refs, and its refs-only variant is spliced the
+ *   same way.
+ *
+ * Callers, privileges, locking
+ *   EXECUTE is granted to skade_writer, as on write_table_metadata and
+ *   commit_table, whose powers this has and no more: it creates one new
+ *   metadata file and moves the pointer only by commit_table's
+ *   compare-and-swap from base_location, so a direct call with another
+ *   base fails with 40001 like any stale commit.  The row lock is the
+ *   caller's (update_table's SELECT ... FOR UPDATE).  All memory lives in
+ *   the "skade update fast" context, deleted before returning.
+ *
+ * IDENTIFICATION
+ *	  src/writer/commit_fast.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "util/pg_compat.h"
+
+#include "access/xact.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "common/string.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/formatting.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+
+#include "api/api.h"
+#include "writer/commit_fast.h"
+#include "io/file_create.h"
+#include "util/guc.h"
+#include "util/gzip.h"
+#include "cache/l0_cache.h"
+#include "format/metadata_json.h"
+#include "util/shmem.h"
+
+PG_FUNCTION_INFO_V1(skade_update_table_fast);
+
+#define MAX_MEMBERS		96		/* top-level members of a metadata file */
+#define FUTURE_MARGIN_MS 59000	/* PL/pgSQL refuses > now + 60 s; leave it the edge */
+
+/* a span of the base text */
+typedef struct Span
+{
+	const char *p;
+	int			len;
+} Span;
+
+/* a top-level member: its key (without quotes) and its value */
+typedef struct Member
+{
+	Span		key;
+	Span		value;
+	Span	   *elems;			/* elements, for the arrays we edit */
+	int			nelems;
+} Member;
+
+/* values of a JSON number for jint() */
+typedef enum JInt
+{
+	J_ABSENT,					/* missing or null */
+	J_INT,						/* an integer literal within int64 */
+	J_OTHER						/* anything else */
+} JInt;
+
+/* one commit on the fast path */
+typedef struct FastCommit
+{
+	const char *base_location;
+	SkadeMeta  *base;			/* the base summary (no texts) */
+	const char *text;			/* the base text (pinned in L0) */
+	Size		len;
+	Member		members[MAX_MEMBERS];
+	int			nmembers;
+	int64		now_ms;
+	Jsonb	   *refs;			/* the refs object (NULL: none) */
+	Jsonb	   *props;			/* the properties object (NULL: none) */
+	bool		refs_changed;
+	bool		props_changed;
+	int			changes;
+	/* the added snapshot, if any */
+	bool		added;
+	char	   *added_text;
+	int64		added_ts;
+	SkadeMetaSnapshot added_snap;
+	char	   *added_op;
+	char	   *added_ml;
+	char	   *added_summary;
+	int64		last_seq;
+	/* main moved: the new current snapshot and its log entry */
+	bool		main_set;
+	int64		current;
+	int64		log_ts;
+	/* the new file */
+	int			maxlog;
+	char	   *location;
+	bool		gzip;
+	int64	   *keep;			/* snapshot ids the refs variant keeps */
+	int			nkeep;
+} FastCommit;
+
+static char *fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalog,
+						 Jsonb *requirements, Jsonb *updates);
+static bool load_base(FastCommit *fc);
+static bool scan_members(FastCommit *fc);
+static const char *skip_ws(const char *p, const char *end);
+static const char *skip_string(const char *p, const char *end);
+static const char *skip_value(const char *p, const char *end);
+static const char *scan_elements(const char *p, const char *end, Member *m);
+static Member *member(FastCommit *fc, const char *key);
+static bool member_int(FastCommit *fc, const char *key, int64 *value);
+static bool check_requirements(FastCommit *fc, Jsonb *requirements);
+static bool check_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
+static bool check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
+pg_noreturn static void requirement_failed(const char *what);
+static bool apply_updates(FastCommit *fc, Jsonb *updates);
+static bool add_snapshot(FastCommit *fc, JsonbContainer *u);
+static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);
+static bool set_properties(FastCommit *fc, JsonbContainer *u);
+static bool remove_properties(FastCommit *fc, JsonbContainer *u);
+static bool snapshot_known(FastCommit *fc, int64 id);
+static bool result_valid(FastCommit *fc);
+static bool new_location(FastCommit *fc);
+static void emit_document(FastCommit *fc, StringInfo out, bool refs_only);
+static void emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only);
+static bool keeps(FastCommit *fc, int64 id);
+static SkadeMeta *new_summary(FastCommit *fc, StringInfo refs_text);
+static void emit_text(StringInfo buf, void *arg);
+static void collect_keep(FastCommit *fc, SkadeMetaRef *refs, int nrefs);
+static int	new_refs(FastCommit *fc, SkadeMetaRef **refs, const char ***names);
+static JInt jint(JsonbContainer *obj, const char *key, int64 *value);
+static bool jstring(JsonbContainer *obj, const char *key, char **value);
+static bool jvalue(JsonbContainer *obj, const char *key, JsonbValue *v);
+static bool jobject(JsonbContainer *obj, const char *key, JsonbContainer **value);
+static bool int_text(const char *s, int len, int64 *value);
+static Jsonb *jsonb_of_span(Span s);
+static Jsonb *jsonb_object1(const char *key, JsonbValue *value);
+static Datum text_array_of(JsonbContainer *arr, bool *ok);
+
+/*
+ * skade.update_table_fast(namespace, name, base_location, requirements,
+ *						   updates, catalog) -> location, or NULL when the
+ *						   commit is left to update_table's engine
+ */
+Datum
+skade_update_table_fast(PG_FUNCTION_ARGS)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext cxt;
+	FastCommit *fc;
+	char	   *result;
+
+	if (!skade_update_fast_path || skade_shared == NULL || XactReadOnly)
+		PG_RETURN_NULL();
+	cxt = AllocSetContextCreate(caller, "skade update fast", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(cxt);
+	fc = palloc0(sizeof(FastCommit));
+	fc->base_location = TextDatumGetCString(PG_GETARG_DATUM(2));
+	/* clock_timestamp() in ms, as update_table's now_ms */
+	fc->now_ms = GetCurrentTimestamp() / 1000 +
+		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
+	result = fast_commit(fc, TextDatumGetCString(PG_GETARG_DATUM(0)),
+						 TextDatumGetCString(PG_GETARG_DATUM(1)),
+						 TextDatumGetCString(PG_GETARG_DATUM(5)),
+						 PG_GETARG_JSONB_P(3), PG_GETARG_JSONB_P(4));
+	MemoryContextSwitchTo(caller);
+	if (result)
+		result = pstrdup(result);
+	MemoryContextDelete(cxt);
+	if (result == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(result));
+}
+
+/* The whole commit; NULL (nothing written) when it is not ours to make. */
+static char *
+fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalog,
+			Jsonb *requirements, Jsonb *updates)
+{
+	const char *text;
+	StringInfoData refs_text;
+	SkadeMeta  *meta;
+	char	   *real_path;
+
+	if (!JB_ROOT_IS_ARRAY(requirements) || JB_ROOT_IS_SCALAR(requirements) ||
+		!JB_ROOT_IS_ARRAY(updates) || JB_ROOT_IS_SCALAR(updates))
+		return NULL;
+	if (!load_base(fc) || !check_requirements(fc, requirements) || !apply_updates(fc, updates) ||
+		!result_valid(fc))
+		return NULL;
+	if (fc->changes == 0)
+		return pstrdup(fc->base_location);
+	if (!new_location(fc))
+		return NULL;
+
+	/* the new summary, its text (made in place) and refs variant */
+	initStringInfo(&refs_text);
+	meta = new_summary(fc, &refs_text);
+	text = ((char *) meta) + meta->json_off + VARHDRSZ;
+
+	/* write it as write_table_metadata does, seed L0, compare-and-swap */
+	if (fc->gzip)
+	{
+		StringInfo	z = SkadeGzip(text, meta->json_len);
+
+		real_path = SkadeCreateFile(fc->location, z->data, z->len);
+	}
+	else
+		real_path = SkadeCreateFile(fc->location, text, meta->json_len);
+	L0Seed(fc->location, meta, real_path);
+	SkadeCommitTable(catalog, ns, name, fc->base_location, fc->location);
+	return fc->location;
+}
+
+/* ---------------------------------------------------------------- the base */
+
+/* The base text and summary from L0; false unless a v2 table we can splice. */
+static bool
+load_base(FastCommit *fc)
+{
+	struct varlena *json;
+	L0Result	r;
+	Member	   *m;
+	const char *arrays[3] = {"snapshots", "snapshot-log", "metadata-log"};
+	int			i;
+
+	/* the text first: it fills the entry (and pins it) */
+	json = L0FetchJsonPinned(fc->base_location, false);
+	fc->text = VARDATA_ANY(json);
+	fc->len = VARSIZE_ANY_EXHDR(json);
+	L0Fetch(fc->base_location, L0_WANT_SUMMARY, &r);
+	fc->base = r.summary;
+	if (fc->base->format_version != 2 || fc->base->table_uuid == 0)
+		return false;
+	if (!scan_members(fc))
+		return false;
+	/* the arrays we edit are arrays, and the summary counted what we found */
+	for (i = 0; i < 3; i++)
+		if ((m = member(fc, arrays[i])) != NULL && m->elems == NULL)
+			return false;
+	m = member(fc, "snapshots");
+	if ((m ? m->nelems : 0) != (int) fc->base->nsnapshots)
+		return false;
+	m = member(fc, "snapshot-log");
+	if ((m ? m->nelems : 0) != (int) fc->base->nlog)
+		return false;
+	/* the objects we edit, as jsonb (small) */
+	if ((m = member(fc, "refs")) != NULL)
+		fc->refs = jsonb_of_span(m->value);
+	if ((m = member(fc, "properties")) != NULL)
+	{
+		fc->props = jsonb_of_span(m->value);
+		if (!JB_ROOT_IS_OBJECT(fc->props))
+			return false;
+	}
+	fc->last_seq = fc->base->last_sequence_number;
+	fc->current = fc->base->current_snapshot_id;
+	return true;
+}
+
+/*
+ * One pass over the base text: the top-level members' spans, and the
+ * elements of the three arrays a commit edits.  false on any surprise.
+ */
+static bool
+scan_members(FastCommit *fc)
+{
+	const char *end = fc->text + fc->len;
+	const char *p = skip_ws(fc->text, end);
+	int			i;
+
+	if (p >= end || *p++ != '{')
+		return false;
+	/* jsonb cannot hold \u0000: the PL/pgSQL engine refuses such a text */
+	if (memmem(fc->text, fc->len, "\\u0000", 6) != NULL)
+		return false;
+	p = skip_ws(p, end);
+	if (p < end && *p == '}')
+		return true;
+	while (p < end)
+	{
+		Member	   *m;
+		const char *k;
+
+		if (fc->nmembers == MAX_MEMBERS || *p != '"')
+			return false;
+		m = &fc->members[fc->nmembers++];
+		k = skip_string(p, end);
+		if (k == NULL || memchr(p, '\\', k - p) != NULL)
+			return false;
+		m->key.p = p + 1;
+		m->key.len = (int) (k - p) - 2;
+		for (i = 0; i < fc->nmembers - 1; i++)
+			if (fc->members[i].key.len == m->key.len &&
+				memcmp(fc->members[i].key.p, m->key.p, m->key.len) == 0)
+				return false;
+		p = skip_ws(k, end);
+		if (p >= end || *p++ != ':')
+			return false;
+		p = skip_ws(p, end);
+		m->value.p = p;
+		if (*p == '[' && (member(fc, "snapshots") == m || member(fc, "snapshot-log") == m ||
+						  member(fc, "metadata-log") == m))
+			p = scan_elements(p, end, m);
+		else
+			p = skip_value(p, end);
+		if (p == NULL)
+			return false;
+		m->value.len = (int) (p - m->value.p);
+		p = skip_ws(p, end);
+		if (p < end && *p == ',')
+			p = skip_ws(p + 1, end);
+		else if (p < end && *p == '}')
+			return true;
+		else
+			return false;
+	}
+	return false;
+}
+
+static const char *
+skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/*
+ * p at a '"': just past the closing quote (NULL if none).  memchr finds
+ * the candidates; a quote ends the string unless an odd run of
+ * backslashes precedes it.
+ */
+static const char *
+skip_string(const char *p, const char *end)
+{
+	const char *start = p + 1;
+
+	for (p = start; p < end; p++)
+	{
+		const char *b;
+
+		p = memchr(p, '"', end - p);
+		if (p == NULL)
+			return NULL;
+		for (b = p; b > start && b[-1] == '\\'; b--)
+			;
+		if ((p - b) % 2 == 0)
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* just past the value at p; NULL if it does not end */
+static const char *
+skip_value(const char *p, const char *end)
+{
+	int			depth = 0;
+
+	if (p >= end)
+		return NULL;
+	if (*p == '"')
+		return skip_string(p, end);
+	if (*p != '{' && *p != '[')
+	{
+		while (p < end && !strchr(",}] \t\r\n", *p))
+			p++;
+		return p;
+	}
+	for (; p < end; p++)
+	{
+		if (*p == '"')
+		{
+			p = skip_string(p, end);
+			if (p == NULL)
+				return NULL;
+			p--;
+		}
+		else if (*p == '{' || *p == '[')
+			depth++;
+		else if ((*p == '}' || *p == ']') && --depth == 0)
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* p at '[': the elements into m; just past the ']' (NULL on a surprise) */
+static const char *
+scan_elements(const char *p, const char *end, Member *m)
+{
+	int			cap = 64;
+
+	m->elems = palloc(sizeof(Span) * cap);
+	m->nelems = 0;
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == ']')
+		return p + 1;
+	while (p < end)
+	{
+		const char *e = skip_value(p, end);
+
+		if (e == NULL)
+			return NULL;
+		if (m->nelems == cap)
+		{
+			cap *= 2;
+			m->elems = repalloc(m->elems, sizeof(Span) * cap);
+		}
+		m->elems[m->nelems].p = p;
+		m->elems[m->nelems++].len = (int) (e - p);
+		p = skip_ws(e, end);
+		if (p < end && *p == ']')
+			return p + 1;
+		if (p >= end || *p != ',')
+			return NULL;
+		p = skip_ws(p + 1, end);
+	}
+	return NULL;
+}
+
+static Member *
+member(FastCommit *fc, const char *key)
+{
+	int			len = strlen(key);
+	int			i;
+
+	for (i = 0; i < fc->nmembers; i++)
+		if (fc->members[i].key.len == len && memcmp(fc->members[i].key.p, key, len) == 0)
+			return &fc->members[i];
+	return NULL;
+}
+
+/* a top-level integer member (false if absent or not an integer literal) */
+static bool
+member_int(FastCommit *fc, const char *key, int64 *value)
+{
+	Member	   *m = member(fc, key);
+
+	return m != NULL && int_text(m->value.p, m->value.len, value);
+}
+
+/* ---------------------------------------------------------------- requirements */
+
+/*
+ * The requirements against the base, in two passes as the engine reads
+ * them: first every one must have a shape this path knows (false: PL/pgSQL
+ * decides, e.g. reports a malformed one), then each is checked in order
+ * and the first that fails is raised here, in the engine's words and
+ * SQLSTATE (40001): a loser of a race holds the row lock only this long.
+ */
+static bool
+check_requirements(FastCommit *fc, Jsonb *requirements)
+{
+	int			n = JsonContainerSize(&requirements->root);
+	int			pass;
+	int			i;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(&requirements->root, i);
+
+			if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data) ||
+				!check_requirement(fc, e->val.binary.data, pass == 1))
+				return false;
+		}
+	return true;
+}
+
+/*
+ * One requirement: false if its shape is not ours; with raise, a failed one
+ * is reported (the engine's messages, skade--1.6.sql update_table).
+ */
+static bool
+check_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
+{
+	static const char *const ints[][4] = {
+		{"assert-current-schema-id", "current-schema-id", "current-schema-id", "current schema changed"},
+		{"assert-last-assigned-field-id", "last-assigned-field-id", "last-column-id",
+		"last assigned field id changed"},
+		{"assert-last-assigned-partition-id", "last-assigned-partition-id", "last-partition-id",
+		"last assigned partition id changed"},
+		{"assert-default-spec-id", "default-spec-id", "default-spec-id", "default partition spec changed"},
+		{"assert-default-sort-order-id", "default-sort-order-id", "default-sort-order-id",
+		"default sort order changed"},
+	};
+	char	   *type;
+	char	   *uuid;
+	const char *have_uuid;
+	int64		want;
+	int64		have;
+	int			k;
+
+	if (!jstring(r, "type", &type))
+		return false;
+	if (pg_strcasecmp(type, "assert-table-uuid") == 0)
+	{
+		have_uuid = SkadeMetaStr(fc->base, fc->base->table_uuid);
+		/* (ASCII only: lower() and pg_strcasecmp agree there) */
+		if (!jstring(r, "uuid", &uuid) || !pg_is_ascii(uuid) || !pg_is_ascii(have_uuid))
+			return false;
+		if (raise && pg_strcasecmp(uuid, have_uuid) != 0)
+			requirement_failed(psprintf("UUID does not match: expected %s != %s", uuid, have_uuid));
+		return true;
+	}
+	if (pg_strcasecmp(type, "assert-ref-snapshot-id") == 0)
+		return check_ref_requirement(fc, r, raise);
+	for (k = 0; k < lengthof(ints); k++)
+		if (pg_strcasecmp(type, ints[k][0]) == 0)
+			break;
+	/* assert-create, unknown kinds, values the engine casts with an error */
+	if (k == lengthof(ints) || jint(r, ints[k][1], &want) != J_INT ||
+		!member_int(fc, ints[k][2], &have) ||
+		want < PG_INT32_MIN || want > PG_INT32_MAX || have < PG_INT32_MIN || have > PG_INT32_MAX)
+		return false;
+	if (raise && want != have)
+		requirement_failed(psprintf("%s: expected id " INT64_FORMAT " != " INT64_FORMAT,
+									ints[k][3], want, have));
+	return true;
+}
+
+/* assert-ref-snapshot-id: the ref is where the client saw it (or absent) */
+static bool
+check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
+{
+	char	   *ref;
+	char	   *type;
+	int64		want;
+	int64		have;
+	JInt		w;
+	JsonbContainer *cur;
+	JsonbValue	v;
+
+	if (!jstring(r, "ref", &ref))
+		return false;
+	w = jint(r, "snapshot-id", &want);
+	if (w == J_OTHER)
+		return false;
+	if (fc->refs == NULL || !jobject(&fc->refs->root, ref, &cur))
+	{
+		/* a ref that is there but no object: the engine's business */
+		if (fc->refs != NULL && jvalue(&fc->refs->root, ref, &v))
+			return false;
+		if (raise && w == J_INT)
+			requirement_failed(psprintf("branch or tag %s is missing, expected " INT64_FORMAT,
+										ref, want));
+		return true;
+	}
+	if (!jstring(cur, "type", &type) || jint(cur, "snapshot-id", &have) != J_INT)
+		return false;
+	if (raise && w == J_ABSENT)
+		requirement_failed(psprintf("%s %s was created concurrently", type, ref));
+	if (raise && have != want)
+		requirement_failed(psprintf("%s %s has changed: expected id " INT64_FORMAT " != " INT64_FORMAT,
+									type, ref, want, have));
+	return true;
+}
+
+/* Raise a failed requirement as update_table's engine does. */
+static void
+requirement_failed(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("Requirement failed: %s", what)));
+}
+
+/* ---------------------------------------------------------------- updates */
+
+/* Apply the updates in order (false: a shape or an error for PL/pgSQL). */
+static bool
+apply_updates(FastCommit *fc, Jsonb *updates)
+{
+	int			n = JsonContainerSize(&updates->root);
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&updates->root, i);
+		JsonbContainer *u;
+		char	   *action;
+		bool		ok;
+
+		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
+			return false;
+		u = e->val.binary.data;
+		if (!jstring(u, "action", &action))
+			return false;
+		if (pg_strcasecmp(action, "add-snapshot") == 0)
+			ok = add_snapshot(fc, u);
+		else if (pg_strcasecmp(action, "set-snapshot-ref") == 0)
+			ok = set_snapshot_ref(fc, u);
+		else if (pg_strcasecmp(action, "set-properties") == 0)
+			ok = set_properties(fc, u);
+		else if (pg_strcasecmp(action, "remove-properties") == 0)
+			ok = remove_properties(fc, u);
+		else
+			ok = false;
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The checks update_table makes on the whole result (Java's build()) that
+ * this path's inputs can fail: the snapshot log in order (no entry more
+ * than a minute before the one above it, the new entry included) and no
+ * snapshot's sequence number past the table's.  A base that fails them is
+ * the engine's to refuse.
+ */
+static bool
+result_valid(FastCommit *fc)
+{
+	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
+	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(fc->base);
+	uint32		i;
+
+	for (i = 1; i < fc->base->nlog; i++)
+		if (log[i].timestamp_ms < log[i - 1].timestamp_ms - 60000)
+			return false;
+	if (fc->main_set && fc->base->nlog > 0 &&
+		fc->log_ts < log[fc->base->nlog - 1].timestamp_ms - 60000)
+		return false;
+	for (i = 0; i < fc->base->nsnapshots; i++)
+		if (snaps[i].sequence_number > fc->base->last_sequence_number)
+			return false;
+	return true;
+}
+
+/*
+ * add-snapshot, as skade.add_snapshot() on a v2 table: nulls stripped; an
+ * integer id, timestamp and sequence number, a manifest list, an operation;
+ * a new id; not in the future; the sequence number past the table's.
+ */
+static bool
+add_snapshot(FastCommit *fc, JsonbContainer *u)
+{
+	JsonbValue	v;
+	Jsonb	   *snap;
+	JsonbContainer *s;
+	JsonbContainer *summary;
+	char	   *str;
+	int64		id;
+	int64		ts;
+	int64		seq;
+	int64		x;
+
+	if (fc->added || !jvalue(u, "snapshot", &v) || v.type != jbvBinary ||
+		!JsonContainerIsObject(v.val.binary.data))
+		return false;
+	snap = DatumGetJsonbP(DirectFunctionCall1(jsonb_strip_nulls,
+											  JsonbPGetDatum(JsonbValueToJsonb(&v))));
+	s = &snap->root;
+	if (jint(s, "snapshot-id", &id) != J_INT || jint(s, "timestamp-ms", &ts) != J_INT ||
+		jint(s, "sequence-number", &seq) != J_INT ||
+		!jstring(s, "manifest-list", &str) ||
+		!jobject(s, "summary", &summary) || !jstring(summary, "operation", &str) ||
+		jint(s, "parent-snapshot-id", &x) == J_OTHER)
+		return false;
+	if (jint(s, "schema-id", &x) == J_OTHER ||
+		(jint(s, "schema-id", &x) == J_INT && (x < PG_INT32_MIN || x > PG_INT32_MAX)))
+		return false;
+	if (snapshot_known(fc, id) || ts > fc->now_ms + FUTURE_MARGIN_MS || seq <= fc->last_seq)
+		return false;
+	fc->added = true;
+	fc->added_ts = ts;
+	fc->last_seq = seq;
+	fc->added_text = JsonbToCString(NULL, s, VARSIZE(snap));
+	/* its summary entry, read by the reader's own code */
+	SkadeParseSnapshot(fc->added_text, strlen(fc->added_text), 2, fc->base_location,
+					   (int) fc->base->nsnapshots, &fc->added_snap,
+					   &fc->added_op, &fc->added_ml, &fc->added_summary);
+	fc->changes++;
+	return true;
+}
+
+/*
+ * set-snapshot-ref, as skade.set_snapshot_ref(): the ref replaced whole;
+ * an equal ref is no change; main moves the current snapshot and the log
+ * (at most once here: a second move is the engine's, it trims the log).
+ */
+static bool
+set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
+{
+	static const char *const keys[3] = {"min-snapshots-to-keep", "max-snapshot-age-ms",
+	"max-ref-age-ms"};
+	JsonbParseState *state = NULL;
+	JsonbValue	k;
+	JsonbValue	v;
+	JsonbValue *res;
+	JsonbContainer *cur;
+	Jsonb	   *ref;
+	char	   *name;
+	char	   *kind;
+	int64		id;
+	int64		x;
+	int			i;
+	bool		is_main;
+
+	if (!jstring(u, "ref-name", &name) || jint(u, "snapshot-id", &id) != J_INT ||
+		!jstring(u, "type", &kind))
+		return false;
+	kind = str_tolower(kind, strlen(kind), DEFAULT_COLLATION_OID);
+	is_main = strcmp(name, "main") == 0;
+	if (strcmp(kind, "branch") != 0 && (strcmp(kind, "tag") != 0 || is_main ||
+										jvalue(u, keys[0], &v) || jvalue(u, keys[1], &v)))
+		return false;
+
+	/* the ref as jsonb_build_object makes it */
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	k.type = jbvString;
+	k.val.string.val = "snapshot-id";
+	k.val.string.len = strlen("snapshot-id");
+	pushJsonbValue(&state, WJB_KEY, &k);
+	jvalue(u, "snapshot-id", &v);
+	pushJsonbValue(&state, WJB_VALUE, &v);
+	k.val.string.val = "type";
+	k.val.string.len = 4;
+	pushJsonbValue(&state, WJB_KEY, &k);
+	v.type = jbvString;
+	v.val.string.val = kind;
+	v.val.string.len = strlen(kind);
+	pushJsonbValue(&state, WJB_VALUE, &v);
+	for (i = 0; i < 3; i++)
+	{
+		JInt		j = jint(u, keys[i], &x);
+
+		if (j == J_ABSENT)
+			continue;
+		if (j != J_INT || x <= 0 || (i == 0 && x > PG_INT32_MAX))
+			return false;
+		k.val.string.val = (char *) keys[i];
+		k.val.string.len = strlen(keys[i]);
+		pushJsonbValue(&state, WJB_KEY, &k);
+		jvalue(u, keys[i], &v);
+		pushJsonbValue(&state, WJB_VALUE, &v);
+	}
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	ref = JsonbValueToJsonb(res);
+
+	if (fc->refs && jobject(&fc->refs->root, name, &cur))
+	{
+		JsonbValue	cv;
+
+		jvalue(&fc->refs->root, name, &cv);
+		if (DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(JsonbValueToJsonb(&cv)),
+											 JsonbPGetDatum(ref))))
+			return true;		/* unchanged: no change */
+	}
+	if (!snapshot_known(fc, id) || (is_main && fc->main_set))
+		return false;
+	v.type = jbvBinary;
+	v.val.binary.data = &ref->root;
+	v.val.binary.len = VARSIZE(ref) - VARHDRSZ;
+	fc->refs = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat,
+												  JsonbPGetDatum(fc->refs ? fc->refs :
+																 jsonb_object1(NULL, NULL)),
+												  JsonbPGetDatum(jsonb_object1(name, &v))));
+	fc->refs_changed = true;
+	if (is_main)
+	{
+		fc->main_set = true;
+		fc->current = id;
+		fc->log_ts = fc->added && fc->added_snap.snapshot_id == id ? fc->added_ts : fc->now_ms;
+	}
+	fc->changes++;
+	return true;
+}
+
+/* set-properties without format-version: reserved keys dropped, merged */
+static bool
+set_properties(FastCommit *fc, JsonbContainer *u)
+{
+	static const char *const reserved[] = {"format-version", "uuid", "snapshot-count",
+		"current-snapshot-id", "current-snapshot-summary", "current-snapshot-timestamp-ms",
+	"current-schema", "default-partition-spec", "default-sort-order"};
+	JsonbValue	v;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	kv;
+	Datum		names[lengthof(reserved)];
+	Jsonb	   *upd;
+	int			i;
+
+	if (!jvalue(u, "updates", &v) && !jvalue(u, "updated", &v))
+		return false;
+	if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+		return false;
+	it = JsonbIteratorInit(v.val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &kv, true)) != WJB_DONE)
+		if (tok == WJB_VALUE && kv.type != jbvString)
+			return false;
+	if (JsonContainerSize(v.val.binary.data) == 0)
+		return true;			/* {}: no change */
+	if (jvalue(v.val.binary.data, "format-version", &kv))
+		return false;			/* an upgrade: the engine's */
+	for (i = 0; i < lengthof(reserved); i++)
+		names[i] = CStringGetTextDatum(reserved[i]);
+	upd = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_array,
+											 JsonbPGetDatum(JsonbValueToJsonb(&v)),
+											 PointerGetDatum(construct_array(names, lengthof(reserved),
+																			 TEXTOID, -1, false,
+																			 TYPALIGN_INT))));
+	fc->props = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat,
+												   JsonbPGetDatum(fc->props ? fc->props :
+																  jsonb_object1(NULL, NULL)),
+												   JsonbPGetDatum(upd)));
+	fc->props_changed = true;
+	fc->changes++;
+	return true;
+}
+
+/* remove-properties: an array of strings, each key removed */
+static bool
+remove_properties(FastCommit *fc, JsonbContainer *u)
+{
+	JsonbValue	v;
+	Datum		keys;
+	bool		ok;
+
+	if (!jvalue(u, "removals", &v) && !jvalue(u, "removed", &v))
+		return false;
+	if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+		return false;
+	if (JsonContainerSize(v.val.binary.data) == 0)
+		return true;			/* []: no change */
+	keys = text_array_of(v.val.binary.data, &ok);
+	if (!ok)
+		return false;
+	fc->props = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_array,
+												   JsonbPGetDatum(fc->props ? fc->props :
+																  jsonb_object1(NULL, NULL)),
+												   keys));
+	fc->props_changed = true;
+	fc->changes++;
+	return true;
+}
+
+/* a snapshot of the base, or the one this commit added */
+static bool
+snapshot_known(FastCommit *fc, int64 id)
+{
+	const SkadeMetaSnapshot *s = SkadeMetaSnapshots(fc->base);
+	uint32		i;
+
+	if (fc->added && fc->added_snap.snapshot_id == id)
+		return true;
+	for (i = 0; i < fc->base->nsnapshots; i++)
+		if (s[i].snapshot_id == id)
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------- the new file */
+
+/*
+ * Its name and format, from the new properties, as update_table makes
+ * them: next version %05d, a random uuid, write.metadata.path (else
+ * <location>/metadata), gzip for write.metadata.compression-codec; and how
+ * many previous versions the metadata log keeps.
+ */
+static bool
+new_location(FastCommit *fc)
+{
+	const char *last = strrchr(fc->base_location, '/');
+	const char *props[3] = {"write.metadata.previous-versions-max", "write.metadata.path",
+	"write.metadata.compression-codec"};
+	char	   *val[3] = {NULL, NULL, NULL};
+	char	   *dir;
+	int64		version = 0;
+	int64		n;
+	int			digits = 0;
+	uint8		u[16];
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		JsonbValue	v;
+
+		if (fc->props && jvalue(&fc->props->root, props[i], &v) && v.type != jbvNull)
+		{
+			if (v.type != jbvString)
+				return false;
+			val[i] = pnstrdup(v.val.string.val, v.val.string.len);
+		}
+	}
+	fc->maxlog = 100;
+	if (val[0] && val[0][0] != '\0')
+	{
+		if (strlen(val[0]) > 9 || !int_text(val[0], strlen(val[0]), &n))
+			return false;
+		fc->maxlog = (int) Max(1, n);
+	}
+	if (last)
+	{
+		while (last[1 + digits] >= '0' && last[1 + digits] <= '9')
+			digits++;
+		if (digits > 0 && last[1 + digits] == '-')
+		{
+			if (digits > 18)
+				return false;
+			version = strtoi64(last + 1, NULL, 10);
+		}
+	}
+	/* rtrim(..., '/') of the property, or of the location before "/metadata" */
+	if (val[1])
+	{
+		dir = val[1];
+		i = strlen(dir);
+		while (i > 0 && dir[i - 1] == '/')
+			dir[--i] = '\0';
+	}
+	else
+	{
+		char	   *loc = pstrdup(SkadeMetaStr(fc->base, fc->base->table_location));
+
+		i = strlen(loc);
+		while (i > 0 && loc[i - 1] == '/')
+			loc[--i] = '\0';
+		dir = psprintf("%s/metadata", loc);
+	}
+	fc->gzip = val[2] && pg_strcasecmp(val[2], "gzip") == 0;
+	if (!pg_strong_random(u, sizeof(u)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not generate random values")));
+	u[6] = (u[6] & 0x0f) | 0x40;	/* version 4, as gen_random_uuid() */
+	u[8] = (u[8] & 0x3f) | 0x80;
+	fc->location = psprintf("%s/%05lld-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+							"%02x%02x%02x%02x%02x%02x%s",
+							dir, (long long) (version + 1),
+							u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+							u[10], u[11], u[12], u[13], u[14], u[15],
+							fc->gzip ? ".gz.metadata.json" : ".metadata.json");
+	return true;
+}
+
+/*
+ * The new document (refs_only: its refs-only variant, as metadata_json.c
+ * makes it: only the snapshots a ref names, the snapshot log whole): the
+ * base's members in order, changed ones replaced, new ones last.
+ */
+static void
+emit_document(FastCommit *fc, StringInfo out, bool refs_only)
+{
+	static const char *const added[] = {"snapshots", "snapshot-log", "refs",
+		"current-snapshot-id", "last-sequence-number", "last-updated-ms", "metadata-log",
+	"properties"};
+	int			i;
+
+	appendStringInfoChar(out, '{');
+	for (i = 0; i < fc->nmembers; i++)
+	{
+		char	   *key = pnstrdup(fc->members[i].key.p, fc->members[i].key.len);
+
+		if (i > 0)
+			appendStringInfoString(out, ", ");
+		emit_member(fc, out, key, refs_only);
+		pfree(key);
+	}
+	for (i = 0; i < lengthof(added); i++)
+	{
+		if (member(fc, added[i]) != NULL)
+			continue;
+		if ((i == 0 && !fc->added) || (i == 1 && !fc->main_set) || (i == 2 && !fc->refs_changed) ||
+			(i == 3 && !fc->main_set) || (i == 4 && !fc->added) || (i == 7 && !fc->props_changed))
+			continue;
+		if (out->len > 1)
+			appendStringInfoString(out, ", ");
+		emit_member(fc, out, added[i], refs_only);
+	}
+	appendStringInfoChar(out, '}');
+}
+
+/* "key": value, the value as the commit leaves it */
+static void
+emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
+{
+	Member	   *m = member(fc, key);
+	int			i;
+	bool		first = true;
+
+	escape_json(out, key);
+	appendStringInfoString(out, ": ");
+	if (strcmp(key, "snapshots") == 0 && (fc->added || refs_only))
+	{
+		const SkadeMetaSnapshot *s = SkadeMetaSnapshots(fc->base);
+
+		appendStringInfoChar(out, '[');
+		for (i = 0; m && i < m->nelems; i++)
+			if (!refs_only || keeps(fc, s[i].snapshot_id))
+			{
+				if (!first)
+					appendStringInfoString(out, ", ");
+				appendBinaryStringInfo(out, m->elems[i].p, m->elems[i].len);
+				first = false;
+			}
+		if (fc->added && (!refs_only || keeps(fc, fc->added_snap.snapshot_id)))
+			appendStringInfo(out, "%s%s", first ? "" : ", ", fc->added_text);
+		appendStringInfoChar(out, ']');
+	}
+	else if (strcmp(key, "snapshot-log") == 0 && fc->main_set)
+	{
+		/* (whole in the refs variant too) */
+		appendStringInfoChar(out, '[');
+		for (i = 0; m && i < m->nelems; i++)
+		{
+			if (!first)
+				appendStringInfoString(out, ", ");
+			appendBinaryStringInfo(out, m->elems[i].p, m->elems[i].len);
+			first = false;
+		}
+		if (fc->main_set)
+			appendStringInfo(out, "%s{\"timestamp-ms\": " INT64_FORMAT ", \"snapshot-id\": " INT64_FORMAT "}",
+							 first ? "" : ", ", fc->log_ts, fc->current);
+		appendStringInfoChar(out, ']');
+	}
+	else if (strcmp(key, "refs") == 0 && fc->refs_changed)
+		appendStringInfoString(out, JsonbToCString(NULL, &fc->refs->root, VARSIZE(fc->refs)));
+	else if (strcmp(key, "properties") == 0 && fc->props_changed)
+		appendStringInfoString(out, JsonbToCString(NULL, &fc->props->root, VARSIZE(fc->props)));
+	else if (strcmp(key, "current-snapshot-id") == 0 && fc->main_set)
+		appendStringInfo(out, INT64_FORMAT, fc->current);
+	else if (strcmp(key, "last-sequence-number") == 0 && fc->added)
+		appendStringInfo(out, INT64_FORMAT, fc->last_seq);
+	else if (strcmp(key, "last-updated-ms") == 0)
+		appendStringInfo(out, INT64_FORMAT, fc->now_ms);
+	else if (strcmp(key, "metadata-log") == 0)
+	{
+		/* the base's entries and the base itself, the newest maxlog of them */
+		int			n = m ? m->nelems : 0;
+
+		appendStringInfoChar(out, '[');
+		for (i = Max(0, n + 1 - fc->maxlog); i < n; i++)
+		{
+			appendBinaryStringInfo(out, m->elems[i].p, m->elems[i].len);
+			appendStringInfoString(out, ", ");
+		}
+		appendStringInfo(out, "{\"timestamp-ms\": " INT64_FORMAT ", \"metadata-file\": ",
+						 fc->base->last_updated_ms);
+		escape_json(out, fc->base_location);
+		appendStringInfoString(out, "}]");
+	}
+	else
+		appendBinaryStringInfo(out, m->value.p, m->value.len);
+}
+
+static bool
+keeps(FastCommit *fc, int64 id)
+{
+	int			i;
+
+	for (i = 0; i < fc->nkeep; i++)
+		if (fc->keep[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * The new file's L0 summary, from the base's and what the commit changed,
+ * with the new text made in place; its refs variant is spliced into
+ * refs_text when refs drop snapshots.
+ */
+static SkadeMeta *
+new_summary(FastCommit *fc, StringInfo refs_text)
+{
+	const SkadeMeta *b = fc->base;
+	SkadeMeta	hdr = *b;
+	SkadeMetaParts parts;
+	SkadeMetaSnapshot *snaps;
+	SkadeMetaLogEntry *log;
+	const char **op;
+	const char **ml;
+	const char **sum;
+	SkadeMetaRef *refs;
+	const char **names;
+	uint32		i;
+
+	hdr.nsnapshots = b->nsnapshots + (fc->added ? 1 : 0);
+	snaps = palloc(sizeof(SkadeMetaSnapshot) * (hdr.nsnapshots + 1));
+	op = palloc(sizeof(char *) * (hdr.nsnapshots + 1));
+	ml = palloc(sizeof(char *) * (hdr.nsnapshots + 1));
+	sum = palloc(sizeof(char *) * (hdr.nsnapshots + 1));
+	memcpy(snaps, SkadeMetaSnapshots(b), sizeof(SkadeMetaSnapshot) * b->nsnapshots);
+	for (i = 0; i < b->nsnapshots; i++)
+	{
+		op[i] = SkadeMetaStr(b, snaps[i].operation);
+		ml[i] = SkadeMetaStr(b, snaps[i].manifest_list);
+		sum[i] = SkadeMetaStr(b, snaps[i].summary);
+	}
+	if (fc->added)
+	{
+		snaps[i] = fc->added_snap;
+		op[i] = fc->added_op;
+		ml[i] = fc->added_ml;
+		sum[i] = fc->added_summary;
+	}
+	hdr.nlog = b->nlog + (fc->main_set ? 1 : 0);
+	log = palloc(sizeof(SkadeMetaLogEntry) * (hdr.nlog + 1));
+	memcpy(log, SkadeMetaLog(b), sizeof(SkadeMetaLogEntry) * b->nlog);
+	if (fc->main_set)
+	{
+		log[b->nlog].timestamp_ms = fc->log_ts;
+		log[b->nlog].snapshot_id = fc->current;
+	}
+	hdr.nrefs = new_refs(fc, &refs, &names);
+	hdr.current_snapshot_id = fc->current;
+	hdr.last_updated_ms = fc->now_ms;
+	hdr.last_sequence_number = fc->last_seq;
+
+	/* the refs variant, when the refs leave snapshots out */
+	collect_keep(fc, refs, hdr.nrefs);
+	if ((uint32) fc->nkeep < hdr.nsnapshots)
+		emit_document(fc, refs_text, true);
+
+	memset(&parts, 0, sizeof(parts));
+	parts.hdr = &hdr;
+	parts.snapshots = snaps;
+	parts.snap_op = op;
+	parts.snap_ml = ml;
+	parts.snap_summary = sum;
+	parts.log = log;
+	parts.refs = refs;
+	parts.ref_names = names;
+	parts.location = fc->location;
+	parts.table_uuid = SkadeMetaStr(b, b->table_uuid);
+	parts.table_location = SkadeMetaStr(b, b->table_location);
+	parts.current_schema = SkadeMetaStr(b, b->current_schema);
+	parts.partition_specs = SkadeMetaStr(b, b->partition_specs);
+	parts.text_len = fc->len + 4096;
+	parts.emit_text = emit_text;
+	parts.emit_arg = fc;
+	parts.refs_text = refs_text->len > 0 ? refs_text->data : NULL;
+	parts.refs_text_len = refs_text->len;
+	return SkadeMetaAssemble(&parts);
+}
+
+/* SkadeMetaAssemble's emit_text: the new document */
+static void
+emit_text(StringInfo buf, void *arg)
+{
+	emit_document((FastCommit *) arg, buf, false);
+}
+
+/* the distinct snapshot ids the refs name */
+static void
+collect_keep(FastCommit *fc, SkadeMetaRef *refs, int nrefs)
+{
+	int			i;
+
+	fc->keep = palloc(sizeof(int64) * (nrefs + 1));
+	fc->nkeep = 0;
+	for (i = 0; i < nrefs; i++)
+		if (!keeps(fc, refs[i].snapshot_id))
+			fc->keep[fc->nkeep++] = refs[i].snapshot_id;
+}
+
+/* the summary's refs: the base's, or read from the new refs object */
+static int
+new_refs(FastCommit *fc, SkadeMetaRef **refs, const char ***names)
+{
+	const SkadeMeta *b = fc->base;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	v;
+	int			n = 0;
+	uint32		i;
+
+	if (!fc->refs_changed)
+	{
+		*refs = palloc(sizeof(SkadeMetaRef) * (b->nrefs + 1));
+		*names = palloc(sizeof(char *) * (b->nrefs + 1));
+		memcpy(*refs, SkadeMetaRefs(b), sizeof(SkadeMetaRef) * b->nrefs);
+		for (i = 0; i < b->nrefs; i++)
+			(*names)[i] = SkadeMetaStr(b, (*refs)[i].name);
+		return b->nrefs;
+	}
+	*refs = palloc0(sizeof(SkadeMetaRef) * (JsonContainerSize(&fc->refs->root) + 1));
+	*names = palloc(sizeof(char *) * (JsonContainerSize(&fc->refs->root) + 1));
+	it = JsonbIteratorInit(&fc->refs->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		SkadeMetaRef *r = &(*refs)[n];
+		JsonbContainer *o;
+		char	   *type = NULL;
+		int64		x;
+
+		if (tok == WJB_KEY)
+			(*names)[n] = pnstrdup(v.val.string.val, v.val.string.len);
+		if (tok != WJB_VALUE)
+			continue;
+		/* read and checked: the base's by skade's reader, the new ones above */
+		o = v.val.binary.data;
+		jint(o, "snapshot-id", &r->snapshot_id);
+		jstring(o, "type", &type);
+		r->is_tag = type && strcmp(type, "tag") == 0;
+		r->max_ref_age_ms = jint(o, "max-ref-age-ms", &x) == J_INT ? x : -1;
+		r->max_snapshot_age_ms = jint(o, "max-snapshot-age-ms", &x) == J_INT ? x : -1;
+		r->min_snapshots_to_keep = jint(o, "min-snapshots-to-keep", &x) == J_INT ? (int32) x : -1;
+		n++;
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------------- JSON helpers */
+
+/* obj[key] as an integer the way skade's reader reads one */
+static JInt
+jint(JsonbContainer *obj, const char *key, int64 *value)
+{
+	JsonbValue	v;
+	char	   *s;
+
+	if (!jvalue(obj, key, &v) || v.type == jbvNull)
+		return J_ABSENT;
+	if (v.type != jbvNumeric)
+		return J_OTHER;
+	s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v.val.numeric)));
+	return int_text(s, strlen(s), value) ? J_INT : J_OTHER;
+}
+
+/* obj[key] if it is a string */
+static bool
+jstring(JsonbContainer *obj, const char *key, char **value)
+{
+	JsonbValue	v;
+
+	if (!jvalue(obj, key, &v) || v.type != jbvString)
+		return false;
+	*value = pnstrdup(v.val.string.val, v.val.string.len);
+	return true;
+}
+
+static bool
+jvalue(JsonbContainer *obj, const char *key, JsonbValue *v)
+{
+	return JsonContainerIsObject(obj) &&
+		getKeyJsonValueFromContainer(obj, key, strlen(key), v) != NULL;
+}
+
+/* obj[key] if it is an object */
+static bool
+jobject(JsonbContainer *obj, const char *key, JsonbContainer **value)
+{
+	JsonbValue	v;
+
+	if (!jvalue(obj, key, &v) || v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+		return false;
+	*value = v.val.binary.data;
+	return true;
+}
+
+/* -?[0-9]+ within int64 (what JSON integers jansson reads look like) */
+static bool
+int_text(const char *s, int len, int64 *value)
+{
+	char		buf[24];
+	int			i = (len > 0 && s[0] == '-') ? 1 : 0;
+	char	   *end;
+
+	if (len - i < 1 || len > 20)
+		return false;
+	for (; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*value = strtoi64(buf, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/* a member's value as jsonb */
+static Jsonb *
+jsonb_of_span(Span s)
+{
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+											  CStringGetDatum(pnstrdup(s.p, s.len))));
+}
+
+/* {key: value}, or {} without a key */
+static Jsonb *
+jsonb_object1(const char *key, JsonbValue *value)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue	k;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	if (key)
+	{
+		k.type = jbvString;
+		k.val.string.val = (char *) key;
+		k.val.string.len = strlen(key);
+		pushJsonbValue(&state, WJB_KEY, &k);
+		pushJsonbValue(&state, WJB_VALUE, value);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/* a JSON array of strings as text[] (*ok false if one is not a string) */
+static Datum
+text_array_of(JsonbContainer *arr, bool *ok)
+{
+	int			n = JsonContainerSize(arr);
+	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
+	int			i;
+
+	*ok = true;
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
+
+		if (e->type != jbvString)
+		{
+			*ok = false;
+			return (Datum) 0;
+		}
+		d[i] = PointerGetDatum(cstring_to_text_with_len(e->val.string.val, e->val.string.len));
+	}
+	return PointerGetDatum(construct_array(d, n, TEXTOID, -1, false, TYPALIGN_INT));
+}
