@@ -20,23 +20,35 @@
 
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
 
-#include "format/avro_reader.h"
-#include "util/guc.h"
-#include "index/index_worker.h"
-#include "rest/rest_worker.h"
-#include "format/metadata_json.h"
+#include "cache/l0_cache.h"
+#include "cache/manifest_cache.h"
 #include "cache/mirror_wal.h"
 #include "cache/pointer_mirror.h"
+#include "catalog/catalog_store.h"
 #include "catalog/restore.h"
-#include "util/shmem.h"
+#include "format/avro_reader.h"
+#include "format/metadata_json.h"
+#include "index/index_worker.h"
 #include "index/snapshot_index.h"
 #include "index/stree64.h"
+#include "io/object_store.h"
 #include "io/written_files.h"
+#include "rest/rest_worker.h"
+#include "util/guc.h"
+#include "util/shmem.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+static void skade_shmem_request(void);
+static void skade_shmem_startup(void);
 
 void
 _PG_init(void)
@@ -46,11 +58,15 @@ _PG_init(void)
 	SkadeAvroInit();
 	STree64SelectImpl();
 	SkadeRestoreInit();
+	SkadeObjectSetPropertiesReader(StoreNamespaceProperties);
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 
-	SkadeShmemInit();
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = skade_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = skade_shmem_startup;
 	MirrorInit();
 	MirrorWalInit();
 	IndexInit();
@@ -68,4 +84,36 @@ _PG_init(void)
 		return;
 	SkadeIndexWorkerRegister();
 	SkadeRestWorkersRegister();
+}
+
+/* every part of skade's shared memory, requested once */
+static void
+skade_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	SkadeSharedShmemRequest();
+	RequestAddinShmemSpace(L0ShmemSize());
+	RequestAddinShmemSpace(ManifestCacheShmemSize());
+	RequestAddinShmemSpace(MirrorShmemSize());
+	RequestAddinShmemSpace(IndexShmemSize());
+}
+
+/* attach (first: create) every part, under AddinShmemInitLock */
+static void
+skade_shmem_startup(void)
+{
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	/* reset in case this is a restart within the postmaster */
+	skade_shared = NULL;
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	SkadeSharedShmemInit();
+	L0ShmemInit();
+	ManifestCacheShmemInit();
+	MirrorShmemInit();
+	IndexShmemInit();
+	LWLockRelease(AddinShmemInitLock);
 }

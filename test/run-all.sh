@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every skade test on a fresh Debian 12 machine (as root):
-#   1. installs what is missing, builds and installs skade;
+#   1. the layering check of src/ (test/layout/layout.py check: no folder
+#      includes a header of one above it, src/README.md); installs what is
+#      missing, builds and installs skade;
 #   2. make installcheck as the unprivileged user postgres: pg_regress and
 #      isolation tests each in their own temporary instance with skade
 #      preloaded, then the TAP tests; the same on PostgreSQL 16, 17 and 18
@@ -67,6 +69,10 @@ installcheck() {
     show_failures "$WORK"
     return 1
 }
+layout_check() {
+    python3 "$SKADE_ROOT/test/layout/layout.py" check && python3 "$SKADE_ROOT/test/layout/layout.py" selftest
+}
+suite "layout: src/ includes only below each folder (src/README.md)" layout_check
 suite "make installcheck (regress, isolation, TAP)" installcheck
 as_pg make -s -C "$WORK" regress-clean >/dev/null 2>&1 || true
 

@@ -63,6 +63,7 @@
 #include "format/partition_stats.h"
 #include "format/scan_filter.h"
 #include "util/skade_limits.h"
+#include "util/location.h"
 
 PG_FUNCTION_INFO_V1(skade_manifests);
 PG_FUNCTION_INFO_V1(skade_files);
@@ -185,7 +186,7 @@ skade_manifests(PG_FUNCTION_ARGS)
 	/* summaries are decoded by the current schema's types */
 	if (m->current_schema)
 		cols = SkadeParseSchemaColumns(SkadeMetaStr(m, m->current_schema), "the table", &ncols);
-	f = SkadeAvroOpen(list, SKADE_AVRO_MANIFEST_LIST, -1);
+	f = ManifestListOpen(list);
 	/* what one row needs lives only while it is formed (the tuplestore copies it) */
 	row_cxt = AllocSetContextCreate(CurrentMemoryContext, "skade manifests row",
 									ALLOCSET_DEFAULT_SIZES);
@@ -471,7 +472,7 @@ manifest_may_match(const ManifestRef *mref, const ScanPlan *plan)
 static List *
 read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
 {
-	SkadeAvroFile *f = SkadeAvroOpen(list, SKADE_AVRO_MANIFEST_LIST, -1);
+	SkadeAvroFile *f = ManifestListOpen(list);
 	const SkadeAvroValue *rec;
 	List	   *out = NIL;
 
@@ -1182,7 +1183,7 @@ scan_list(const char *list, const SkadeMetaSnapshot *snap, PathHash *kept, List 
 	const SkadeAvroValue *rec;
 
 	MemoryContextSwitchTo(list_cxt);
-	f = SkadeAvroOpen(list, SKADE_AVRO_MANIFEST_LIST, -1);
+	f = ManifestListOpen(list);
 	MemoryContextSwitchTo(rec_cxt);
 	while ((rec = SkadeAvroNext(f)) != NULL)
 	{

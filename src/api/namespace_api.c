@@ -34,6 +34,7 @@
 #include "utils/lsyscache.h"
 
 #include "api/api.h"
+#include "catalog/tables.h"
 #include "catalog/catalog_store.h"
 #include "util/guc.h"
 #include "util/names.h"
@@ -359,37 +360,6 @@ skade_update_namespace_properties(PG_FUNCTION_ARGS)
 }
 
 /* ---------------------------------------------------------------- helpers */
-
-/*
- * SkadeRequireNamespace
- *		Error out unless ns exists in catalog.
- */
-void
-SkadeRequireNamespace(const char *catalog, const char *ns)
-{
-	if (!StoreNamespaceExists(catalog, ns))
-		SkadeReportMissingNamespace(catalog, ns);
-}
-
-/*
- * SkadeReportMissingNamespace
- *		Raise the most precise error for a namespace that is not there: the
- *		whole catalog may be unknown (a misspelled skade.catalog, or a client
- *		configured with another catalog name).
- */
-void
-SkadeReportMissingNamespace(const char *catalog, const char *ns)
-{
-	if (!StoreCatalogExists(catalog))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_CATALOG_NAME),
-				 errmsg("catalog \"%s\" does not exist", catalog),
-				 errdetail("No namespace or table has catalog_name \"%s\".", catalog),
-				 errhint("Check skade.catalog or the catalog argument; JDBC clients use their configured catalog name.")));
-	ereport(ERROR,
-			(errcode(ERRCODE_UNDEFINED_SCHEMA),
-			 errmsg("namespace \"%s\" does not exist in catalog \"%s\"", ns, catalog)));
-}
 
 /* properties/updates must be a JSON object whose values are strings that fit */
 static void

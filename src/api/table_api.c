@@ -35,6 +35,7 @@
 #include "utils/jsonb.h"
 
 #include "api/api.h"
+#include "catalog/tables.h"
 #include "catalog/catalog_store.h"
 #include "catalog/commit_log.h"
 #include "util/guc.h"
@@ -88,9 +89,6 @@ typedef struct LoadResult
 } LoadResult;
 
 static void form_load_result(struct varlena *json, void *arg);
-static int64 commit_one(const char *catalog, const char *ns, const char *name,
-						const char *expected, const char *location);
-static void check_table_ident(const char *ns, const char *name);
 static char *change_field(JsonbContainer *obj, int index, const char *field);
 static Datum change_array(JsonbContainer *obj, int index, const char *field);
 static void parse_change(JsonbContainer *obj, int index, TableChange *tc);
@@ -132,7 +130,7 @@ insert_table(FunctionCallInfo fcinfo, const char *op)
 	int64		seq;
 
 	SkadeRequireShared();
-	check_table_ident(ns, name);
+	SkadeCheckTableIdent(ns, name);
 	SkadeCheckLocation(location, "metadata_location");
 	SkadeRequireNamespace(catalog, ns);
 	if (StoreGetTable(catalog, ns, name, false, &existing))
@@ -310,27 +308,6 @@ table_metadata(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 	PG_RETURN_POINTER(json);
 }
 
-/*
- * SkadeLoadTablePinned
- *		skade.table_metadata() for C callers (the REST server): the checks
- *		and errors of a load, the table's metadata location in *location and
- *		its text (refs: the refs-only variant), pinned in the cache until the
- *		end of the transaction on a hit.
- */
-struct varlena *
-SkadeLoadTablePinned(const char *catalog, const char *ns, const char *name, bool refs,
-					 const char **location)
-{
-	StoreTable	t;
-
-	SkadeRequireShared();
-	check_table_ident(ns, name);
-	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
-		SkadeReportMissingTable(catalog, ns, name);
-	*location = SkadeRequireMetadataLocation(ns, name, &t);
-	return L0FetchJsonPinned(*location, refs);
-}
-
 /* 'all' | 'refs' | 'none' -> what to fetch from L0 (0: nothing) */
 int
 SkadeSnapshotsMode(const char *mode)
@@ -368,7 +345,7 @@ skade_table_exists(PG_FUNCTION_ARGS)
 	StoreTable	t;
 
 	SkadeRequireShared();
-	check_table_ident(ns, name);
+	SkadeCheckTableIdent(ns, name);
 	PG_RETURN_BOOL(SkadeLookupTable(catalog, ns, name, &t) && !t.is_view);
 }
 
@@ -386,45 +363,9 @@ SkadeTableArgs(FunctionCallInfo fcinfo, int catalog_argno, const char **catalog,
 	*name = SkadeTextArg(fcinfo, 1, "name");
 	*catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, catalog_argno));
 	SkadeRequireShared();
-	check_table_ident(*ns, *name);
+	SkadeCheckTableIdent(*ns, *name);
 	if (!SkadeLookupTable(*catalog, *ns, *name, t) || t->is_view)
 		SkadeReportMissingTable(*catalog, *ns, *name);
-}
-
-/* The table's metadata location, or an error if it has none. */
-const char *
-SkadeRequireMetadataLocation(const char *ns, const char *name, const StoreTable *t)
-{
-	if (t->metadata_location == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("table \"%s.%s\" has no metadata location", ns, name)));
-	return t->metadata_location;
-}
-
-/*
- * SkadeLookupTable
- *		The row of ns.name (table or view) as the caller's snapshot sees it:
- *		from the L1 mirror when it can answer, else from the heap (and then
- *		offered to the mirror).  false if there is no such row, or if the
- *		caller may not read it (privileges.c: the mirror knows no roles).
- */
-bool
-SkadeLookupTable(const char *catalog, const char *ns, const char *name, StoreTable *t)
-{
-	const MirrorScope *scope = StoreAttachedScope();
-	uint64		epoch;
-
-	SkadeObjectScope(catalog, ns);
-	if (!SkadeMay(SKADE_ACCESS_READ, catalog, ns, name))
-		return false;
-	if (MirrorLookup(scope, catalog, ns, name, t))
-		return true;
-	epoch = MirrorEpoch();
-	if (!StoreGetTable(catalog, ns, name, false, t))
-		return false;
-	MirrorFill(scope, catalog, ns, name, t, epoch);
-	return true;
 }
 
 /* skade.list_tables(namespace, catalog) -> setof text */
@@ -469,8 +410,8 @@ skade_rename_table(PG_FUNCTION_ARGS)
 	int64		seq;
 
 	SkadeRequireShared();
-	check_table_ident(ns, name);
-	check_table_ident(new_ns, new_name);
+	SkadeCheckTableIdent(ns, name);
+	SkadeCheckTableIdent(new_ns, new_name);
 	if (!StoreGetTable(catalog, ns, name, false, &t) || t.is_view)
 		SkadeReportMissingTable(catalog, ns, name);
 	SkadeRequireNamespace(catalog, new_ns);
@@ -513,7 +454,7 @@ skade_drop_table(PG_FUNCTION_ARGS)
 	bool		deleted;
 
 	SkadeRequireShared();
-	check_table_ident(ns, name);
+	SkadeCheckTableIdent(ns, name);
 
 	SkadeOpBegin(SKADE_OP_DROP);
 	PG_TRY();
@@ -547,22 +488,6 @@ skade_commit_table(PG_FUNCTION_ARGS)
 	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 4));
 
 	PG_RETURN_INT64(SkadeCommitTable(catalog, ns, name, expected, location));
-}
-
-/*
- * SkadeCommitTable
- *		skade.commit_table() for C callers (the update_table fast path):
- *		the same checks and the same compare-and-swap; returns the seq.
- */
-int64
-SkadeCommitTable(const char *catalog, const char *ns, const char *name,
-				 const char *expected, const char *location)
-{
-	SkadeRequireShared();
-	check_table_ident(ns, name);
-	SkadeCheckLocation(expected, "expected_location");
-	SkadeCheckLocation(location, "new_location");
-	return commit_one(catalog, ns, name, expected, location);
 }
 
 /*
@@ -634,7 +559,7 @@ skade_commit_transaction(PG_FUNCTION_ARGS)
 		if (order[i]->updates)
 			apply_update(catalog, order[i]);
 		else
-			order[i]->seq = commit_one(catalog, order[i]->ns, order[i]->name,
+			order[i]->seq = SkadeCasTable(catalog, order[i]->ns, order[i]->name,
 									   order[i]->expected, order[i]->location);
 	}
 
@@ -669,7 +594,7 @@ parse_change(JsonbContainer *obj, int index, TableChange *tc)
 
 	tc->ns = change_field(obj, index, "namespace");
 	tc->name = change_field(obj, index, "name");
-	check_table_ident(tc->ns, tc->name);
+	SkadeCheckTableIdent(tc->ns, tc->name);
 	if (getKeyJsonValueFromContainer(obj, "updates", 7, &v) != NULL)
 	{
 		tc->updates = change_array(obj, index, "updates");
@@ -740,75 +665,6 @@ apply_update(const char *catalog, TableChange *tc)
 	tc->location = isnull ? NULL : MemoryContextStrdup(caller, TextDatumGetCString(d));
 	SPI_finish();
 	tc->seq = SkadeOpLastSeq() != before ? SkadeOpLastSeq() : -1;
-}
-
-/*
- * commit_one
- *		Compare-and-swap one table's pointer; returns the commit-log seq.
- */
-static int64
-commit_one(const char *catalog, const char *ns, const char *name,
-		   const char *expected, const char *location)
-{
-	bool		swapped;
-	int64		seq;
-	StoreTable	t;
-
-	SkadeOpBegin(SKADE_OP_COMMIT);
-	PG_TRY();
-	{
-		swapped = StoreCasTable(catalog, ns, name, expected, location);
-		seq = SkadeOpLastSeq();
-	}
-	PG_FINALLY();
-	{
-		SkadeOpEnd();
-	}
-	PG_END_TRY();
-
-	if (swapped)
-		return seq;
-
-	/* look at the latest committed row, not our statement's snapshot */
-	if (!StoreGetTable(catalog, ns, name, true, &t) || t.is_view)
-		SkadeReportMissingTable(catalog, ns, name);
-	pg_atomic_fetch_add_u64(&skade_shared->conflicts, 1);
-	ereport(ERROR,
-			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-			 errmsg("commit to table \"%s.%s\" failed: its metadata location has changed",
-					ns, name),
-			 errdetail("Expected location \"%s\"; current metadata location is \"%s\".",
-					   expected,
-					   t.metadata_location ? t.metadata_location : "(null)"),
-			 errhint("Reload the table, reapply the change and retry.")));
-	return 0;					/* keep compiler quiet */
-}
-
-/*
- * SkadeReportMissingTable
- *		Raise the most precise error for a table that is not there.
- */
-void
-SkadeReportMissingTable(const char *catalog, const char *ns, const char *name)
-{
-	StoreTable	t;
-
-	if (StoreGetTable(catalog, ns, name, true, &t) && t.is_view)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s.%s\" is a view, not a table", ns, name)));
-	SkadeRequireNamespace(catalog, ns);
-	ereport(ERROR,
-			(errcode(ERRCODE_UNDEFINED_TABLE),
-			 errmsg("table \"%s.%s\" does not exist in catalog \"%s\"",
-					ns, name, catalog)));
-}
-
-static void
-check_table_ident(const char *ns, const char *name)
-{
-	SkadeCheckNamespace(ns);
-	SkadeCheckName(name, "table");
 }
 
 /* A required string field of changes[index]. */

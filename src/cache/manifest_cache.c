@@ -50,6 +50,7 @@
 #include "io/file_access.h"
 #include "util/guc.h"
 #include "cache/manifest_cache.h"
+#include "util/location.h"
 #include "format/manifest_decode.h"
 #include "util/skade_limits.h"
 
@@ -68,7 +69,6 @@ typedef struct ManifestListBlob
 	Size		len;
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } ManifestListBlob;
-static int	column_index(const SkadeColumn *cols, int ncols, int64 id);
 
 /* ---------------------------------------------------------------- shmem */
 
@@ -192,6 +192,22 @@ ManifestListBytes(const char *path, char **real_path)
 	return out;
 }
 
+/*
+ * ManifestListOpen
+ *		Open the manifest list at location for SkadeAvroNext: an s3:// list
+ *		through the cache (ManifestListBytes), a local one read again.
+ */
+SkadeAvroFile *
+ManifestListOpen(const char *location)
+{
+	char	   *real_path;
+	StringInfo	bytes = SkadeIsObjectLocation(location)
+		? ManifestListBytes(location, &real_path)
+		: SkadeReadLocation(location, &real_path);
+
+	return SkadeAvroOpenBytes(location, bytes, real_path, SKADE_AVRO_MANIFEST_LIST, -1);
+}
+
 /* SkadeBlobLoader: a manifest list's bytes, then its real path */
 static void *
 load_list(const char *key, void *arg, Size *size, char **origin)
@@ -250,50 +266,3 @@ load_manifest(const char *path, void *arg, Size *size, char **origin)
 	return SkadeManifestDecode(path, *(int64 *) arg, size, origin);
 }
 
-/*
- * ManifestEntryStats
- *		The entry's statistics into stats (ncols + 1 of them), by position in
- *		cols; columns cols does not have are left out.
- */
-void
-ManifestEntryStats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols,
-				   SkadeColumnStats *stats)
-{
-	const SkadeManifestStat *ms = SkadeManifestStats(e);
-	int			i,
-				k;
-
-	memset(stats, 0, sizeof(SkadeColumnStats) * (ncols + 1));
-	for (i = 0; i < e->nstats; i++)
-	{
-		int			c = column_index(cols, ncols, ms[i].field_id);
-		SkadeColumnStats *st;
-
-		if (c < 0)
-			continue;			/* a column the schema no longer has */
-		st = &stats[c];
-		for (k = 0; k < 4; k++)
-			if (ms[i].has_count & (1 << k))
-			{
-				st->count[k] = ms[i].count[k];
-				st->has_count[k] = true;
-			}
-		for (k = 0; k < 2; k++)
-			if (ms[i].bound[k].len >= 0)
-			{
-				st->bound[k] = ((const char *) e) + ms[i].bound[k].off;
-				st->bound_len[k] = ms[i].bound[k].len;
-			}
-	}
-}
-
-static int
-column_index(const SkadeColumn *cols, int ncols, int64 id)
-{
-	int			i;
-
-	for (i = 0; i < ncols; i++)
-		if (cols[i].id == id)
-			return i;
-	return -1;
-}

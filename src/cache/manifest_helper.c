@@ -68,6 +68,7 @@
 #include "cache/manifest_helper.h"
 #include "io/object_store.h"
 #include "util/shmem.h"
+#include "util/location.h"
 
 /* fewer uncached manifests than this are not worth a process */
 #define HELPER_MIN_MANIFESTS	8

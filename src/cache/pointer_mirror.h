@@ -11,7 +11,18 @@
 #ifndef SKADE_POINTER_MIRROR_H
 #define SKADE_POINTER_MIRROR_H
 
-#include "catalog/catalog_store.h"
+/*
+ * One iceberg_tables row (results are palloc'd in the caller's context):
+ * what catalog_store.c reads from the heap, and the mirror keeps.
+ */
+typedef struct StoreTable
+{
+	char	   *metadata_location;
+	char	   *previous_metadata_location;
+	bool		is_view;
+	TransactionId xmin;			/* of the row version read */
+	TransactionId xmax;
+} StoreTable;
 
 /*
  * What an entry belongs to: the database, the catalog table and the commit-log

@@ -15,15 +15,9 @@
 #include "utils/array.h"
 #include "utils/jsonb.h"
 
-/* One iceberg_tables row (results are palloc'd in the caller's context) */
-typedef struct StoreTable
-{
-	char	   *metadata_location;
-	char	   *previous_metadata_location;
-	bool		is_view;
-	TransactionId xmin;			/* of the row version read */
-	TransactionId xmax;
-} StoreTable;
+#include "cache/pointer_mirror.h"
+
+/* StoreTable, one iceberg_tables row: cache/pointer_mirror.h (the mirror keeps them) */
 
 struct MirrorScope;
 extern const struct MirrorScope *StoreAttachedScope(void);

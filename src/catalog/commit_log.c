@@ -128,7 +128,6 @@ static int64 last_seq = 0;
 /* skade.commit_log, its seq sequence and owner; InvalidOid until looked up */
 static Oid	cached_log_relid = InvalidOid;
 static Oid	cached_log_seq = InvalidOid;
-static Oid	cached_log_owner = InvalidOid;
 
 static void resolve_columns(Relation rel, PointerColumns *cols);
 static void check_column(Relation rel, int attnum, bool key);
@@ -446,16 +445,14 @@ get_col(HeapTuple tuple, TupleDesc desc, int attnum, bool *isnull)
 }
 
 /*
- * skade.commit_log's OID (also caching its seq sequence and owner), until
- * the next pg_class invalidation.
+ * skade.commit_log's OID (also caching its seq sequence), until the next
+ * pg_class invalidation.
  */
 static Oid
 commit_log_relid(void)
 {
 	static bool callback_registered = false;
-	HeapTuple	tp;
 	Oid			relid;
-	Oid			owner;
 
 	if (OidIsValid(cached_log_relid))
 		return cached_log_relid;
@@ -465,35 +462,15 @@ commit_log_relid(void)
 		callback_registered = true;
 	}
 	/*
-	 * Work in locals: the catalog lookups below may process invalidations,
+	 * Work in a local: the catalog lookup below may process invalidations,
 	 * which reset the cache through log_owner_invalidate.
 	 */
 	relid = get_relname_relid("commit_log", get_namespace_oid("skade", false));
 	if (!OidIsValid(relid))
 		elog(ERROR, "skade.commit_log is missing");
-	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tp))
-		elog(ERROR, "skade.commit_log is missing");
-	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
-	ReleaseSysCache(tp);
-	cached_log_owner = owner;
 	cached_log_seq = InvalidOid;	/* looked up where the log is open */
 	cached_log_relid = relid;
 	return relid;
-}
-
-/* The role that owns skade.commit_log (the extension's installer). */
-Oid
-SkadeCatalogOwner(void)
-{
-	Oid			owner;
-
-	do
-	{
-		(void) commit_log_relid();
-		owner = cached_log_owner;
-	} while (!OidIsValid(cached_log_relid));
-	return owner;
 }
 
 static void
@@ -654,11 +631,7 @@ append_row(LogRow *row)
 
 	SkadeApplyDurability();
 	if (skade_shared)
-	{
 		pg_atomic_fetch_add_u64(&skade_shared->commits, 1);
-		if (current_api_op)
-			pg_atomic_fetch_add_u64(&skade_shared->api_commits, 1);
-	}
 }
 
 /* Tell the pointer mirror about one changed row version. */

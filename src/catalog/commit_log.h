@@ -22,6 +22,5 @@
 extern void SkadeOpBegin(const char *op);
 extern void SkadeOpEnd(void);
 extern int64 SkadeOpLastSeq(void);
-extern Oid	SkadeCatalogOwner(void);
 
 #endif							/* SKADE_COMMIT_LOG_H */

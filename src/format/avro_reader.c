@@ -61,10 +61,10 @@
 #include "format/avro_reader.h"
 #include "format/bound_json.h"
 #include "io/file_access.h"
-#include "cache/manifest_cache.h"
 #include "io/object_store.h"
 #include "util/guc.h"
 #include "util/skade_limits.h"
+#include "util/location.h"
 
 struct SkadeAvroFile
 {
@@ -236,17 +236,30 @@ SkadeAvroCheckLength(const char *path, uint64 actual, int64 expected)
 SkadeAvroFile *
 SkadeAvroOpen(const char *location, SkadeAvroKind kind, int64 expected_length)
 {
+	char	   *real_path;
+	StringInfo	bytes = SkadeReadLocation(location, &real_path);
+
+	return SkadeAvroOpenBytes(location, bytes, real_path, kind, expected_length);
+}
+
+/*
+ * SkadeAvroOpenBytes
+ *		Open the bytes of the Avro file at location (read by the caller:
+ *		real_path as SkadeReadLocation gives it), which must have
+ *		expected_length bytes (-1: any), of the given kind.
+ */
+SkadeAvroFile *
+SkadeAvroOpenBytes(const char *location, StringInfo bytes, char *real_path, SkadeAvroKind kind,
+				   int64 expected_length)
+{
 	SkadeAvroFile *f = palloc0(sizeof(SkadeAvroFile));
 
 	MemoryContext caller;
 
 	f->location = pstrdup(location);
 	f->block = -1;
-	/* a manifest list on S3 is kept in the manifest cache (a local one is read again) */
-	if (kind == SKADE_AVRO_MANIFEST_LIST && SkadeIsObjectLocation(location))
-		f->bytes = ManifestListBytes(location, &f->real_path);
-	else
-		f->bytes = SkadeReadLocation(location, &f->real_path);
+	f->bytes = bytes;
+	f->real_path = real_path;
 	SkadeAvroCheckLength(location, f->bytes->len, expected_length);
 	f->container = SkadeAvroContainerDecode(f->location, f->bytes->data, f->bytes->len);
 	f->current = palloc(sizeof(SkadeAvroValue));

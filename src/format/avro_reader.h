@@ -31,6 +31,8 @@ extern void SkadeAvroInit(void);
 extern void SkadeAvroCheckLength(const char *path, uint64 actual, int64 expected);
 extern SkadeAvroFile *SkadeAvroOpen(const char *location, SkadeAvroKind kind,
 									int64 expected_length);
+extern SkadeAvroFile *SkadeAvroOpenBytes(const char *location, StringInfo bytes, char *real_path,
+										 SkadeAvroKind kind, int64 expected_length);
 extern const SkadeAvroValue *SkadeAvroNext(SkadeAvroFile *f);
 extern void SkadeAvroClose(SkadeAvroFile *f);
 extern const char *SkadeAvroMeta(const SkadeAvroFile *f, const char *key);

@@ -14,7 +14,7 @@
 
 #include "nodes/pg_list.h"
 
-#include "cache/manifest_cache.h"
+#include "format/manifest_blob.h"
 
 /* one live delete file of the snapshot */
 typedef struct SkadeDeleteFile

@@ -53,7 +53,7 @@
 #include "format/bound_json.h"
 #include "io/file_access.h"
 #include "util/guc.h"
-#include "cache/manifest_cache.h"
+#include "format/manifest_blob.h"
 #include "format/manifest_decode.h"
 #include "util/skade_limits.h"
 
@@ -127,6 +127,7 @@ static uint32 put_bytes(StringInfo var, const char *p, size_t len, bool nul);
 static uint32 put_varlena(StringInfo var, Datum d);
 static uint32 put_text(StringInfo var, const char *s);
 static void append_zeros(StringInfo buf, int n);
+static int	entry_column_index(const SkadeColumn *cols, int ncols, int64 id);
 static void add_columns_jsonb(StringInfo blob, int entry_start, const SkadeColumn *cols,
 							  int ncols, const char *path);
 
@@ -668,4 +669,52 @@ put_bytes(StringInfo var, const char *p, size_t len, bool nul)
 	if (nul)
 		appendStringInfoChar(var, '\0');
 	return off;
+}
+
+/*
+ * ManifestEntryStats
+ *		The entry's statistics into stats (ncols + 1 of them), by position in
+ *		cols; columns cols does not have are left out.
+ */
+void
+ManifestEntryStats(const SkadeManifestEntry *e, const SkadeColumn *cols, int ncols,
+				   SkadeColumnStats *stats)
+{
+	const SkadeManifestStat *ms = SkadeManifestStats(e);
+	int			i,
+				k;
+
+	memset(stats, 0, sizeof(SkadeColumnStats) * (ncols + 1));
+	for (i = 0; i < e->nstats; i++)
+	{
+		int			c = entry_column_index(cols, ncols, ms[i].field_id);
+		SkadeColumnStats *st;
+
+		if (c < 0)
+			continue;			/* a column the schema no longer has */
+		st = &stats[c];
+		for (k = 0; k < 4; k++)
+			if (ms[i].has_count & (1 << k))
+			{
+				st->count[k] = ms[i].count[k];
+				st->has_count[k] = true;
+			}
+		for (k = 0; k < 2; k++)
+			if (ms[i].bound[k].len >= 0)
+			{
+				st->bound[k] = ((const char *) e) + ms[i].bound[k].off;
+				st->bound_len[k] = ms[i].bound[k].len;
+			}
+	}
+}
+
+static int
+entry_column_index(const SkadeColumn *cols, int ncols, int64 id)
+{
+	int			i;
+
+	for (i = 0; i < ncols; i++)
+		if (cols[i].id == id)
+			return i;
+	return -1;
 }

@@ -37,7 +37,6 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
-#include "catalog/commit_log.h"
 #include "util/safe_sql.h"
 #include "index/snapshot_index.h"
 #include "index/snapshot_map.h"

@@ -66,6 +66,7 @@
 #include "util/guc.h"
 #include "util/gzip.h"
 #include "io/object_store.h"
+#include "util/location.h"
 
 #define SKADE_MAX_SYMLINKS	40
 

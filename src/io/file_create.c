@@ -63,6 +63,7 @@
 #include "util/guc.h"
 #include "io/object_store.h"
 #include "io/written_files.h"
+#include "util/location.h"
 
 static const char *write_root_of(const char *path, const char *verb, const char **rest);
 static int	walk_dirs(const char *location, const char *root, const char *rest,

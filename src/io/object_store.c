@@ -73,22 +73,14 @@
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
 
-#include "catalog/catalog_store.h"
 #include "util/guc.h"
 #include "io/object_store.h"
+#include "util/location.h"
 #include "io/s3_client.h"
 #include "util/sigv4.h"
 #include "io/written_files.h"
 
-#define MAX_KEY_LEN 1024
-
-/* a parsed location */
-typedef struct S3Object
-{
-	char	   *bucket;
-	char	   *key;
-	char	   *canonical;		/* s3://bucket/key */
-} S3Object;
+typedef S3Location S3Object;
 
 /* where requests for one object go */
 typedef struct S3Target
@@ -154,9 +146,6 @@ static List *prefetched = NIL;	/* Prefetched, in order, not yet read */
 static int	prefetch_outstanding = 0;	/* of those, started */
 static bool prefetch_callback = false;
 
-static bool parse(const char *location, S3Object *o, const char *verb, bool report,
-				  bool prefix);
-static bool prefix_contains(const char *prefix, const S3Object *o);
 static bool in_roots(const char *setting, const S3Object *o);
 static void target(const S3Object *o, const Route *r, S3Target *t);
 static Route current_route(void);
@@ -176,58 +165,18 @@ static void prefetch_at_end(XactEvent event, void *arg);
 static void pin_route(const S3Object *o);
 static void forget_pinned(void *arg);
 
-/*
- * SkadeIsObjectLocation
- *		Does location name an object (s3://, s3a://, s3n://)?
- */
-bool
-SkadeIsObjectLocation(const char *location)
-{
-	return strncmp(location, "s3://", 5) == 0 || strncmp(location, "s3a://", 6) == 0 ||
-		strncmp(location, "s3n://", 6) == 0;
-}
+static SkadeNamespacePropertiesFn read_properties = NULL;
 
 /*
- * SkadeSplitRoots
- *		The entries of a roots setting: local directories (as
- *		SplitDirectoriesString gives them) into *dirs, s3:// prefixes
- *		(canonical, no trailing slash) into *prefixes.  false on a syntax
- *		error.
+ * SkadeObjectSetPropertiesReader
+ *		How the namespace overrides are read (skade.c: the catalog's
+ *		StoreNamespaceProperties); until it is given, no namespace
+ *		overrides anything.
  */
-bool
-SkadeSplitRoots(const char *setting, List **dirs, List **prefixes)
+void
+SkadeObjectSetPropertiesReader(SkadeNamespacePropertiesFn reader)
 {
-	StringInfoData local;
-	char	   *copy = pstrdup(setting ? setting : "");
-	char	   *save = NULL;
-	char	   *tok;
-
-	*dirs = NIL;
-	*prefixes = NIL;
-	initStringInfo(&local);
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-	{
-		char	   *t = tok;
-		size_t		n;
-		S3Object	o;
-
-		while (*t == ' ' || *t == '\t')
-			t++;
-		n = strlen(t);
-		while (n > 0 && (t[n - 1] == ' ' || t[n - 1] == '\t'))
-			t[--n] = '\0';
-		if (!SkadeIsObjectLocation(t))
-		{
-			appendStringInfo(&local, "%s%s", local.len ? "," : "", t);
-			continue;
-		}
-		while (n > 0 && t[n - 1] == '/')
-			t[--n] = '\0';
-		if (!parse(t, &o, NULL, false, true))
-			return false;
-		*prefixes = lappend(*prefixes, o.canonical);
-	}
-	return SplitDirectoriesString(local.data, ',', dirs);
+	read_properties = reader;
 }
 
 /*
@@ -267,7 +216,7 @@ SkadeObjectRead(const char *location, size_t cap, char **real_path)
 	ListCell   *lc;
 	StringInfo	buf;
 
-	parse(location, &o, "read", true, false);
+	SkadeS3Parse(location, &o, "read", true, false);
 	if (!in_roots(skade_allowed_roots, &o))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -351,7 +300,7 @@ SkadeObjectPrefetch(List *locations, size_t cap)
 		const char *loc = lfirst(lc);
 		S3Object	o;
 
-		if (SkadeIsObjectLocation(loc) && parse(loc, &o, NULL, false, false) &&
+		if (SkadeIsObjectLocation(loc) && SkadeS3Parse(loc, &o, NULL, false, false) &&
 			in_roots(skade_allowed_roots, &o))
 		{
 			Prefetched *p = palloc0(sizeof(Prefetched));
@@ -434,7 +383,7 @@ SkadeObjectAllowed(const char *real_path)
 {
 	S3Object	o;
 
-	return parse(real_path, &o, NULL, false, false) && in_roots(skade_allowed_roots, &o);
+	return SkadeS3Parse(real_path, &o, NULL, false, false) && in_roots(skade_allowed_roots, &o);
 }
 
 /*
@@ -447,7 +396,7 @@ SkadeObjectWritable(const char *location, const char *verb, char **root, char **
 {
 	S3Object	o;
 
-	parse(location, &o, verb, true, false);
+	SkadeS3Parse(location, &o, verb, true, false);
 	if (!in_roots(skade_write_roots, &o))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -508,7 +457,7 @@ SkadeObjectCreate(const char *location, const char *data, size_t len)
 	S3Call	   *c;
 
 	SkadeObjectWritable(location, "write", &root, &key);
-	parse(location, &o, "write", true, false);
+	SkadeS3Parse(location, &o, "write", true, false);
 	SkadeWrittenJournal(location);
 	c = new_call("PUT", &o, NULL, 64 * 1024, NULL);
 	c->body = data;
@@ -548,7 +497,7 @@ SkadeObjectRemove(const char *root, const char *rest)
 	ListCell   *lc;
 	int			save = skade_s3_max_retries;
 
-	if (!parse(location, &o, NULL, false, false))
+	if (!SkadeS3Parse(location, &o, NULL, false, false))
 		return EINVAL;
 	if (cred_source == NULL)
 		return EACCES;			/* no key was ever loaded: nothing to sign with */
@@ -594,7 +543,7 @@ SkadeObjectsAbsent(List *locations)
 		const char *loc = list_nth(locations, i);
 		S3Object	o;
 
-		if (!parse(loc, &o, NULL, false, false) ||
+		if (!SkadeS3Parse(loc, &o, NULL, false, false) ||
 			!(in_roots(skade_allowed_roots, &o) || in_roots(skade_write_roots, &o)))
 			continue;
 		calls = lappend(calls, new_call("HEAD", &o, NULL, 64 * 1024, NULL));
@@ -627,89 +576,12 @@ SkadeObjectProbe(const char *location)
 {
 	S3Object	o;
 
-	if (!parse(location, &o, NULL, false, false))
+	if (!SkadeS3Parse(location, &o, NULL, false, false))
 		return SKADE_READ_FAILED;
 	return in_roots(skade_allowed_roots, &o) ? SKADE_READ_OK : SKADE_READ_DENIED;
 }
 
 /* -------------------------------------------------------- locations */
-
-/*
- * Parse and check location (see the banner).  report: raise (verb names
- * the act) instead of returning false.  prefix: a roots entry, whose key
- * may be empty (a whole bucket; canonical "s3://bucket").
- */
-static bool
-parse(const char *location, S3Object *o, const char *verb, bool report, bool prefix)
-{
-	const char *p = strstr(location, "://");
-	const char *slash;
-	const char *why = NULL;
-	size_t		blen;
-	const unsigned char *c;
-
-	p = p ? p + 3 : location;
-	slash = strchr(p, '/');
-	blen = slash ? (size_t) (slash - p) : strlen(p);
-	if (!SkadeIsObjectLocation(location))
-		why = "it is not an s3:// location";
-	else if (!prefix && (slash == NULL || slash[1] == '\0'))
-		why = "it names no object key";
-	else if (blen < 3 || blen > 63 ||
-			 strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") < blen)
-		why = "its bucket name is not valid";
-	else if (slash && strlen(slash + 1) > MAX_KEY_LEN)
-		why = "its key is longer than 1024 bytes";
-	for (c = (const unsigned char *) location; why == NULL && *c; c++)
-		if (*c < 0x20 || *c == 0x7f)
-			why = "it contains a control character";
-	if (why == NULL && slash)
-	{
-		const char *k = slash + 1;
-
-		while (why == NULL && *k)
-		{
-			size_t		n = strcspn(k, "/");
-
-			if ((n == 1 && k[0] == '.') || (n == 2 && k[0] == '.' && k[1] == '.'))
-				why = "its key has a \".\" or \"..\" segment";
-			k += n;
-			if (*k == '/')
-				k++;
-		}
-	}
-	if (why)
-	{
-		if (!report)
-			return false;
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot %s \"%s\": %s", verb, location, why)));
-	}
-	o->bucket = pnstrdup(p, blen);
-	o->key = pstrdup(slash ? slash + 1 : "");
-	o->canonical = o->key[0] ? psprintf("s3://%s/%s", o->bucket, o->key)
-		: psprintf("s3://%s", o->bucket);
-	return true;
-}
-
-/* Is the object inside the s3:// entry prefix ("s3://b" or "s3://b/p")? */
-static bool
-prefix_contains(const char *prefix, const S3Object *o)
-{
-	const char *b = prefix + 5;
-	size_t		blen = strcspn(b, "/");
-	const char *p;
-	size_t		plen;
-
-	if (blen != strlen(o->bucket) || strncmp(b, o->bucket, blen) != 0)
-		return false;
-	if (b[blen] == '\0')
-		return true;
-	p = b + blen + 1;
-	plen = strlen(p);
-	return strncmp(o->key, p, plen) == 0 && (o->key[plen] == '/' || o->key[plen] == '\0');
-}
 
 /*
  * Is the object inside an s3:// entry of the roots setting?  The entries
@@ -747,7 +619,7 @@ in_roots(const char *setting, const S3Object *o)
 		MemoryContextSwitchTo(old);
 	}
 	foreach(lc, parsed[i])
-		if (prefix_contains(lfirst(lc), o))
+		if (SkadeS3PrefixContains(lfirst(lc), o))
 			return true;
 	return false;
 }
@@ -771,7 +643,7 @@ SkadeObjectPrefixRoute(const char *location, SkadeObjectPrefix *p)
 
 	while (n > 0 && copy[n - 1] == '/')
 		copy[--n] = '\0';
-	parse(copy, &o, "give access to", true, true);
+	SkadeS3Parse(copy, &o, "give access to", true, true);
 	if (!in_roots(skade_allowed_roots, &o))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -882,7 +754,7 @@ resolve_overrides(void)
 		scope.resolved = false;
 		return;
 	}
-	if (scope.resolved && scope.lxid == PGPROC_LXID(MyProc))
+	if ((scope.resolved && scope.lxid == PGPROC_LXID(MyProc)) || read_properties == NULL)
 		return;
 	scope.endpoint = scope.region = NULL;
 	scope.sts_endpoint = scope.role_arn = scope.external_id = NULL;
@@ -891,7 +763,7 @@ resolve_overrides(void)
 	for (;;)
 	{
 		/* from a tuple: a short varlena header, detoasted to a plain one */
-		Jsonb	   *props = DatumGetJsonbP(PointerGetDatum(StoreNamespaceProperties(scope.catalog, ns)));
+		Jsonb	   *props = DatumGetJsonbP(PointerGetDatum(read_properties(scope.catalog, ns)));
 		const char *keys[6] = {"s3.endpoint", "s3.region", "s3.path-style-access",
 		"sts.endpoint", "client.assume-role.arn", "client.assume-role.external-id"};
 		char	  **strings[6] = {&scope.endpoint, &scope.region, NULL,

@@ -14,6 +14,7 @@
 
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
+#include "utils/jsonb.h"
 
 #include "io/file_access.h"
 #include "io/s3_client.h"
@@ -35,8 +36,14 @@ typedef struct SkadeObjectPrefix
 	char	   *external_id;
 } SkadeObjectPrefix;
 
-extern bool SkadeIsObjectLocation(const char *location);
-extern bool SkadeSplitRoots(const char *setting, List **dirs, List **prefixes);
+/*
+ * The properties of namespace ns of catalog (a jsonb object, {} when none),
+ * as the catalog layer reads them: given once by skade.c, so that storage
+ * never calls up into the catalog.
+ */
+typedef Jsonb *(*SkadeNamespacePropertiesFn) (const char *catalog, const char *ns);
+
+extern void SkadeObjectSetPropertiesReader(SkadeNamespacePropertiesFn reader);
 extern void SkadeObjectScope(const char *catalog, const char *ns);
 extern StringInfo SkadeObjectRead(const char *location, size_t cap, char **real_path);
 extern void SkadeObjectPrefetch(List *locations, size_t cap);

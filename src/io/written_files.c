@@ -77,6 +77,7 @@
 #include "io/file_create.h"
 #include "util/shmem.h"
 #include "io/written_files.h"
+#include "util/location.h"
 
 #define JOURNAL_DIR		"pg_skade"
 #define JOURNAL_FILE	"pg_skade/written_files"

@@ -68,6 +68,7 @@
 #include "io/s3_client.h"
 #include "util/sigv4.h"
 #include "io/sts.h"
+#include "util/location.h"
 
 #define MAX_SIGN_BODY	(1024 * 1024)
 #define MAX_SIGN_HEADERS 64

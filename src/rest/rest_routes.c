@@ -73,7 +73,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "api/api.h"
+#include "catalog/tables.h"
 #include "catalog/catalog_store.h"
 #include "util/guc.h"
 #include "util/gzip.h"
@@ -86,6 +86,7 @@
 #include "rest/rest_routes.h"
 #include "util/sigv4.h"
 #include "util/skade_limits.h"
+#include "util/location.h"
 
 #define MAX_ARGS 8
 

@@ -24,7 +24,7 @@
 #include "utils/varlena.h"
 
 #include "util/guc.h"
-#include "io/object_store.h"
+#include "util/location.h"
 #include "util/names.h"
 #include "util/skade_limits.h"
 
@@ -834,51 +834,6 @@ check_endpoint(char **newval, void **extra, GucSource source)
 		return true;
 	GUC_check_errdetail("An endpoint is http://host[:port] or https://host[:port].");
 	return false;
-}
-
-/*
- * SkadeEndpointValid
- *		Is text an endpoint: http(s)://host[:port], optionally one trailing
- *		slash, host of letters, digits, '-', '.', or a bracketed IPv6
- *		address, and no user, path, query or control characters?
- */
-bool
-SkadeEndpointValid(const char *text)
-{
-	const char *p = text;
-
-	if (strncmp(p, "https://", 8) == 0)
-		p += 8;
-	else if (strncmp(p, "http://", 7) == 0)
-		p += 7;
-	else
-		return false;
-	if (*p == '[')
-	{
-		p++;
-		p += strspn(p, "0123456789abcdefABCDEF:.");
-		if (*p++ != ']')
-			return false;
-	}
-	else
-	{
-		size_t		n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.");
-
-		if (n == 0)
-			return false;
-		p += n;
-	}
-	if (*p == ':')
-	{
-		size_t		n = strspn(p + 1, "0123456789");
-
-		if (n == 0 || n > 5)
-			return false;
-		p += 1 + n;
-	}
-	if (*p == '/')
-		p++;
-	return *p == '\0';
 }
 
 /*

@@ -84,7 +84,6 @@ extern int	skade_rest_oidc_refetch_interval;
 
 extern void SkadeGucInit(void);
 extern const char *SkadeResolveCatalog(const char *catalog_arg);
-extern bool SkadeEndpointValid(const char *text);
 extern void SkadeApplyDurability(void);
 
 #endif							/* SKADE_GUC_H */

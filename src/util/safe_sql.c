@@ -32,6 +32,9 @@
  * Cached plans record the search_path they were made under and are
  * re-planned when it differs; with it pinned, they never are.
  *
+ * SkadeCatalogOwner is the role those statements run as: the owner of
+ * skade.commit_log, cached until the next pg_class invalidation.
+ *
  * Locking: none.
  *
  * IDENTIFICATION
@@ -44,8 +47,12 @@
 #include "util/pg_compat.h"
 
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "util/safe_sql.h"
 
@@ -97,4 +104,45 @@ void
 SkadeSafeSqlPinProcess(void)
 {
 	SetConfigOption("search_path", SKADE_SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
+}
+
+static Oid	cached_owner = InvalidOid;
+
+static void
+owner_invalidate(Datum arg, int cacheid, uint32 hashvalue)
+{
+	cached_owner = InvalidOid;
+}
+
+/*
+ * SkadeCatalogOwner
+ *		The role that owns skade's tables (skade.commit_log's owner: the
+ *		role that ran CREATE EXTENSION).
+ */
+Oid
+SkadeCatalogOwner(void)
+{
+	static bool callback_registered = false;
+	Oid			relid;
+	HeapTuple	tp;
+	Oid			owner;
+
+	if (!callback_registered)
+	{
+		CacheRegisterSyscacheCallback(RELOID, owner_invalidate, (Datum) 0);
+		callback_registered = true;
+	}
+	if (OidIsValid(cached_owner))
+		return cached_owner;
+	relid = get_relname_relid("commit_log", get_namespace_oid("skade", false));
+	if (!OidIsValid(relid))
+		elog(ERROR, "skade.commit_log is missing");
+	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "skade.commit_log is missing");
+	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+	ReleaseSysCache(tp);
+	/* (the lookups see every change an invalidation they processed named) */
+	cached_owner = owner;
+	return owner;
 }

@@ -28,5 +28,6 @@ typedef struct SkadeSafeSql
 extern void SkadeSafeSqlBegin(SkadeSafeSql *s, Oid role);
 extern void SkadeSafeSqlEnd(SkadeSafeSql *s);
 extern void SkadeSafeSqlPinProcess(void);
+extern Oid	SkadeCatalogOwner(void);
 
 #endif							/* SKADE_SAFE_SQL_H */

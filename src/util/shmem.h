@@ -16,9 +16,7 @@
 
 typedef struct SkadeShared
 {
-	LWLock	   *lock;			/* protects fields added by later subsystems */
 	pg_atomic_uint64 commits;	/* pointer changes logged (all paths) */
-	pg_atomic_uint64 api_commits;	/* of which through the SQL API */
 	pg_atomic_uint64 conflicts; /* CAS commits lost through the SQL API */
 	LWLock	   *journal_lock;	/* the journal of written files: shared to
 								 * append, exclusive to compact */
@@ -32,7 +30,8 @@ typedef struct SkadeShared
 
 extern SkadeShared *skade_shared;
 
-extern void SkadeShmemInit(void);
+extern void SkadeSharedShmemRequest(void);
+extern void SkadeSharedShmemInit(void);
 extern void SkadeRequireShared(void);
 
 #endif							/* SKADE_SHMEM_H */

@@ -88,7 +88,7 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
-#include "api/api.h"
+#include "catalog/tables.h"
 #include "writer/commit_fast.h"
 #include "io/file_create.h"
 #include "util/guc.h"

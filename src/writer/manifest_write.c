@@ -66,6 +66,7 @@
 #include "utils/memutils.h"
 
 #include "format/avro_reader.h"
+#include "cache/manifest_cache.h"
 #include "io/file_create.h"
 #include "util/gzip.h"
 #include "format/metadata_json.h"
@@ -741,7 +742,7 @@ read_list(const char *list, const SkadeMetaSnapshot *snap)
 		{"existing_files_count", "existing_data_files_count"},
 		{"deleted_files_count", "deleted_data_files_count"},
 		{"added_rows_count", NULL}, {"existing_rows_count", NULL}, {"deleted_rows_count", NULL}};
-	SkadeAvroFile *f = SkadeAvroOpen(list, SKADE_AVRO_MANIFEST_LIST, -1);
+	SkadeAvroFile *f = ManifestListOpen(list);
 	const SkadeAvroValue *rec;
 	List	   *out = NIL;
 
