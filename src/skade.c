@@ -25,7 +25,6 @@
 
 #include "cache/l0_cache.h"
 #include "cache/manifest_cache.h"
-#include "cache/mirror_wal.h"
 #include "cache/pointer_mirror.h"
 #include "catalog/catalog_store.h"
 #include "catalog/restore.h"
@@ -59,6 +58,8 @@ _PG_init(void)
 	STree64SelectImpl();
 	SkadeRestoreInit();
 	SkadeObjectSetPropertiesReader(StoreNamespaceProperties);
+	IndexSubscribe();
+	SkadeWrittenSubscribe();
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
@@ -68,7 +69,6 @@ _PG_init(void)
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = skade_shmem_startup;
 	MirrorInit();
-	MirrorWalInit();
 	IndexInit();
 	SkadeWrittenInit();
 

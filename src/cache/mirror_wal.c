@@ -44,7 +44,6 @@
 #include "lib/stringinfo.h"
 
 #include "cache/mirror_wal.h"
-#include "cache/pointer_mirror.h"
 #include "util/skade_limits.h"
 
 #define SKADE_RMGR_ID			166
@@ -59,6 +58,7 @@ typedef struct xl_skade_mirror
 } xl_skade_mirror;
 
 static bool registered = false;
+static const MirrorWalRedo *redo_to = NULL;
 
 static void skade_redo(XLogReaderState *record);
 static void skade_desc(StringInfo buf, XLogReaderState *record);
@@ -71,10 +71,11 @@ static RmgrData skade_rmgr = {
 	.rm_identify = skade_identify,
 };
 
-/* _PG_init, while shared_preload_libraries is processed */
+/* MirrorInit, while shared_preload_libraries is processed: redo is the mirror's */
 void
-MirrorWalInit(void)
+MirrorWalInit(const MirrorWalRedo *redo)
 {
+	redo_to = redo;
 	RegisterCustomRmgr(SKADE_RMGR_ID, &skade_rmgr);
 	registered = true;
 }
@@ -131,10 +132,10 @@ skade_redo(XLogReaderState *record)
 				elog(PANIC, "skade_redo: malformed change record");
 			memcpy(names, data + sizeof(rec), rec.names_len);
 			names[rec.names_len] = '\0';
-			MirrorRedoChange(&rec.scope, names);
+			redo_to->change(&rec.scope, names);
 			break;
 		case XLOG_SKADE_TRUNCATE:
-			MirrorRedoTruncate(&rec.scope, XLogRecGetXid(record));
+			redo_to->truncate(&rec.scope, XLogRecGetXid(record));
 			break;
 		default:
 			elog(PANIC, "skade_redo: unknown op code %u", info);

@@ -11,9 +11,28 @@
 #ifndef SKADE_MIRROR_WAL_H
 #define SKADE_MIRROR_WAL_H
 
-#include "cache/pointer_mirror.h"
+/*
+ * What an entry belongs to: the database, the catalog table and the commit-log
+ * trigger that keeps the mirror in step (its row's xmin changes whenever the
+ * trigger is disabled, re-enabled or replaced, so entries made under an older
+ * attachment are never found again).
+ */
+typedef struct MirrorScope
+{
+	Oid			dboid;
+	Oid			relid;
+	Oid			tgoid;
+	TransactionId tgxmin;
+} MirrorScope;
 
-extern void MirrorWalInit(void);
+/* what replaying a record does to the mirror (pointer_mirror.c) */
+typedef struct MirrorWalRedo
+{
+	void		(*change) (const MirrorScope *scope, const char *names);
+	void		(*truncate) (const MirrorScope *scope, TransactionId xid);
+} MirrorWalRedo;
+
+extern void MirrorWalInit(const MirrorWalRedo *redo);
 extern void MirrorWalLogChange(const MirrorScope *scope, const char *names);
 extern void MirrorWalLogTruncate(const MirrorScope *scope);
 

@@ -263,6 +263,9 @@ clock_size(void)
 void
 MirrorInit(void)
 {
+	static const MirrorWalRedo redo = {MirrorRedoChange, MirrorRedoTruncate};
+
+	MirrorWalInit(&redo);
 	RegisterXactCallback(mirror_xact_callback, NULL);
 	RegisterSubXactCallback(mirror_subxact_callback, NULL);
 	CacheRegisterRelcacheCallback(scope_invalidate, (Datum) 0);

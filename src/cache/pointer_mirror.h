@@ -11,6 +11,8 @@
 #ifndef SKADE_POINTER_MIRROR_H
 #define SKADE_POINTER_MIRROR_H
 
+#include "cache/mirror_wal.h"
+
 /*
  * One iceberg_tables row (results are palloc'd in the caller's context):
  * what catalog_store.c reads from the heap, and the mirror keeps.
@@ -24,19 +26,7 @@ typedef struct StoreTable
 	TransactionId xmax;
 } StoreTable;
 
-/*
- * What an entry belongs to: the database, the catalog table and the commit-log
- * trigger that keeps the mirror in step (its row's xmin changes whenever the
- * trigger is disabled, re-enabled or replaced, so entries made under an older
- * attachment are never found again).
- */
-typedef struct MirrorScope
-{
-	Oid			dboid;
-	Oid			relid;
-	Oid			tgoid;
-	TransactionId tgxmin;
-} MirrorScope;
+/* MirrorScope, what an entry belongs to: cache/mirror_wal.h (its records name it) */
 
 extern Size MirrorShmemSize(void);
 extern void MirrorShmemInit(void);

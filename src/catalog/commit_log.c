@@ -61,7 +61,6 @@
 #include "utils/syscache.h"
 
 #include "catalog/commit_log.h"
-#include "catalog/log_prune.h"
 #include "cache/pointer_mirror.h"
 #include "util/safe_sql.h"
 #include "index/snapshot_map.h"
@@ -126,6 +125,8 @@ static const char *current_api_op = NULL;
 static int64 last_seq = 0;
 
 /* skade.commit_log, its seq sequence and owner; InvalidOid until looked up */
+/* the append-only exceptions in force (SkadeCommitLogAllow) */
+static int	log_allowed = 0;
 static Oid	cached_log_relid = InvalidOid;
 static Oid	cached_log_seq = InvalidOid;
 
@@ -346,6 +347,22 @@ skade_log_truncate(PG_FUNCTION_ARGS)
 }
 
 /*
+ * SkadeCommitLogAllow
+ *		Let this backend's next UPDATEs (SKADE_LOG_ALLOW_UPDATE) or DELETEs
+ *		(SKADE_LOG_ALLOW_DELETE) of skade.commit_log through its append-only
+ *		trigger, until called again with the previous value it returns (in
+ *		a PG_FINALLY).
+ */
+int
+SkadeCommitLogAllow(int what)
+{
+	int			prev = log_allowed;
+
+	log_allowed = what;
+	return prev;
+}
+
+/*
  * skade_commit_log_append_only
  *		BEFORE UPDATE OR DELETE (row) / TRUNCATE (statement) on
  *		skade.commit_log: the log is append-only.
@@ -362,9 +379,9 @@ skade_commit_log_append_only(PG_FUNCTION_ARGS)
 
 	/* the exceptions: skade.resolve_commit_log() filling a snapshot id, and
 	 * skade.prune_commit_log() moving rows to the archive */
-	if (SkadeCommitLogResolving() && TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
+	if ((log_allowed & SKADE_LOG_ALLOW_UPDATE) && TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
 		return PointerGetDatum(trigdata->tg_newtuple);
-	if (SkadeCommitLogPruning() && TRIGGER_FIRED_BY_DELETE(trigdata->tg_event))
+	if ((log_allowed & SKADE_LOG_ALLOW_DELETE) && TRIGGER_FIRED_BY_DELETE(trigdata->tg_event))
 		return PointerGetDatum(trigdata->tg_trigtuple);
 
 	ereport(ERROR,

@@ -23,4 +23,9 @@ extern void SkadeOpBegin(const char *op);
 extern void SkadeOpEnd(void);
 extern int64 SkadeOpLastSeq(void);
 
+/* the append-only exceptions (api/log_api.c's resolve and prune) */
+#define SKADE_LOG_ALLOW_UPDATE	0x01
+#define SKADE_LOG_ALLOW_DELETE	0x02
+extern int	SkadeCommitLogAllow(int what);
+
 #endif							/* SKADE_COMMIT_LOG_H */

@@ -5,8 +5,8 @@
  *	  JDBC client's DML, both through the commit-log trigger), read the new
  *	  metadata into the L0 cache, return its current snapshot id for the
  *	  commit log, and check that it continues the old metadata
- *	  (skade.validate_commits).  Also skade.resolve_commit_log(), which fills
- *	  the snapshot id of rows whose metadata was unreadable at commit.
+ *	  (skade.validate_commits); skade.resolve_commit_log() (api/log_api.c)
+ *	  reads again, through it, the metadata that was unreadable at commit.
  *
  * A metadata file skade cannot read never fails the commit: locations
  * outside the allowed roots, on other schemes or missing are skipped
@@ -44,11 +44,6 @@
 #include "util/shmem.h"
 #include "index/snapshot_map.h"
 #include "catalog/warm.h"
-
-PG_FUNCTION_INFO_V1(skade_resolve_commit_log);
-
-/* true while skade.resolve_commit_log() updates snapshot ids */
-static bool resolving = false;
 
 static SkadeMeta *try_fetch_summary(const char *location);
 
@@ -102,13 +97,6 @@ SkadeWarmMetadata(const char *location, const char *old_location,
 	return true;
 }
 
-/* Is skade.resolve_commit_log() running in this backend? (append-only exception) */
-bool
-SkadeCommitLogResolving(void)
-{
-	return resolving;
-}
-
 /*
  * Fetch the summary of location in a subtransaction; NULL (with a WARNING)
  * if reading or parsing fails.  The caller's transaction state is untouched.
@@ -154,99 +142,4 @@ try_fetch_summary(const char *location)
 	}
 	PG_END_TRY();
 	return result;
-}
-
-/*
- * skade.resolve_commit_log(max_rows integer DEFAULT NULL) -> rows resolved
- *
- * Fill snapshot_id for logged changes whose metadata was unreadable at
- * commit and is readable now.
- */
-Datum
-skade_resolve_commit_log(PG_FUNCTION_ARGS)
-{
-	int64		limit = PG_ARGISNULL(0) ? -1 : PG_GETARG_INT32(0);
-	int64		resolved = 0;
-	uint64		i;
-	SPITupleTable *rows;
-	uint64		nrows;
-	Oid			argtypes[2] = {INT8OID, INT8OID};
-	SPIPlanPtr	plan;
-	SkadeSafeSql safe;
-	MemoryContext row_cxt;
-	MemoryContext caller;
-
-	SkadeRequireShared();
-	/* SECURITY DEFINER: its statements must not follow the caller's search_path */
-	SkadeSafeSqlBegin(&safe, InvalidOid);
-	SPI_connect();
-	if (SPI_execute("SELECT l.seq, l.metadata_location, l.previous_metadata_location,"
-					" l.catalog_name, l.table_namespace, l.table_name, l.committed_at,"
-					" t.table_name IS NOT NULL"
-					" FROM skade.commit_log l LEFT JOIN public.iceberg_tables t"
-					" ON t.catalog_name OPERATOR(pg_catalog.=) l.catalog_name"
-					" AND t.table_namespace OPERATOR(pg_catalog.=) l.table_namespace"
-					" AND t.table_name OPERATOR(pg_catalog.=) l.table_name"
-					" WHERE l.snapshot_id IS NULL AND l.metadata_location IS NOT NULL"
-					" AND l.iceberg_type IS DISTINCT FROM 'VIEW'"
-					" ORDER BY l.seq", true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not scan skade.commit_log");
-	rows = SPI_tuptable;
-	nrows = SPI_processed;
-	plan = SPI_prepare("UPDATE skade.commit_log SET snapshot_id = $2"
-					   " WHERE seq OPERATOR(pg_catalog.=) $1",
-					   2, argtypes);
-	if (plan == NULL)
-		elog(ERROR, "could not prepare commit log update");
-	/* what one row reads (its metadata's summaries) is freed before the next */
-	row_cxt = AllocSetContextCreate(CurrentMemoryContext, "skade resolve row",
-									ALLOCSET_DEFAULT_SIZES);
-
-	for (i = 0; i < nrows && (limit < 0 || resolved < limit); i++, MemoryContextReset(row_cxt))
-	{
-		bool		isnull;
-		HeapTuple	row = rows->vals[i];
-		TupleDesc	desc = rows->tupdesc;
-		int64		seq = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
-		char	   *location = SPI_getvalue(row, desc, 2);
-		char	   *previous = SPI_getvalue(row, desc, 3);
-		bool		table_exists = DatumGetBool(SPI_getbinval(row, desc, 8, &isnull));
-		SkadeMeta  *meta;
-		SkadeMeta  *old;
-		Datum		args[2];
-
-		CHECK_FOR_INTERRUPTS();
-		caller = MemoryContextSwitchTo(row_cxt);
-		SkadeObjectScope(SPI_getvalue(row, desc, 4), SPI_getvalue(row, desc, 5));
-		if (!SkadeWarmMetadata(location, previous, &meta, &old))
-		{
-			MemoryContextSwitchTo(caller);
-			continue;
-		}
-		/* its snapshots become resolvable, if the table is still known by that name */
-		if (table_exists)
-			SnapshotMapRecord(seq, SPI_getbinval(row, desc, 4, &isnull),
-							  SPI_getbinval(row, desc, 5, &isnull),
-							  SPI_getbinval(row, desc, 6, &isnull), location,
-							  DatumGetTimestampTz(SPI_getbinval(row, desc, 7, &isnull)),
-							  meta, old);
-		args[0] = Int64GetDatum(seq);
-		args[1] = Int64GetDatum(meta->current_snapshot_id);
-		resolving = true;
-		PG_TRY();
-		{
-			if (SPI_execute_plan(plan, args, NULL, false, 0) != SPI_OK_UPDATE)
-				elog(ERROR, "could not update skade.commit_log");
-		}
-		PG_FINALLY();
-		{
-			resolving = false;
-		}
-		PG_END_TRY();
-		MemoryContextSwitchTo(caller);
-		resolved++;
-	}
-	SPI_finish();
-	SkadeSafeSqlEnd(&safe);
-	PG_RETURN_INT64(resolved);
 }

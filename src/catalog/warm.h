@@ -16,6 +16,5 @@
 
 extern bool SkadeWarmMetadata(const char *location, const char *old_location,
 							  SkadeMeta **meta, SkadeMeta **old);
-extern bool SkadeCommitLogResolving(void);
 
 #endif							/* SKADE_WARM_H */

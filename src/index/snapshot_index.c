@@ -256,6 +256,20 @@ IndexInit(void)
 	RegisterXactCallback(index_xact_callback, NULL);
 }
 
+/*
+ * IndexSubscribe
+ *		Be told of every change of the snapshot map (in every process that
+ *		loads skade: a backend whose changes are its own reads them from the
+ *		heap, preloaded or not).
+ */
+void
+IndexSubscribe(void)
+{
+	static const SnapshotMapListener l = {IndexNoteSnapshots, IndexNoteTable, IndexNoteEverything};
+
+	SnapshotMapListen(&l);
+}
+
 static void
 index_xact_callback(XactEvent event, void *arg)
 {

@@ -20,6 +20,7 @@
 extern Size IndexShmemSize(void);
 extern void IndexShmemInit(void);
 extern void IndexInit(void);
+extern void IndexSubscribe(void);
 
 /* write side (the commit-log trigger, before the writer commits) */
 extern void IndexNoteSnapshots(Datum *ids, int n);

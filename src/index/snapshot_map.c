@@ -38,7 +38,6 @@
 #include "utils/timestamp.h"
 
 #include "util/safe_sql.h"
-#include "index/snapshot_index.h"
 #include "index/snapshot_map.h"
 
 typedef enum MapQuery
@@ -112,6 +111,19 @@ int64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static const SnapshotMapListener *listener = NULL;
+
+/*
+ * SnapshotMapListen
+ *		Who is told of every change, before it is made (the snapshot index:
+ *		IndexSubscribe, from _PG_init).
+ */
+void
+SnapshotMapListen(const SnapshotMapListener *l)
+{
+	listener = l;
+}
+
 /*
  * SnapshotMapRecord
  *		Record the snapshots of new metadata "meta" committed as commit-log
@@ -155,7 +167,8 @@ SnapshotMapRecord(int64 seq, Datum catalog, Datum ns, Datum name,
 	if (nids == 0)
 		return;
 
-	IndexNoteSnapshots(ids, nids);
+	if (listener)
+		listener->snapshots(ids, nids);
 
 	args[0] = catalog;
 	args[1] = ns;
@@ -175,8 +188,11 @@ SnapshotMapMove(Datum catalog, Datum ns, Datum name,
 {
 	Datum		args[6] = {catalog, ns, name, new_catalog, new_ns, new_name};
 
-	IndexNoteTable(catalog, ns, name);
-	IndexNoteTable(new_catalog, new_ns, new_name);
+	if (listener)
+	{
+		listener->table(catalog, ns, name);
+		listener->table(new_catalog, new_ns, new_name);
+	}
 	map_exec(M_MOVE, args, false);
 }
 
@@ -186,7 +202,8 @@ SnapshotMapDrop(Datum catalog, Datum ns, Datum name)
 {
 	Datum		args[3] = {catalog, ns, name};
 
-	IndexNoteTable(catalog, ns, name);
+	if (listener)
+		listener->table(catalog, ns, name);
 	map_exec(M_DROP, args, false);
 }
 
@@ -194,7 +211,8 @@ SnapshotMapDrop(Datum catalog, Datum ns, Datum name)
 void
 SnapshotMapTruncate(void)
 {
-	IndexNoteEverything();
+	if (listener)
+		listener->everything();
 	map_exec(M_TRUNCATE, NULL, false);
 }
 

@@ -32,6 +32,19 @@ typedef struct SnapshotHit
 } SnapshotHit;
 
 /* write side: the commit-log trigger (runs as the log's owner) */
+/*
+ * Told of each change of the map before it is made, in the writer's
+ * transaction: the snapshots a commit adds, a table whose snapshots move or
+ * go, or everything (a truncate).
+ */
+typedef struct SnapshotMapListener
+{
+	void		(*snapshots) (Datum *ids, int n);
+	void		(*table) (Datum catalog, Datum ns, Datum name);
+	void		(*everything) (void);
+} SnapshotMapListener;
+
+extern void SnapshotMapListen(const SnapshotMapListener *l);
 extern void SnapshotMapRecord(int64 seq, Datum catalog, Datum ns, Datum name,
 							  const char *location, TimestampTz committed_at,
 							  const SkadeMeta *meta, const SkadeMeta *old);

@@ -14,15 +14,9 @@
 
 #include "lib/stringinfo.h"
 
-/* Why a location could not be read (SkadeProbeLocation) */
-typedef enum SkadeReadStatus
-{
-	SKADE_READ_OK,
-	SKADE_READ_UNSUPPORTED,		/* a scheme other than file (s3://, ...) */
-	SKADE_READ_DENIED,			/* outside skade.allowed_roots, or none set */
-	SKADE_READ_MISSING,			/* no such file (inside the roots) */
-	SKADE_READ_FAILED			/* anything else */
-} SkadeReadStatus;
+#include "io/object_store.h"
+
+/* SkadeReadStatus: io/object_store.h (the object store answers probes too) */
 
 extern StringInfo SkadeReadLocation(const char *location, char **real_path);
 extern SkadeReadStatus SkadeProbeLocation(const char *location);

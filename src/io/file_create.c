@@ -62,7 +62,6 @@
 #include "io/file_create.h"
 #include "util/guc.h"
 #include "io/object_store.h"
-#include "io/written_files.h"
 #include "util/location.h"
 
 static const char *write_root_of(const char *path, const char *verb, const char **rest);
@@ -93,7 +92,7 @@ SkadeCreateFile(const char *location, const char *data, Size len)
 	PG_TRY();
 	{
 		create_at(location, dirfd, name, data, len);
-		SkadeWrittenRemember(root, rest);
+		SkadeWriteJournalOf()->remember(root, rest);
 	}
 	PG_FINALLY();
 	{
@@ -319,7 +318,7 @@ create_at(const char *location, int dirfd, const char *name, const char *data, S
 	 */
 	PG_TRY();
 	{
-		SkadeWrittenJournal(location);
+		SkadeWriteJournalOf()->journal(location);
 	}
 	PG_CATCH();
 	{

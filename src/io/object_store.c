@@ -78,7 +78,6 @@
 #include "util/location.h"
 #include "io/s3_client.h"
 #include "util/sigv4.h"
-#include "io/written_files.h"
 
 typedef S3Location S3Object;
 
@@ -166,6 +165,26 @@ static void pin_route(const S3Object *o);
 static void forget_pinned(void *arg);
 
 static SkadeNamespacePropertiesFn read_properties = NULL;
+static const SkadeWriteJournal *write_journal = NULL;
+
+/* SkadeSetWriteJournal: the journal every create goes through (skade.c) */
+void
+SkadeSetWriteJournal(const SkadeWriteJournal *j)
+{
+	write_journal = j;
+}
+
+/*
+ * SkadeWriteJournalOf
+ *		The journal; nothing is ever created without one.
+ */
+const SkadeWriteJournal *
+SkadeWriteJournalOf(void)
+{
+	if (write_journal == NULL)
+		elog(ERROR, "skade: no journal of written files");
+	return write_journal;
+}
 
 /*
  * SkadeObjectSetPropertiesReader
@@ -458,7 +477,7 @@ SkadeObjectCreate(const char *location, const char *data, size_t len)
 
 	SkadeObjectWritable(location, "write", &root, &key);
 	SkadeS3Parse(location, &o, "write", true, false);
-	SkadeWrittenJournal(location);
+	SkadeWriteJournalOf()->journal(location);
 	c = new_call("PUT", &o, NULL, 64 * 1024, NULL);
 	c->body = data;
 	c->body_len = len;
@@ -478,7 +497,7 @@ SkadeObjectCreate(const char *location, const char *data, size_t len)
 	}
 	if (c->status < 200 || c->status > 299)
 		report("write", location, c);
-	SkadeWrittenRemember(root, key);
+	SkadeWriteJournalOf()->remember(root, key);
 	return o.canonical;
 }
 

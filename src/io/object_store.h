@@ -16,8 +16,17 @@
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
-#include "io/file_access.h"
 #include "io/s3_client.h"
+
+/* Why a location could not be read (SkadeProbeLocation) */
+typedef enum SkadeReadStatus
+{
+	SKADE_READ_OK,
+	SKADE_READ_UNSUPPORTED,		/* a scheme other than file (s3://, ...) */
+	SKADE_READ_DENIED,			/* outside skade.allowed_roots, or none set */
+	SKADE_READ_MISSING,			/* no such file (inside the roots) */
+	SKADE_READ_FAILED			/* anything else */
+} SkadeReadStatus;
 
 /* where a client's requests for the objects below a prefix go */
 typedef struct SkadeObjectPrefix
@@ -44,6 +53,22 @@ typedef struct SkadeObjectPrefix
 typedef Jsonb *(*SkadeNamespacePropertiesFn) (const char *catalog, const char *ns);
 
 extern void SkadeObjectSetPropertiesReader(SkadeNamespacePropertiesFn reader);
+
+/*
+ * The journal of written files (written_files.c), as the writers of local
+ * files and objects use it: journal a location before anything is created
+ * there, remember what was created (removed if the transaction aborts).
+ * Given once by skade.c, so that the writers never call up into the
+ * journal, which calls them to remove files.
+ */
+typedef struct SkadeWriteJournal
+{
+	void		(*journal) (const char *location);
+	void		(*remember) (const char *root, const char *rest);
+} SkadeWriteJournal;
+
+extern void SkadeSetWriteJournal(const SkadeWriteJournal *j);
+extern const SkadeWriteJournal *SkadeWriteJournalOf(void);
 extern void SkadeObjectScope(const char *catalog, const char *ns);
 extern StringInfo SkadeObjectRead(const char *location, size_t cap, char **real_path);
 extern void SkadeObjectPrefetch(List *locations, size_t cap);

@@ -133,6 +133,15 @@ PG_FUNCTION_INFO_V1(skade_remove_written_file);
 PG_FUNCTION_INFO_V1(skade_compact_written_files);
 PG_FUNCTION_INFO_V1(skade_delete_at_commit);
 
+/* SkadeWrittenSubscribe: every create goes through this journal (_PG_init) */
+void
+SkadeWrittenSubscribe(void)
+{
+	static const SkadeWriteJournal j = {SkadeWrittenJournal, SkadeWrittenRemember};
+
+	SkadeSetWriteJournal(&j);
+}
+
 void
 SkadeWrittenInit(void)
 {

@@ -12,6 +12,7 @@
 #ifndef SKADE_WRITTEN_FILES_H
 #define SKADE_WRITTEN_FILES_H
 
+extern void SkadeWrittenSubscribe(void);
 extern void SkadeWrittenInit(void);
 extern void SkadeWrittenJournal(const char *location);
 extern void SkadeWrittenRemember(const char *root, const char *rest);

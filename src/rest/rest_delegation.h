@@ -14,7 +14,7 @@
 
 #include "lib/stringinfo.h"
 
-#include "rest/rest_http.h"
+#include "rest/rest_request.h"
 
 typedef enum RestDelegation
 {

@@ -16,7 +16,7 @@
 #include "lib/ilist.h"
 #include "storage/shm_mq.h"
 
-#include "rest/rest_http.h"
+#include "rest/rest_request.h"
 
 /* a request handed to the pool (owned by the caller; see RestPoolSubmit) */
 typedef struct RestJob

@@ -11,7 +11,7 @@
 #ifndef SKADE_REST_ROUTES_H
 #define SKADE_REST_ROUTES_H
 
-#include "rest/rest_http.h"
+#include "rest/rest_request.h"
 
 extern void SkadeRestRoute(RestRequest *req, RestResponse *resp);
 extern void SkadeRestWarmUp(void);

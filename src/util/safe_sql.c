@@ -25,7 +25,7 @@
  *     too, at that cost (SkadePushCatalogSearchPath, pg_compat.h);
  *   - names every relation schema-qualified and every operator as
  *     OPERATOR(pg_catalog.=) (see the statements in snapshot_map.c,
- *     commit_log.c, warm.c and snapshot_index.c);
+ *     commit_log.c, warm.c, snapshot_index.c, privileges.c and log_api.c);
  *   - when it runs as another role, does so with SECURITY_LOCAL_USERID_CHANGE
  *     and SECURITY_RESTRICTED_OPERATION (no SET ROLE, no temporary objects);
  *     the previous role is restored on return or by the abort.
