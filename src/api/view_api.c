@@ -4,7 +4,7 @@
  *	  Iceberg view metadata files: read the current one of a view, write a
  *	  new one; and the changes of a view's row, logged as API changes (the
  *	  view logic itself is SQL: skade.create_view, skade.update_view, ... in
- *	  skade--1.6.sql).
+ *	  the extension's script).
  *
  * Invariants
  *   - A view is a row of public.iceberg_tables with iceberg_type 'VIEW', as

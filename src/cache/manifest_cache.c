@@ -105,7 +105,7 @@ ManifestCache(void)
  * ManifestGet
  *		The decoded manifest at path: pinned in the cache until
  *		ManifestRelease or the end of the transaction, or freshly decoded (and cached) on a miss.  It must
- *		have expected_length bytes (-1: not recorded), else data_corrupted.
+ *		have expected_length bytes (-1: not recorded), else 22SK1.
  */
 const SkadeManifest *
 ManifestGet(const char *path, int64 expected_length)

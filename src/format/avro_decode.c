@@ -25,7 +25,7 @@
  *	 - malformed data is 22SK1 "could not read a record of Avro file"; its
  *	   detail keeps the words libavro-c used for the same faults (e.g.
  *	   "Cannot read int value: Cannot read 1 bytes from memory buffer"),
- *	   which skade reported when it read manifests through libavro-c;
+ *	   as avro_reader.c reports for the files it reads through libavro-c;
  *	 - strings become text only through SkadeAvroDatumText and the jsonb
  *	   conversion, which check them for valid UTF-8 without NUL.
  *
@@ -109,12 +109,6 @@ const SkadeAvroSchema *
 SkadeAvroDecoderSchema(const SkadeAvroDecoder *dec)
 {
 	return dec->s;
-}
-
-const char *
-SkadeAvroDecoderLocation(const SkadeAvroDecoder *dec)
-{
-	return dec->c->location;
 }
 
 /*

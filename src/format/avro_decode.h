@@ -71,6 +71,5 @@ extern const char *SkadeAvroDatumText(const SkadeAvroDecoder *dec, const SkadeAv
 extern Datum SkadeAvroDatumJsonb(const SkadeAvroDecoder *dec, const SkadeAvroDatum *rec);
 extern bool SkadeAvroDatumBinary(const SkadeAvroDecoder *dec, const SkadeAvroDatum *d,
 								 StringInfo out);
-extern const char *SkadeAvroDecoderLocation(const SkadeAvroDecoder *dec);
 
 #endif							/* SKADE_AVRO_DECODE_H */

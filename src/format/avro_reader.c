@@ -54,7 +54,6 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
-#include "utils/jsonb.h"
 #include "utils/memutils.h"
 
 #include "format/avro_container.h"
@@ -123,8 +122,6 @@ pg_noreturn static void report_avro(const SkadeAvroFile *f, const char *what);
 static void check_text(const SkadeAvroFile *f, const char *s, size_t len, const char *what);
 static bool field_value(const SkadeAvroValue *rec, const char *name, avro_value_t *out);
 static bool int_value(const avro_value_t *value, int64 *out);
-static JsonbValue *push_jsonb(JsonbParseState **state, const avro_value_t *value,
-							  const SkadeAvroFile *f, JsonbIteratorToken tok);
 pg_noreturn static void type_mismatch(const SkadeAvroValue *rec, const char *name,
 						  const char *expected);
 static bool set_field(SkadeAvroValue *rec, const char *name, bool null, avro_value_t *out);
@@ -429,163 +426,6 @@ SkadeAvroMeta(const SkadeAvroFile *f, const char *key)
 	return SkadeAvroContainerMeta(f->container, key);
 }
 
-/* the real path of the file read (after symbolic links) */
-const char *
-SkadeAvroRealPath(const SkadeAvroFile *f)
-{
-	return f->real_path;
-}
-
-/* the size of the file in bytes, as read */
-size_t
-SkadeAvroFileSize(const SkadeAvroFile *f)
-{
-	return f->bytes->len;
-}
-
-/*
- * SkadeAvroToJsonb
- *		A record (e.g. a data file's partition) as a jsonb object: null,
- *		booleans, numbers (NaN and infinities as strings), strings, "\\x"
- *		hex for bytes and fixed, nested records and arrays.
- */
-Datum
-SkadeAvroToJsonb(const SkadeAvroValue *value)
-{
-	JsonbParseState *state = NULL;
-	JsonbValue *res;
-
-	if (avro_value_get_type(&value->v) != AVRO_RECORD)
-		ereport(ERROR,
-				(errcode(ERRCODE_SKADE_INVALID_FILE),
-				 errmsg("Avro file \"%s\" has a value of type %d where a record belongs",
-						value->file->location, (int) avro_value_get_type(&value->v))));
-	res = push_jsonb(&state, &value->v, value->file, WJB_VALUE);
-	return JsonbPGetDatum(JsonbValueToJsonb(res));
-}
-
-/* push one Avro value as jsonb; tok says where (WJB_VALUE or WJB_ELEM) */
-static JsonbValue *
-push_jsonb(JsonbParseState **state, const avro_value_t *value, const SkadeAvroFile *f,
-		   JsonbIteratorToken tok)
-{
-	avro_value_t v = *value;
-	JsonbValue	jv;
-	JsonbValue *res = NULL;
-	size_t		n,
-				i;
-
-	check_stack_depth();
-	if (avro_value_get_type(&v) == AVRO_UNION)
-	{
-		avro_value_t b;
-
-		if (avro_value_get_current_branch(&v, &b) != 0)
-			return pushJsonbValue(state, tok, SkadeJbNull(&jv));
-		v = b;
-	}
-	switch (avro_value_get_type(&v))
-	{
-		case AVRO_NULL:
-			return pushJsonbValue(state, tok, SkadeJbNull(&jv));
-		case AVRO_BOOLEAN:
-			{
-				int			b;
-
-				avro_value_get_boolean(&v, &b);
-				return pushJsonbValue(state, tok, SkadeJbBool(&jv, b != 0));
-			}
-		case AVRO_INT32:
-			{
-				int32_t		x;
-
-				avro_value_get_int(&v, &x);
-				return pushJsonbValue(state, tok, SkadeJbInt(&jv, x));
-			}
-		case AVRO_INT64:
-			{
-				int64_t		x;
-
-				avro_value_get_long(&v, &x);
-				return pushJsonbValue(state, tok, SkadeJbInt(&jv, x));
-			}
-		case AVRO_FLOAT:
-		case AVRO_DOUBLE:
-			{
-				double		x;
-				float		fx;
-				bool		single = avro_value_get_type(&v) == AVRO_FLOAT;
-
-				if (single)
-				{
-					avro_value_get_float(&v, &fx);
-					x = fx;
-				}
-				else
-					avro_value_get_double(&v, &x);
-				if (isnan(x) || isinf(x))
-					SkadeJbString(&jv, isnan(x) ? "NaN" : (x > 0 ? "Infinity" : "-Infinity"));
-				else
-					SkadeJbNumber(&jv, psprintf(single ? "%.9g" : "%.17g", x));
-				return pushJsonbValue(state, tok, &jv);
-			}
-		case AVRO_STRING:
-			{
-				const char *str;
-
-				avro_value_get_string(&v, &str, &n);
-				n = n > 0 ? n - 1 : 0;
-				check_text(f, str, n, "a string value");
-				return pushJsonbValue(state, tok, SkadeJbText(&jv, pnstrdup(str, n), n));
-			}
-		case AVRO_BYTES:
-		case AVRO_FIXED:
-			{
-				const void *p;
-
-				if (avro_value_get_type(&v) == AVRO_BYTES)
-					avro_value_get_bytes(&v, &p, &n);
-				else
-					avro_value_get_fixed(&v, &p, &n);
-				SkadeHexJsonb(p, n, &jv);
-				return pushJsonbValue(state, tok, &jv);
-			}
-		case AVRO_RECORD:
-			avro_value_get_size(&v, &n);
-			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-			for (i = 0; i < n; i++)
-			{
-				avro_value_t child;
-				const char *name;
-
-				avro_value_get_by_index(&v, i, &child, &name);
-				pushJsonbValue(state, WJB_KEY, SkadeJbString(&jv, pstrdup(name)));
-				push_jsonb(state, &child, f, WJB_VALUE);
-			}
-			res = pushJsonbValue(state, WJB_END_OBJECT, NULL);
-			break;
-		case AVRO_ARRAY:
-			avro_value_get_size(&v, &n);
-			pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
-			for (i = 0; i < n; i++)
-			{
-				avro_value_t child;
-
-				avro_value_get_by_index(&v, i, &child, NULL);
-				push_jsonb(state, &child, f, WJB_ELEM);
-			}
-			res = pushJsonbValue(state, WJB_END_ARRAY, NULL);
-			break;
-		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("Avro file \"%s\" holds a value of a type skade does not read",
-							f->location),
-					 errdetail("Avro type %d.", (int) avro_value_get_type(&v))));
-	}
-	return res;
-}
-
 /* ---------------------------------------------------------------- fields */
 
 bool
@@ -694,20 +534,6 @@ SkadeAvroArrayElement(const SkadeAvroValue *array, int i)
 		e->v = b;
 	}
 	return e;
-}
-
-/* an int or long value itself (e.g. an array element); false if null */
-bool
-SkadeAvroAsLong(const SkadeAvroValue *value, int64 *out)
-{
-	if (avro_value_get_type(&value->v) == AVRO_NULL)
-		return false;
-	if (!int_value(&value->v, out))
-		ereport(ERROR,
-				(errcode(ERRCODE_SKADE_INVALID_FILE),
-				 errmsg("Avro file \"%s\" has a value of type %d where an int or long belongs",
-						value->file->location, (int) avro_value_get_type(&value->v))));
-	return true;
 }
 
 /* an int or long value into *out; false if it is of another type */

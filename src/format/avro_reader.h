@@ -36,9 +36,6 @@ extern SkadeAvroFile *SkadeAvroOpenBytes(const char *location, StringInfo bytes,
 extern const SkadeAvroValue *SkadeAvroNext(SkadeAvroFile *f);
 extern void SkadeAvroClose(SkadeAvroFile *f);
 extern const char *SkadeAvroMeta(const SkadeAvroFile *f, const char *key);
-extern size_t SkadeAvroFileSize(const SkadeAvroFile *f);
-extern const char *SkadeAvroRealPath(const SkadeAvroFile *f);
-extern Datum SkadeAvroToJsonb(const SkadeAvroValue *value);
 
 /* field accessors: false when the field is absent or null */
 extern bool SkadeAvroField(const SkadeAvroValue *rec, const char *name, SkadeAvroValue **out);
@@ -49,7 +46,6 @@ extern bool SkadeAvroBytes(const SkadeAvroValue *rec, const char *name,
 						   const char **out, size_t *len);
 extern int	SkadeAvroArrayLength(const SkadeAvroValue *array);
 extern SkadeAvroValue *SkadeAvroArrayElement(const SkadeAvroValue *array, int i);
-extern bool SkadeAvroAsLong(const SkadeAvroValue *value, int64 *out);
 extern int	SkadeAvroRecordSize(const SkadeAvroValue *rec);
 extern bool SkadeAvroBinaryAt(const SkadeAvroValue *rec, int i, StringInfo out);
 

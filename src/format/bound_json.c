@@ -4,7 +4,7 @@
  *	  Column statistics of a data file as readable JSON: bounds in Iceberg's
  *	  single-value serialisation decoded by the column's type.
  *
- * Invariants: a bound of the wrong width for its type is data_corrupted
+ * Invariants: a bound of the wrong width for its type is 22SK1
  * (SkadeBoundJsonb) or, asked beforehand, not readable (SkadeBoundReadable),
  * so that a caller can precompute the JSON of good files and leave the
  * error to the moment a bad one is returned.  Values are built as

@@ -22,7 +22,7 @@
  * values until the result is laid out.
  *
  * Errors name the file and the field: malformed JSON (22032, with line and
- * column), a missing or mistyped required field (XX001), an unknown format
+ * column), a missing or mistyped required field (22SK1), an unknown format
  * version (0A000), a parse past its memory budget (54000).  jansson's own
  * nesting limit stops deep nesting.
  *

@@ -39,7 +39,7 @@
  *   - The dirty sets are fixed-size shared tables (HASH_FIXED_SIZE): when
  *     one is full, everything is dirty (see above); never more memory.
  *
- * Publication (handle + generation, see c-building-blocks §2.6): the worker
+ * Publication (a DSM handle and a generation): the worker
  * builds a segment, pins it, swaps (handle, gen) under the index LWLock,
  * then unpins the previous one, which disappears when its last reader
  * detaches.  Backends attach lazily under the shared lock (so the handle

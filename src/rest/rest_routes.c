@@ -36,7 +36,7 @@
  *     key is 422.  Expired answers are swept by each keyed change and by
  *     SkadeRestSweepIdempotency (a worker's idle loop).
  *   - Views are served from skade's view functions (create_view,
- *     update_view, view_metadata, ...: skade--1.8.sql), a missing one
+ *     update_view, view_metadata, ...: the extension's script), a missing one
  *     answered NoSuchViewException.
  *   - loadTable's body is the metadata text as the cache holds it, spliced
  *     in, never rebuilt; gzip-compressed once per metadata file and mode and

@@ -6,7 +6,7 @@
  *	  the base metadata text, instead of converting megabytes of metadata to
  *	  jsonb, editing it and parsing the result again.
  *
- * Contract with update_table (PL/pgSQL, skade--1.3.sql)
+ * Contract with update_table (PL/pgSQL, in the extension's script)
  *   - update_table calls this right after it has locked the table's row,
  *     with the locked base location.  A location back means the commit is
  *     done (or, with no change, that nothing was written); NULL means "not
@@ -532,7 +532,7 @@ check_requirements(FastCommit *fc, Jsonb *requirements)
 
 /*
  * One requirement: false if its shape is not ours; with raise, a failed one
- * is reported (the engine's messages, skade--1.6.sql update_table).
+ * is reported (the engine's messages, PL/pgSQL update_table).
  */
 static bool
 check_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
