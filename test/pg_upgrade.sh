@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pg_upgrade test (t/017_pg_upgrade.pl): builds skade for the old and the
+# The pg_upgrade test (test/tap/017_pg_upgrade.pl): builds skade for the old and the
 # new major, installs it into both, and runs the test as the user postgres
 # (as root; the servers cannot run as root), printing prove's result.
 #
@@ -83,7 +83,7 @@ fi
         SKADE_UPGRADE_FROM="$from_cfg" SKADE_UPGRADE_TO="$to_cfg" \
         TESTDIR="$work/run" PG_REGRESS="$pg_regress" \
         PATH="$("$from_cfg" --bindir):$PATH" \
-        prove ${PROVE_FLAGS:-} -I "$perl_modules" -I . t/017_pg_upgrade.pl
+        prove ${PROVE_FLAGS:-} -I "$perl_modules" -I . test/tap/017_pg_upgrade.pl
 )
 rc=$?
 if [ $rc -ne 0 ]; then

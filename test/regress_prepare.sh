@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Prepares a hermetic pg_regress/isolation run (make installcheck runs it
 # through REGRESS_PREP): per-run scratch directories, the fixtures copied
-# there with their recorded paths rewritten, and the tests' sql/, expected/
-# and specs/ copied to OUT with the fixed paths they name replaced by this
-# run's directories.  The new paths are exactly as long as the old ones, so
+# there with their recorded paths rewritten, and the tests (test/regress/sql
+# and expected, test/isolation/specs and expected) copied to OUT's sql/,
+# expected/ and specs/ with the fixed paths they name replaced by this run's
+# directories.  The new paths are exactly as long as the old ones, so
 # expected output (column widths included) is unchanged.
 #   /tmp/skade-fixtures    -> FX   = /tmp/skade-XXXXXXXX (the table fixtures)
 #   /tmp/skade-fixture-py  -> FX/p (the pyiceberg fixtures)
@@ -48,7 +49,12 @@ chmod 755 "$fx" "$sc" "$fx2"
 "$py" "$src/test/fixtures.py" "$src/data" "$fx2"
 for d in sql expected specs; do
 	mkdir -p "$out/$d"
-	for f in "$src/$d"/*; do
+	case $d in
+	sql) from=("$src/test/regress/sql"/*) ;;
+	expected) from=("$src/test/regress/expected"/* "$src/test/isolation/expected"/*) ;;
+	specs) from=("$src/test/isolation/specs"/*) ;;
+	esac
+	for f in "${from[@]}"; do
 		# (and the tests' source directory is the checkout, not OUT)
 		sed -e "s#/tmp/skade-fixture-py#$fx/p#g" -e "s#/tmp/skade-fixtures#$fx#g" \
 			-e "s#/tmp/skade-fixture2#$fx2#g" -e "s#/tmp/skade_regress#$sc#g" \

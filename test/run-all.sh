@@ -123,7 +123,7 @@ NEWEST=${SKADE_PG_NEWEST:-18}
 
 # pg_upgrade keeps a skade catalog: a 15 cluster with content upgraded to the newest major, copy
 # and --link mode, every read function, the index, the mirror, new commits and the commit-log
-# chain checked afterwards (t/017_pg_upgrade.pl)
+# chain checked afterwards (test/tap/017_pg_upgrade.pl)
 suite "pg_upgrade 15 -> $NEWEST (copy and --link)" env SKADE_UPGRADE_TO_MAJOR="$NEWEST" bash "$WORK/test/pg_upgrade.sh"
 
 # the fuzzer: a bounded pass with a fixed seed (test/fuzz/README.md); it

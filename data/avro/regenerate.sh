@@ -4,7 +4,7 @@
 #   data/avro/regenerate.sh
 #
 # Writes every table at FIXTURE_ROOT (default /tmp/skade-fixtures/avro, the root
-# sql/avro_formats.sql copies them back to), so the absolute paths inside point
+# test/regress/sql/avro_formats.sql copies them back to), so the absolute paths inside point
 # there, then copies FIXTURE_ROOT to warehouse/ here.  Needs python3 (a venv at
 # $SKADE_AVRO_VENV, default /tmp/skade-avro-venv, is made from requirements.txt),
 # Java 17 and Maven with Iceberg 1.12.0 (test/interop/java/pom.xml's class path;

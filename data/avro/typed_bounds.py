@@ -1,5 +1,5 @@
 """Tables with decimal, uuid, binary and fixed columns for the plan_files()
-cases of sql/manifests.sql: every bound, partition value and partition
+cases of test/regress/sql/manifests.sql: every bound, partition value and partition
 summary is written byte by byte here (the encoders of hostile.py, no Avro
 library), the same bytes on every run.  No data file exists: plan_files()
 reads only manifests.

@@ -280,7 +280,7 @@ like($want->{map}, qr/,events,/, 'old: the snapshot map has the client\'s snapsh
 like($want->{'plan_files made'}, qr/f\.parquet/, 'old: plan_files reads the manifests');
 like($want->{'refs made'}, qr/\(v1,tag,11,86400000/, 'old: refs');
 # the version this tree installs (skade.control), the same on both sides of the upgrade
-my ($skade_version) = slurp_file(dirname(__FILE__) . '/../skade.control') =~ /^default_version = '([^']+)'/m
+my ($skade_version) = slurp_file(dirname(__FILE__) . '/../../skade.control') =~ /^default_version = '([^']+)'/m
   or die 'no default_version in skade.control';
 is($want->{version}, "$skade_version skade", "old: skade $skade_version");
 is(join(',', sort grep { $want->{$_} eq '' } keys %$want), '', 'old: every observation has an answer');
