@@ -29,8 +29,11 @@
  *   - Executors above skade.rest_workers that stay idle for
  *     EXECUTOR_IDLE_LIFETIME are retired (their queue detached: they exit
  *     0); one that ends under a request (terminated, FATAL) loses it: a
- *     500 (the change's state is unknown; 503 if it had not received all
- *     of the request) — the listener keeps at least skade.rest_workers
+ *     500 (the change's state is unknown).  A request it had not received
+ *     whole never ran: it goes back to the head of the queue, for another
+ *     executor (503 once MAX_HANDOFFS executors ended under it, its queue
+ *     wait still bounded by skade.rest_queue_timeout) — the listener keeps
+ *     at least skade.rest_workers
  *     executors running, starting one at most every RESTART_BACKOFF_MS
  *     after one ended.
  *   - Each executor's DSM segment holds its two queues (listener to
@@ -67,6 +70,7 @@
 #define MAX_EXECUTORS	256
 #define EXECUTOR_IDLE_LIFETIME_MS	60000
 #define RESTART_BACKOFF_MS	1000
+#define MAX_HANDOFFS	3		/* executors a request may find ended */
 
 typedef enum ExecutorState
 {
@@ -134,6 +138,7 @@ RestPoolSubmit(RestJob *job)
 
 	job->executor = -1;
 	job->queued = false;
+	job->handoffs = 0;
 	job->submitted = GetCurrentTimestamp();
 	if (!target_full(job))
 	{
@@ -319,13 +324,26 @@ stop_executor(int i, bool retire)
 		RestJob    *job = e->job;
 
 		e->job = NULL;
-		stats.lost++;
+		job->executor = -1;
 		if (e->sent)
+		{
+			stats.lost++;
 			finish(job, 500, "InternalServerError",
 				   "the worker serving this request ended; a change it made may or may not have been committed");
+		}
+		else if (++job->handoffs < MAX_HANDOFFS)
+		{
+			/* it never had the whole request: first in line for another one */
+			job->queued = true;
+			dlist_push_head(&queue, &job->node);
+			nqueued++;
+		}
 		else
+		{
+			stats.lost++;
 			finish(job, 503, "ServiceUnavailableException",
 				   "the worker for this request ended before it received the request; nothing was done");
+		}
 	}
 	if (!retire)
 		last_start_failure = GetCurrentTimestamp();

@@ -28,6 +28,7 @@ typedef struct RestJob
 	bool		commit;			/* a commit: a queue timeout answers 409 */
 	int			executor;		/* running on it, or -1 */
 	bool		queued;
+	int			handoffs;		/* executors that ended before it was sent */
 	TimestampTz submitted;
 	void	   *owner;			/* the caller's (RestJobDone gets the job back) */
 } RestJob;

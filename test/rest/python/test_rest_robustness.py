@@ -10,6 +10,8 @@ all", far above the 2 s idle timeout.)
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import threading
 import time
@@ -216,6 +218,32 @@ def test_pg_stat_activity_shows_the_workers(pg):
     marker = f"robustness-marker-{time.time_ns()}"
     call("GET", restenv.url(f"namespaces/{marker}"))
     assert any(marker in (r[3] or "") for r in rest_workers(pg)), rest_workers(pg)
+
+
+def test_request_for_an_executor_that_just_ended_runs_elsewhere(pg):
+    """A request handed to an idle executor that ended before the listener noticed never
+    reached it: it runs on another executor (once one is there), it is not answered 503.
+    Made certain by stopping the listener (SIGSTOP) while every executor is terminated and
+    the request arrives on a keep-alive connection the listener already reads."""
+    listener = pg_query(pg, "SELECT pid FROM pg_stat_activity WHERE backend_type = 'skade rest listener'")[0][0]
+    session = requests.Session()
+    assert session.get(CONFIG, headers=restenv.auth(), timeout=10).status_code == 200
+    victims = [r[0] for r in rest_workers(pg)]
+    answer = {}
+    os.kill(listener, signal.SIGSTOP)
+    try:
+        for v in victims:
+            pg_query(pg, "SELECT pg_terminate_backend(%s)", (v,))
+        assert wait_until(lambda: not set(victims) & {r[0] for r in rest_workers(pg)}, within=10)
+        t = threading.Thread(target=lambda: answer.update(
+            r=session.get(CONFIG, headers=restenv.auth(), timeout=30)))
+        t.start()
+        time.sleep(0.3)         # (the request waits in the connection's socket)
+    finally:
+        os.kill(listener, signal.SIGCONT)
+    t.join(40)
+    assert answer["r"].status_code == 200, (answer["r"].status_code, answer["r"].text)
+    assert wait_until(lambda: len(rest_workers(pg)) >= pool_bounds(pg)[0], within=10)
 
 
 def test_terminated_worker_is_restarted(pg):
