@@ -136,7 +136,7 @@ suite "REST fuzzer (bounded pass, seed 1)" "$SKADE_ROOT/test/rest/fuzz/run.sh" -
 # a full disk under skade's writes (mounts a small tmpfs: root)
 suite "faults: a full disk" "$SKADE_ROOT/test/faults/disk_full.sh"
 
-# object storage (issue 13): a moto S3 server (from PyPI, in test/s3/.venv),
+# object storage: a moto S3 server (from PyPI, in test/s3/.venv),
 # the fixtures on S3 answering as on local files, then S3 faults through a
 # proxy
 if [ -x "$SKADE_ROOT/test/s3/equivalence.sh" ]; then
@@ -190,13 +190,13 @@ if [ -n "${MAJOR_CONFIG[$NEWEST]:-}" ]; then
             SKADE_SPARK_VENV="$SKADE_ROOT/test/interop/spark/.venv" "$WORK/test/delegation/run.sh"
     fi
 fi
-# the REST catalog (issue 14): pyiceberg RestCatalog, the protocol over plain HTTP,
+# the REST catalog: pyiceberg RestCatalog, the protocol over plain HTTP,
 # robustness and mixed writers against a server with skade.rest_port set
 if [ -x "$WORK/test/rest/run.sh" ]; then
     suite "REST catalog (pyiceberg RestCatalog, protocol, robustness, mixed writers)" \
         env SKADE_VENV="$SKADE_ROOT/test/interop/python/.venv" "$WORK/test/rest/run.sh"
 fi
-# access delegation (issue 28): vended STS credentials and remote signing, against MinIO
+# access delegation: vended STS credentials and remote signing, against MinIO
 # (built once from the Go module proxy), which enforces the session policies
 if [ -x "$WORK/test/delegation/run.sh" ]; then
     suite "access delegation on MinIO (pyiceberg, Java RESTCatalog, Spark; no client keys)" \

@@ -1,6 +1,6 @@
 """Hostile Avro inputs for test/regress/sql/avro_hostile.sql: manifest lists and
 manifests that crashed a backend, blew up its memory or produced garbage
-rows before skade validated Avro files itself (issue 10), plus their
+rows before skade validated Avro files itself, plus their
 neighbours.  Every file is written byte by byte here (no Avro library), the
 same bytes on every run:
 

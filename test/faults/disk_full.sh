@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A full disk under skade's writes (issue 12): the table's warehouse is a
+# A full disk under skade's writes: the table's warehouse is a
 # small tmpfs (mounted here, so this needs root: run-all runs it as root; the
 # server runs as postgres).  Filled up, update_table and create_table fail
 # with 53100 (disk_full), the pointer and the commit log are unchanged and no

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# S3 faults under skade (issue 13): a proxy (test/s3/fault_proxy.py) between
+# S3 faults under skade: a proxy (test/s3/fault_proxy.py) between
 # skade and a moto S3 server that checks SigV4 signatures plays a server
 # that is down, slow, throttling, failing, denying, hanging, or sending
 # truncated or altered bodies; test/s3/faults_s3.py says what skade must do

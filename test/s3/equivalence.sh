@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# skade on S3 answers as on local files (issue 13): the fixture tables of
+# skade on S3 answers as on local files: the fixture tables of
 # data/ re-homed twice (test/s3/fixtures_s3.py: a local copy and a copy in a
 # moto S3 server that checks SigV4 signatures), every read function compared
 # on both, the caches (no second GET), and the metadata writer on S3

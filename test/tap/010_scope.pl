@@ -1,4 +1,4 @@
-# Shared state knows its scope (issue 11 §1): the L1 pointer mirror never
+# Shared state knows its scope: the L1 pointer mirror never
 # answers with another database's pointers, never survives its catalog table
 # being dropped and re-adopted or its trigger being disabled, is not flushed
 # by VACUUM/ANALYZE, stays within skade.pointer_cache_entries (and within the

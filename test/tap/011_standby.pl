@@ -1,4 +1,4 @@
-# Hot standbys answer exactly as their own heap does (issue 11 §2): a
+# Hot standbys answer exactly as their own heap does: a
 # primary takes concurrent commits through both paths (skade.commit_table and
 # client UPDATEs, from pgbench) plus renames, drops, re-registrations and
 # commit_transaction; readers on a streaming standby, at READ COMMITTED and

@@ -1,4 +1,4 @@
-# A pg_dump of a skade database restores exactly (issue 11 §3): plain
+# A pg_dump of a skade database restores exactly: plain
 # pg_dump | psql (ON_ERROR_STOP) and pg_dump -Fc | pg_restore
 # --single-transaction into new databases give the same catalog rows,
 # namespace properties, commit log (every row, seq included), snapshot_map

@@ -1,4 +1,4 @@
-# Upgrades (issue 11 §3): a database on the previous version (1.0), with
+# Upgrades: a database on the previous version (1.0), with
 # catalog data, is updated by ALTER EXTENSION skade UPDATE and then has
 # exactly the schema of a fresh install (pg_dump --schema-only
 # --binary-upgrade, which spells out every member of the extension, compared

@@ -1,4 +1,4 @@
-# Server-side commits under concurrency (issue 12): pgbench clients run
+# Server-side commits under concurrency: pgbench clients run
 # skade.update_table() against one table at once, some with a requirement
 # that races (assert-ref-snapshot-id on main while others move main), beside
 # plain JDBC-style UPDATEs that roll the pointer back and forth between files

@@ -1,4 +1,4 @@
-# Faults around skade's own writes (issue 12): a crash between writing a
+# Faults around skade's own writes: a crash between writing a
 # metadata file and committing leaves the pointer unchanged and the file an
 # orphan that skade.orphan_files() finds after restart and
 # skade.sweep_orphan_files() removes; a directory skade may not write into

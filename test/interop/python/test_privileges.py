@@ -1,5 +1,5 @@
-"""Privileges per namespace and table through a JDBC-catalog client's own statements
-(issue 27, part 4): pyiceberg's SqlCatalog connected as members of skade_user sees and
+"""Privileges per namespace and table through a JDBC-catalog client's own statements:
+pyiceberg's SqlCatalog connected as members of skade_user sees and
 changes only what skade.grant() allows them, by the row-level security of iceberg_tables and
 iceberg_namespace_properties -- the same rule the SQL API and REST apply."""
 

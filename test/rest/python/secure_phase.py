@@ -1,4 +1,4 @@
-"""Holds the REST suite's server on TLS with OpenID tokens while real clients run (issue 27):
+"""Holds the REST suite's server on TLS with OpenID tokens while real clients run:
 
     secure_phase.py ::: COMMAND [ARGS...] [::: COMMAND [ARGS...] ...]
 

@@ -14,7 +14,7 @@ X-Iceberg-* headers and the query of GET /v1/config.  With --prefix NAME the pro
 server that answers GET /v1/config with overrides {"prefix": NAME} and serves every route
 only under /v1/NAME/... (it strips the prefix before forwarding, and answers 404 in the REST
 error model for an unprefixed route): a run that passes shows that pyiceberg takes the
-prefix from /v1/config, as skade's server will want it (issue 14: prefix = catalog name).
+prefix from /v1/config, as skade's server will want it (prefix = catalog name).
 
 Which RestCatalog properties matter (pyiceberg 0.12.0, pyiceberg/catalog/rest/__init__.py):
   uri        the base URI; "v1/..." is appended (a trailing slash or not)

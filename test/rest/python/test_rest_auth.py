@@ -1,4 +1,4 @@
-"""Who a REST request is (issue 27, parts 1 and 2): static tokens follow their role, and
+"""Who a REST request is: static tokens follow their role, and
 bearer JWTs of an OpenID provider the test runs itself.
 
 Tokens: refused for a NOLOGIN role, an expired role (VALID UNTIL), a dropped role (also

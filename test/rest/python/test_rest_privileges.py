@@ -1,4 +1,4 @@
-"""Privileges per namespace and table over REST (issue 27, part 4): the same grants as in
+"""Privileges per namespace and table over REST: the same grants as in
 SQL (skade.grant), the same answers. A member of skade_user lists only what it may see;
 a table or namespace it may not see is absent (404, the same answer as for one that does
 not exist, so it cannot be probed); a change of something it may see but not write is 403

@@ -1,4 +1,4 @@
-"""TLS on the REST port (issue 27, part 3): skade.rest_tls_cert_file / _key_file turn the
+"""TLS on the REST port: skade.rest_tls_cert_file / _key_file turn the
 port to TLS 1.2+ only (reloaded, no restart); pyiceberg connects with ssl.cabundle, a client
 trusting another CA fails the handshake, plain HTTP is refused; a certificate rotated on
 reload serves new connections while old ones finish on the old one; an unusable key file

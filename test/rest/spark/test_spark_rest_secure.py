@@ -1,4 +1,4 @@
-"""Spark 3.5 over skade's REST catalog on https with an OAuth2 client credential (issue 27):
+"""Spark 3.5 over skade's REST catalog on https with an OAuth2 client credential:
 Iceberg's RESTCatalog inside Spark fetches its token from the test's OpenID provider
 (credential + oauth2-server-uri), refreshes it as it nears expiry, and trusts the REST port
 through javax.net.ssl.trustStore. A table is made, written before and after the token's

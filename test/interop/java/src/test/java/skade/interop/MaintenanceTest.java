@@ -53,7 +53,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Table maintenance run by skade on tables other clients wrote, then checked by Java's
- * JdbcCatalog (issue 12):
+ * JdbcCatalog:
  *
  * <ul>
  *   <li>skade.expire_snapshots(older_than => now(), retain_last => 2, delete_files => true) on

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Privileges per namespace (issue 27, part 4) through a stock JdbcCatalog connected as members
+ * Privileges per namespace through a stock JdbcCatalog connected as members
  * of skade_user: it sees and changes only what skade.grant() allows, by the row-level security
  * of the JDBC tables -- the same rule as the SQL API, pyiceberg's SqlCatalog and REST.
  */

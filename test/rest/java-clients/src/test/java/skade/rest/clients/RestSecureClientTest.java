@@ -1,6 +1,6 @@
 /*
- * RestSecureClientTest: a stock Java RESTCatalog over https with an OAuth2 client credential
- * (issue 27): the client fetches its token from the OpenID provider of test/rest (idp.py,
+ * RestSecureClientTest: a stock Java RESTCatalog over https with an OAuth2 client credential:
+ * the client fetches its token from the OpenID provider of test/rest (idp.py,
  * started by secure_phase.py) with credential + oauth2-server-uri, refreshes it itself as it
  * nears expiry (the provider issues short-lived tokens), and trusts skade's REST port through
  * javax.net.ssl.trustStore (the test CA's PKCS12 store).  A namespace and a table are made,
