@@ -2,7 +2,7 @@
 # Why the stree64 probe loop alone is slower on PostgreSQL 18 than on 15 (bench/majors.sh):
 # the server or the compiler flags? PGXS compiles skade with the server's own CFLAGS, and
 # Debian's 15 adds flags (-g -fno-omit-frame-pointer -fstack-protector-strong) the wheel's 18
-# lacks. This measures skade.stree64_bench (1M keys, 1M random lookups, ns per lookup: binary
+# lacks. This measures skade_test.stree64_bench (1M keys, 1M random lookups, ns per lookup: binary
 # search, scalar, AVX2, batched) on three builds, one server at a time, rounds alternating:
 #   15             skade built for 15 (its flags)
 #   MAJOR          skade built for MAJOR (its flags)
@@ -64,8 +64,9 @@ measure() {
     install -m 755 "$WORK/$name.so" "$(cat "$WORK/lib-$name")/skade.so"
     start_server "$WORK/pg-$name" "$PORT"
     pg "$PORT" -qc 'CREATE EXTENSION skade' postgres >/dev/null
+    pg "$PORT" -q -f "$SKADE_ROOT/test/functions.sql" postgres >/dev/null
     printf '%s\t%s\n' "$name" "$(pg "$PORT" -Atc "SELECT string_agg(coalesce(round(ns_per_lookup::numeric, 1)::text, 'nan'), ' '
-        ORDER BY method) FROM skade.stree64_bench(1000000, 1000000)" postgres)" | tee -a "$WORK/results.tsv"
+        ORDER BY method) FROM skade_test.stree64_bench(1000000, 1000000)" postgres)" | tee -a "$WORK/results.tsv"
     stop_server "$WORK/pg-$name"
 }
 log "stree64_bench, ns per lookup: $(echo 'binary search, stree64 avx2, stree64 batched, stree64 scalar')"

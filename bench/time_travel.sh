@@ -66,8 +66,8 @@ ms_best() {
 
 echo
 echo "setup: $(python3 -c "print(f'{$MAP:,}')") snapshots over 1,000 tables in skade.snapshot_map"
+pg "$PORT" -q -c 'CREATE EXTENSION skade' -f "$SKADE_ROOT/test/functions.sql" >/dev/null
 pg "$PORT" -q >/dev/null <<SQL
-CREATE EXTENSION skade;
 SELECT skade.create_namespace('b');
 INSERT INTO skade.snapshot_map
 SELECT 'skade', 'b', 't' || (g % 1000), (g::bigint * 2654435761) % 9000000000000000000, g % 7 <> 0,
@@ -136,7 +136,7 @@ pg "$PORT" -Atq -c "SELECT '  routing: tree answers ' || tree_answers || ', heap
 
 echo
 echo "tree probe alone, 1M keys, 1M random lookups (ns per key; target <= 60 batched)"
-pg "$PORT" -Atq -F ' ' -c "SELECT method, round(ns_per_lookup::numeric, 1) FROM skade.stree64_bench(1000000, 1000000)" | sed 's/^/  /'
+pg "$PORT" -Atq -F ' ' -c "SELECT method, round(ns_per_lookup::numeric, 1) FROM skade_test.stree64_bench(1000000, 1000000)" | sed 's/^/  /'
 
 echo
 echo "P4: load_table_as_of on a table with $(human "$ASOF") snapshots ($(($(stat -c %s "$FILES/big.metadata.json") / 1000000)) MB of metadata) vs a linear walk of its snapshot log"

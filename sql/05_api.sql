@@ -151,20 +151,4 @@ CREATE FUNCTION skade.index_status(OUT enabled boolean, OUT database text,
 								   OUT implementation text)
 	RETURNS record AS 'MODULE_PATHNAME', 'skade_index_status' LANGUAGE C VOLATILE
 	PARALLEL RESTRICTED;
--- tree-routed vs heap-only answers on the same snapshot (property tests)
-CREATE FUNCTION skade.index_check(snapshot_ids bigint[]) RETURNS bigint
-	AS 'MODULE_PATHNAME', 'skade_index_check' LANGUAGE C STABLE
-	COST 10000 PARALLEL RESTRICTED;
-
-/* -------------------------------------------------------------- STree64 */
-
-CREATE FUNCTION skade.stree64_selftest()
-	RETURNS TABLE (n bigint, duplicates boolean, queries bigint, scalar_mismatches bigint,
-				   avx2_mismatches bigint, batch_mismatches bigint, implementation text)
-	AS 'MODULE_PATHNAME', 'skade_stree64_selftest' LANGUAGE C VOLATILE
-	ROWS 10;
-CREATE FUNCTION skade.stree64_bench(n bigint, queries bigint)
-	RETURNS TABLE (method text, ns_per_lookup double precision)
-	AS 'MODULE_PATHNAME', 'skade_stree64_bench' LANGUAGE C VOLATILE
-	ROWS 10;
 

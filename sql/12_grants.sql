@@ -31,7 +31,6 @@ GRANT EXECUTE ON FUNCTION
 	skade.index_status(),
 	skade.table_exists(text, text, text),
 	skade.list_tables(text, text),
-	skade.sigv4_sign(text, text, text, text[], text, text, text, text, text, text),
 	skade.rest_namespace(jsonb),
 	skade.rest_content_file(skade.content_file, jsonb),
 	skade.rest_value_map(jsonb, text),

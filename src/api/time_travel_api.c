@@ -3,7 +3,7 @@
  * time_travel_api.c
  *	  SQL-callable time travel: skade.resolve_many(),
  *	  skade.resolve_locations(), skade.load_table_at(),
- *	  skade.load_table_as_of(), and skade.index_check() (tree vs heap).
+ *	  skade.load_table_as_of(), and skade_test.index_check() (tree vs heap).
  *
  * Snapshot ids resolve through IndexResolve (the STree64 index where it
  * answers as the heap would, else skade.snapshot_map); "as of" a time
@@ -459,7 +459,7 @@ skade_resolve_many_support(PG_FUNCTION_ARGS)
 }
 
 /*
- * skade.index_check(snapshot_ids bigint[]) -> mismatches
+ * skade_test.index_check(snapshot_ids bigint[]) -> mismatches
  *
  * Resolve every id both ways on the same snapshot, through the routing
  * (tree where allowed) and from the heap alone, and count the differences.

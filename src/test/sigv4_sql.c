@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * sigv4_sql.c
- *	  skade.sigv4_sign(): the AWS SigV4 signer of sigv4.c, callable from SQL
+ *	  skade_test.sigv4_sign(): the AWS SigV4 signer of sigv4.c, callable from SQL
  *	  for tests and debugging.
  *
- * skade.sigv4_sign(method, canonical_uri, query, headers text[],
+ * skade_test.sigv4_sign(method, canonical_uri, query, headers text[],
  *	payload_hash, region, service, amz_date, access_key, secret_key,
  *	OUT canonical_request, OUT string_to_sign, OUT authorization)
  *
@@ -46,7 +46,7 @@ enum
 };
 
 /*
- * skade.sigv4_sign(...) -> (canonical_request, string_to_sign, authorization)
+ * skade_test.sigv4_sign(...) -> (canonical_request, string_to_sign, authorization)
  */
 Datum
 skade_sigv4_sign(PG_FUNCTION_ARGS)
@@ -102,14 +102,14 @@ headers_from_array(ArrayType *arr, int *n)
 		if (elem_nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("header %d of skade.sigv4_sign() is NULL", i + 1),
+					 errmsg("header %d of skade_test.sigv4_sign() is NULL", i + 1),
 					 errhint("Give each header as 'name:value'.")));
 		s = TextDatumGetCString(elems[i]);
 		colon = strchr(s, ':');
 		if (colon == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("header %d of skade.sigv4_sign() has no ':'", i + 1),
+					 errmsg("header %d of skade_test.sigv4_sign() has no ':'", i + 1),
 					 errdetail("The element is \"%s\".", s),
 					 errhint("Give each header as 'name:value'.")));
 		*colon = '\0';

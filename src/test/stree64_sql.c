@@ -3,13 +3,13 @@
  * stree64_sql.c
  *	  SQL-callable self-test and microbenchmark of STree64.
  *
- * skade.stree64_selftest() builds trees over many sizes (0, 1, node and
+ * skade_test.stree64_selftest() builds trees over many sizes (0, 1, node and
  * layer edges, up to 10^6 + 3), with and without heavy duplicates and with
  * INT64_MIN / INT64_MAX keys, and compares every lookup path (scalar, AVX2
  * when the CPU has it, batched) with a plain binary search, for present,
  * absent, neighbouring and extreme query keys.  One row per size.
  *
- * skade.stree64_bench(n, queries) reports ns per lookup for a binary
+ * skade_test.stree64_bench(n, queries) reports ns per lookup for a binary
  * search and each tree path, on random keys; it asserts nothing and exists
  * for bench/.
  *
@@ -49,7 +49,7 @@ static const uint64 test_sizes[] = {
 };
 
 /*
- * skade.stree64_selftest() -> setof (n, duplicates, queries, scalar_mismatches,
+ * skade_test.stree64_selftest() -> setof (n, duplicates, queries, scalar_mismatches,
  *		avx2_mismatches, batch_mismatches, implementation)
  */
 Datum
@@ -150,7 +150,7 @@ skade_stree64_selftest(PG_FUNCTION_ARGS)
 }
 
 /*
- * skade.stree64_bench(n bigint, queries bigint) -> setof (method, ns_per_lookup)
+ * skade_test.stree64_bench(n bigint, queries bigint) -> setof (method, ns_per_lookup)
  */
 Datum
 skade_stree64_bench(PG_FUNCTION_ARGS)

@@ -118,7 +118,7 @@ for attempt in 1 2 3 4 5; do
 done
 [ $started -eq 1 ] || { tail -n 20 "$log"; cleanup_on_error; }
 "$PGBIN/psql" -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 \
-	-c 'CREATE EXTENSION skade' >/dev/null || { tail -n 20 "$log"; cleanup_on_error; }
+	-c 'CREATE EXTENSION skade' -f "$here/../functions.sql" >/dev/null || { tail -n 20 "$log"; cleanup_on_error; }
 echo "run.sh: server on 127.0.0.1:$port, scratch $scratch, seed $seed, ${seconds}s"
 
 # --------------------------------------------------------------------- fuzz

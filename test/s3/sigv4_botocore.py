@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cross-check skade's AWS SigV4 signer (src/sigv4.c, via skade.sigv4_sign())
+"""Cross-check skade's AWS SigV4 signer (src/util/sigv4.c, via skade_test.sigv4_sign())
 against botocore's S3SigV4Auth on random S3-style requests.
 
 Each request has a random method, a random object key (UTF-8, spaces,
@@ -9,7 +9,7 @@ names, valueless "a" and empty "a=" parameters, encoded values), random
 extra headers (mixed case, repeated names, leading/trailing/inner runs of
 spaces and tabs, UTF-8 letters, empty values), a random body signed
 (SHA-256) or not (UNSIGNED-PAYLOAD), random credentials and region, and a
-fixed (seeded) timestamp.  botocore signs it; skade.sigv4_sign() is then
+fixed (seeded) timestamp.  botocore signs it; skade_test.sigv4_sign() is then
 given exactly what botocore signed: the URL's path and query as sent, every
 header botocore signed with its raw (untrimmed) value in botocore's order,
 the x-amz-content-sha256 value botocore used (checked against our own
@@ -25,7 +25,7 @@ $PSQL; a server where the skade extension is created):
 
 The connection is CONNINFO if given, else $SKADE_TEST_DSN, else libpq's own
 environment (PGHOST, PGPORT, PGUSER, PGDATABASE, ...).  The role needs
-EXECUTE on skade.sigv4_sign (skade_reader has it).
+EXECUTE on skade_test.sigv4_sign (test/functions.sql creates it for everyone).
 
 Not generated, as the signer's contract excludes them or botocore treats them
 specially: Date (botocore rewrites it and drops X-Amz-Date), the headers
@@ -169,13 +169,13 @@ def lit(s):
 
 
 def ask_skade(cases, dsn):
-    """skade.sigv4_sign() of every case, through one psql session."""
+    """skade_test.sigv4_sign() of every case, through one psql session."""
     lines = ["\\set ON_ERROR_STOP 1", "SET client_encoding = 'UTF8';"]
     for i, c in enumerate(cases):
         headers = "ARRAY[" + ", ".join(lit(h) for h in c["headers"]) + "]::text[]"
         lines.append(
             f"SELECT concat_ws(chr(31), {i}, s.canonical_request, s.string_to_sign, s.authorization, chr(30))"
-            f" FROM skade.sigv4_sign("
+            f" FROM skade_test.sigv4_sign("
             f"{lit(c['method'])}, {lit(c['uri'])}, {lit(c['query'])}, {headers}, "
             f"{lit(c['payload_hash'])}, {lit(c['region'])}, 's3', {lit(c['amz_date'])}, "
             f"{lit(c['access_key'])}, {lit(c['secret_key'])}) s;")

@@ -114,6 +114,7 @@ CONF
     as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null
 ) || { echo "could not start PostgreSQL"; exit 1; }
 pg "$PORT" -q -c 'CREATE EXTENSION skade' postgres || exit 1
+pg "$PORT" -q -f "$SKADE_ROOT/test/functions.sql" postgres || exit 1
 export PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres
 
 # ---- 3. the checks

@@ -2,7 +2,7 @@
 virtualenv of test/interop/python).
 
 versitygw verifies every request's SigV4 signature as AWS does, so each check below is
-also a check of skade's signer (src/sigv4.c) on the requests it makes: PUT with
+also a check of skade's signer (src/util/sigv4.c) on the requests it makes: PUT with
 If-None-Match, GET, HEAD, list, and keys that must be escaped.
 
   1. skade.create_table() on s3://BUCKET/wh/sk/events: the metadata object exists and

@@ -2,7 +2,7 @@
 # JDBC UPDATEs), drops and re-creations, renames and index rebuilds run
 # concurrently with readers at READ COMMITTED and REPEATABLE READ; every
 # reader resolves random snapshot ids both through the routing (tree where
-# allowed) and from the heap alone on the same snapshot (skade.index_check)
+# allowed) and from the heap alone on the same snapshot (skade_test.index_check)
 # and aborts on any difference.  At least 100k lookups, zero mismatches.
 use strict;
 use warnings;
@@ -26,6 +26,7 @@ skade.index_rebuild_interval = 1
 CONF
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION skade');
+$node->safe_psql('postgres', slurp_file('test/functions.sql'));    # skade_test.index_check
 
 # 60 metadata files; file k holds snapshots 10k+1 .. 10k+5, the last current
 $node->safe_psql('postgres', <<"SQL");
@@ -47,7 +48,7 @@ $node->safe_psql('postgres', 'SELECT skade.rebuild_index()');
 my ($gen0, $tree0) = split /\|/,
   $node->safe_psql('postgres', 'SELECT generation, tree_answers FROM skade.index_status()');
 
-my $check = q{SELECT CASE WHEN skade.index_check(array(SELECT (random() * 700)::bigint FROM generate_series(1, 200))) > 0
+my $check = q{SELECT CASE WHEN skade_test.index_check(array(SELECT (random() * 700)::bigint FROM generate_series(1, 200))) > 0
   THEN 1 / (random() * 0)::int END AS mismatch;};
 my %scripts = (
 	'w_api.sql' => qq{
@@ -133,11 +134,11 @@ cmp_ok($tree1 - $tree0, '>', 10000, 'and the tree answered ' . ($tree1 - $tree0)
 
 # a final, quiet check of every id against the heap
 is($node->safe_psql('postgres',
-	'SELECT skade.index_check(array(SELECT g FROM generate_series(0, 700) g))'), '0',
+	'SELECT skade_test.index_check(array(SELECT g FROM generate_series(0, 700) g))'), '0',
 	'after the storm: tree and heap agree on every id');
 $node->safe_psql('postgres', 'SELECT skade.rebuild_index()');
 is($node->safe_psql('postgres',
-	'SELECT skade.index_check(array(SELECT g FROM generate_series(0, 700) g))'), '0',
+	'SELECT skade_test.index_check(array(SELECT g FROM generate_series(0, 700) g))'), '0',
 	'and after a rebuild');
 
 $node->stop;

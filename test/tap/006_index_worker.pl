@@ -25,6 +25,7 @@ dynamic_shared_memory_type = mmap
 CONF
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION skade');
+$node->safe_psql('postgres', slurp_file('test/functions.sql'));    # skade_test.index_check
 $node->safe_psql('postgres', <<"SQL");
 COPY (SELECT jsonb_build_object('format-version', 2, 'table-uuid', 'u', 'location', 'file:/wh/w',
   'last-updated-ms', 1, 'last-sequence-number', 3, 'current-schema-id', 0,
@@ -49,7 +50,7 @@ sub answers_ok
 		q{SELECT string_agg(snapshot_id || ':' || coalesce(name, '-'), ',' ORDER BY snapshot_id)
 		  FROM skade.resolve_many(ARRAY[101, 102, 103, 104])}),
 		'101:t,102:t,103:t,104:-', "$what: answers are right");
-	is($node->safe_psql('postgres', 'SELECT skade.index_check(ARRAY[101, 102, 103, 104, 5])'),
+	is($node->safe_psql('postgres', 'SELECT skade_test.index_check(ARRAY[101, 102, 103, 104, 5])'),
 		'0', "$what: tree and heap agree");
 }
 sub segments

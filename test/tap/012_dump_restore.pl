@@ -37,8 +37,9 @@ for my $k (0 .. 5)
 chmod 0755, $root;
 
 $node->safe_psql('postgres', 'CREATE DATABASE src');
+$node->safe_psql('src', 'CREATE EXTENSION skade');
+$node->safe_psql('src', slurp_file('test/functions.sql'));    # skade_test.index_check, dumped with the rest
 $node->safe_psql('src', <<"SQL");
-CREATE EXTENSION skade;
 SELECT skade.create_namespace('a', '{"owner": "ann", "comment": "first"}');
 SELECT skade.create_namespace('a.b');
 SELECT skade.register_table('a', 't1', 'file://$root/m0.json');
@@ -111,7 +112,7 @@ is(observe('custom'), $want, 'pg_restore: rows, log, map and answers identical')
 
 # ---- the restored database lives on: the index, new commits through both paths
 is($node->safe_psql('plain', 'SELECT skade.rebuild_index() > 0'), 't', 'the index rebuilds from the restored map');
-is($node->safe_psql('plain', 'SELECT skade.index_check(ARRAY[1, 1003, 2003, 3003, 4003, 5003])'), '0',
+is($node->safe_psql('plain', 'SELECT skade_test.index_check(ARRAY[1, 1003, 2003, 3003, 4003, 5003])'), '0',
 	'restored index agrees with the heap');
 my $last = $node->safe_psql('plain', 'SELECT max(seq) FROM skade.commit_log');
 $node->safe_psql('plain', <<"SQL");

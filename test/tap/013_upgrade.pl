@@ -3,13 +3,18 @@
 # exactly the schema of a fresh install (pg_dump --schema-only
 # --binary-upgrade, which spells out every member of the extension, compared
 # with OIDs masked), keeps its data and history, and works (through every
-# update script: 1.0--1.1, 1.1--1.2, 1.2--1.3, 1.3--1.4, 1.4--1.5, 1.5--1.6, 1.6--1.7, 1.7--1.8, 1.8--1.9).  Every later SQL
-# change ships as a new version with its upgrade script; add the version here.
+# update script in sql/updates, 1.0--1.1 to the version skade.control names).  Every
+# later SQL change ships as a new version with its upgrade script.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use File::Basename qw(dirname);
+
+# the version this tree installs
+my ($version) = slurp_file(dirname(__FILE__) . '/../../skade.control') =~ /^default_version = '([^']+)'/m
+  or die 'no default_version in skade.control';
 
 my $node = PostgreSQL::Test::Cluster->new('upgrade');
 $node->init;
@@ -33,7 +38,7 @@ $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('postgres', 'CREATE DATABASE old');
 $node->safe_psql('fresh', 'CREATE EXTENSION skade');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'skade'"),
-	'1.9', 'a fresh install is 1.9');
+	$version, "a fresh install is $version");
 
 # ---- the previous version, in use
 $node->safe_psql('old', <<"SQL");
@@ -51,7 +56,7 @@ my $log_before = $node->safe_psql('old', 'SELECT string_agg((l.seq, l.op, l.sour
 
 $node->safe_psql('old', 'ALTER EXTENSION skade UPDATE');
 is($node->safe_psql('old', "SELECT extversion || ' ' || extnamespace::regnamespace FROM pg_extension WHERE extname = 'skade'"),
-	'1.9 skade', 'updated to 1.9, in schema skade');
+	"$version skade", "updated to $version, in schema skade");
 
 # ---- the same schema as a fresh install
 sub schema
@@ -156,6 +161,19 @@ is($node->safe_psql('priv_restored', "SELECT grantee::text || ' ' || access || '
 # extension's initial privileges, which pg_dump leaves out)
 is($node->safe_psql('priv_restored', "SET ROLE priv_user; SELECT string_agg(table_namespace, ',') FROM iceberg_tables"),
 	'pa', 'and in force');
+
+# ---- 1.9 -> 1.10: the functions only the tests use leave the extension (the suites make
+# them in schema skade_test: test/functions.sql)
+$node->safe_psql('postgres', 'CREATE DATABASE tf');
+$node->safe_psql('tf', "CREATE EXTENSION skade VERSION '1.9'");
+my $test_fns = q{SELECT count(*) FROM pg_proc WHERE pronamespace = 'skade'::regnamespace
+	AND proname IN ('index_check', 'stree64_selftest', 'stree64_bench', 'sigv4_sign')};
+is($node->safe_psql('tf', $test_fns), '4', '1.9 has the four test functions');
+$node->safe_psql('tf', "ALTER EXTENSION skade UPDATE TO '1.10'");
+is($node->safe_psql('tf', $test_fns), '0', '1.10 has none of them');
+$node->safe_psql('tf', slurp_file(dirname(__FILE__) . '/../functions.sql'));
+is($node->safe_psql('tf', 'SELECT skade_test.index_check(ARRAY[1, 2])'), '0',
+	'test/functions.sql makes them again, outside the extension');
 
 $node->stop;
 done_testing();

@@ -112,6 +112,7 @@ cmp_ok($new_major, '>', $old_major, "upgrading from $old_major to $new_major");
 
 my @ev = @{ $java{events} };
 $old->safe_psql('postgres', 'CREATE EXTENSION skade');
+$old->safe_psql('postgres', slurp_file('test/functions.sql'));    # skade_test.index_check, upgraded with the rest
 my $lsn0 = $old->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
 my @gz = @{ $java{events_gz} };
 $old->safe_psql('postgres', <<"SQL");
@@ -405,7 +406,7 @@ sub check_new
 		"$mode: the index worker built the index");
 	is($new->safe_psql('postgres', 'SELECT entries FROM skade.index_status()'), $old_entries,
 		"$mode: the index has the old entries ($old_entries)");
-	is($new->safe_psql('postgres', "SELECT skade.index_check(ARRAY[$ids])"), '0',
+	is($new->safe_psql('postgres', "SELECT skade_test.index_check(ARRAY[$ids])"), '0',
 		"$mode: the index agrees with the heap");
 	my $tree0 = $new->safe_psql('postgres', 'SELECT tree_answers FROM skade.index_status()');
 	is($new->safe_psql('postgres', "SELECT string_agg(r::text, E'\\n' ORDER BY snapshot_id) FROM skade.resolve_many(ARRAY[$ids]) r"),

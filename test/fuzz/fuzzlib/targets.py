@@ -748,11 +748,11 @@ class AdminTarget(Target):
     def step(self):
         rnd, h = self.rnd, self.h
         f, q, p = rnd.choice([
-            ("index_check", "SELECT skade.index_check(%s::bigint[])", (self.ids_arg(),)),
-            ("index_check", "SELECT skade.index_check(%s::bigint[])", (self.ids_arg(),)),
+            ("index_check", "SELECT skade_test.index_check(%s::bigint[])", (self.ids_arg(),)),
+            ("index_check", "SELECT skade_test.index_check(%s::bigint[])", (self.ids_arg(),)),
             ("resolve_commit_log", "SELECT skade.resolve_commit_log(%s)",
              (rnd.choice([None, 0, -1, 1, 100, 2**31 - 1]),)),
-            ("stree64_bench", "SELECT * FROM skade.stree64_bench(%s, %s)",
+            ("stree64_bench", "SELECT * FROM skade_test.stree64_bench(%s, %s)",
              (rnd.choice([None, 0, -1, 1, 7, 1000]), rnd.choice([None, 0, -1, 1, 100]))),
             ("cache_reset", "SELECT skade.cache_reset()", ()),
             ("cache_stats", "SELECT * FROM skade.cache_stats()", ()),

@@ -1,4 +1,5 @@
--- NULL in every argument position of every function of schema skade, read
+-- NULL in every argument position of every function of schemas skade and
+-- skade_test (the functions only the tests use: test/functions.sql), read
 -- from pg_proc (a new function cannot skip this test: its rows appear
 -- below).  Each call is a clear error with a proper SQLSTATE, or a
 -- documented result; never a crash, never an internal error (class XX).
@@ -41,9 +42,9 @@ DECLARE
 	res text;
 BEGIN
 	FOR f IN SELECT p.oid, p.proname, p.proargtypes::regtype[] AS types, p.pronargs,
-					p.proargnames AS names
+					p.proargnames AS names, p.pronamespace::regnamespace AS nsp
 			 FROM pg_proc p
-			 WHERE p.pronamespace = 'skade'::regnamespace
+			 WHERE p.pronamespace IN ('skade'::regnamespace, 'skade_test'::regnamespace)
 			   AND p.prorettype <> 'trigger'::regtype AND p.pronargs > 0
 			 ORDER BY p.proname, p.oid LOOP
 		FOR i IN 1 .. f.pronargs LOOP
@@ -55,7 +56,7 @@ BEGIN
 			call := format('SELECT CASE WHEN count(*) = 0 THEN ''no rows''
 									  WHEN bool_and(t IS NULL) THEN ''null''
 									  ELSE count(*) || '' row(s)'' END
-							FROM skade.%I(%s) t', f.proname, array_to_string(args, ', '));
+							FROM %s.%I(%s) t', f.nsp, f.proname, array_to_string(args, ', '));
 			BEGIN
 				EXECUTE call INTO res;
 				RAISE EXCEPTION USING ERRCODE = 'P0099', MESSAGE = res;

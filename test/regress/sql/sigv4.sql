@@ -1,4 +1,4 @@
--- AWS Signature Version 4 (src/sigv4.c) through skade.sigv4_sign(), against
+-- AWS Signature Version 4 (src/util/sigv4.c) through skade_test.sigv4_sign(), against
 -- published test vectors.  Each published value is written below as the
 -- expected value: the canonical request (.creq), the string to sign (.sts)
 -- and the Authorization value (.authz); the signature is shown too.
@@ -19,10 +19,10 @@ SELECT canonical_request = E'GET\n/\n\nhost:example.amazonaws.com\nx-amz-date:20
        string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\nbb579772317eb040ac9ed261061d46c1f17a8133879d6129b6e1c25292927e63' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('GET', '/', NULL, ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
+FROM skade_test.sigv4_sign('GET', '/', NULL, ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 -- the whole output once, for reading
-SELECT * FROM skade.sigv4_sign('GET', '/', NULL, ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
+SELECT * FROM skade_test.sigv4_sign('GET', '/', NULL, ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
 -- get-vanilla-query (in this suite the request has no query: same values
@@ -30,7 +30,7 @@ SELECT * FROM skade.sigv4_sign('GET', '/', NULL, ARRAY['Host:example.amazonaws.c
 SELECT string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\nbb579772317eb040ac9ed261061d46c1f17a8133879d6129b6e1c25292927e63' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('GET', '/', '', ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
+FROM skade_test.sigv4_sign('GET', '/', '', ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
 -- get-vanilla-query-order-key-case: GET /?Param2=value2&Param1=value1
@@ -38,7 +38,7 @@ SELECT canonical_request = E'GET\n/\nParam1=value1&Param2=value2\nhost:example.a
        string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\n816cd5b414d056048ba4f7c5386d6e0533120fb1fcfa93762cf0fc39e2cf19e0' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('GET', '/', 'Param2=value2&Param1=value1', ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
+FROM skade_test.sigv4_sign('GET', '/', 'Param2=value2&Param1=value1', ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
 -- get-vanilla-query-unreserved: every unreserved character, name and value
@@ -46,7 +46,7 @@ SELECT canonical_request = E'GET\n/\n-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabc
        string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\nc30d4703d9f799439be92736156d47ccfb2d879ddf56f5befa6d1d6aab979177' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=9c3e54bfcdf0b19771a7f523ee5669cdf59bc7cc0884027167c21bb143a40197' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('GET', '/', '-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz=-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz',
+FROM skade_test.sigv4_sign('GET', '/', '-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz=-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz',
                       ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
@@ -55,7 +55,7 @@ SELECT canonical_request = E'GET\n/%E1%88%B4\n\nhost:example.amazonaws.com\nx-am
        string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\n2a0a97d02205e45ce2e994789806b19270cfbbb0921b278ccf58f5249ac42102' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('GET', '/%E1%88%B4', NULL, ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
+FROM skade_test.sigv4_sign('GET', '/%E1%88%B4', NULL, ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
 -- get-header-value-trim: values trimmed, inner runs of spaces squeezed
@@ -64,7 +64,7 @@ SELECT canonical_request = E'GET\n/\n\nhost:example.amazonaws.com\nmy-header1:va
        string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\na726db9b0df21c14f559d0a978e563112acb1b9e05476f0a6a1c7d68f28605c7' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;my-header1;my-header2;x-amz-date, Signature=acc3ed3afb60bb290fc8d2dd0098b9911fcaa05412b367055dee359757a9c736' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('GET', '/', NULL,
+FROM skade_test.sigv4_sign('GET', '/', NULL,
                       ARRAY['Host:example.amazonaws.com', 'My-Header1: value1', 'My-Header2: "a   b   c"', 'X-Amz-Date:20150830T123600Z'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
@@ -73,7 +73,7 @@ SELECT canonical_request = E'GET\n/\n\nhost:example.amazonaws.com\nmy-header1:va
        string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\ndc7f04a3abfde8d472b0ab1a418b741b7c67174dad1551b4117b15527fbe966c' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;my-header1;x-amz-date, Signature=c9d5ea9f3f72853aea855b47ea873832890dbdd183b4468f858259531a5138ea' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('GET', '/', NULL,
+FROM skade_test.sigv4_sign('GET', '/', NULL,
                       ARRAY['Host:example.amazonaws.com', 'My-Header1:value2', 'My-Header1:value2', 'My-Header1:value1', 'X-Amz-Date:20150830T123600Z'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
@@ -82,7 +82,7 @@ SELECT canonical_request = E'GET\n/\n\nhost:example.amazonaws.com\nmy-header1:va
        string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\n31ce73cd3f3d9f66977ad3dd957dc47af14df92fcd8509f59b349e9137c58b86' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;my-header1;x-amz-date, Signature=08c7e5a9acfcfeb3ab6b2185e75ce8b1deb5e634ec47601a50643f830c755c01' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('GET', '/', NULL,
+FROM skade_test.sigv4_sign('GET', '/', NULL,
                       ARRAY['Host:example.amazonaws.com', 'My-Header1:value4', 'My-Header1:value1', 'My-Header1:value3', 'My-Header1:value2', 'X-Amz-Date:20150830T123600Z'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
@@ -91,7 +91,7 @@ SELECT canonical_request = E'POST\n/\n\nhost:example.amazonaws.com\nx-amz-date:2
        string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\n553f88c9e4d10fc9e109e2aeb65f030801b70c2f6468faca261d401ae622fc87' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('POST', '/', NULL, ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
+FROM skade_test.sigv4_sign('POST', '/', NULL, ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
 -- post-x-www-form-urlencoded: body "Param1=value1".  The suite's .creq
@@ -103,7 +103,7 @@ SELECT canonical_request = E'POST\n/\n\ncontent-type:application/x-www-form-urle
        string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\n42a5e5bb34198acb3e84da4f085bb7927f2bc277ca766e6d19c73c2154021281' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=ff11897932ad3f4e8b18135d722051e5ac45fc38421b1da7b9d196a0fe09473a' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('POST', '/', NULL,
+FROM skade_test.sigv4_sign('POST', '/', NULL,
                       ARRAY['Content-Type:application/x-www-form-urlencoded', 'Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
                       encode(sha256('Param1=value1'), 'hex'), 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
@@ -113,7 +113,7 @@ SELECT canonical_request = E'POST\n/\n\nhost:example.amazonaws.com\nx-amz-date:2
        string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\nc237e1b440d4c63c32ca95b5b99481081cb7b13c7e40434868e71567c1a882f6' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date;x-amz-security-token, Signature=85d96828115b5dc0cfc3bd16ad9e210dd772bbebba041836c64533a82be05ead' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('POST', '/', NULL,
+FROM skade_test.sigv4_sign('POST', '/', NULL,
                       ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z', 'X-Amz-Security-Token:' || :'token'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
@@ -122,7 +122,7 @@ FROM skade.sigv4_sign('POST', '/', NULL,
 SELECT string_to_sign = E'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\n553f88c9e4d10fc9e109e2aeb65f030801b70c2f6468faca261d401ae622fc87' AS sts_ok,
        "authorization" = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('POST', '/', NULL, ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
+FROM skade_test.sigv4_sign('POST', '/', NULL, ARRAY['Host:example.amazonaws.com', 'X-Amz-Date:20150830T123600Z'],
                       :'empty', 'us-east-1', 'service', '20150830T123600Z', 'AKIDEXAMPLE', :'secret');
 
 -- 2. The S3 examples of the Amazon S3 API Reference, "Signature
@@ -139,7 +139,7 @@ SELECT canonical_request = E'GET\n/test.txt\n\nhost:examplebucket.s3.amazonaws.c
        string_to_sign = E'AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972' AS sts_ok,
        replace("authorization", ', ', ',') = 'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('GET', '/test.txt', NULL,
+FROM skade_test.sigv4_sign('GET', '/test.txt', NULL,
                       ARRAY['Host: examplebucket.s3.amazonaws.com', 'Range: bytes=0-9', 'x-amz-content-sha256:' || :'empty', 'x-amz-date: 20130524T000000Z'],
                       :'empty', 'us-east-1', 's3', '20130524T000000Z', 'AKIAIOSFODNN7EXAMPLE', :'s3secret');
 
@@ -149,7 +149,7 @@ SELECT canonical_request = E'PUT\n/test%24file.text\n\ndate:Fri, 24 May 2013 00:
        string_to_sign = E'AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n9e0e90d9c76de8fa5b200d8c849cd5b8dc7a3be3951ddb7f6a76b4158342019d' AS sts_ok,
        replace("authorization", ', ', ',') = 'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class,Signature=98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('PUT', '/test%24file.text', NULL,
+FROM skade_test.sigv4_sign('PUT', '/test%24file.text', NULL,
                       ARRAY['Host: examplebucket.s3.amazonaws.com', 'Date: Fri, 24 May 2013 00:00:00 GMT',
                             'x-amz-date: 20130524T000000Z', 'x-amz-storage-class: REDUCED_REDUNDANCY',
                             'x-amz-content-sha256: 44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072'],
@@ -161,7 +161,7 @@ SELECT canonical_request = E'GET\n/\nlifecycle=\nhost:examplebucket.s3.amazonaws
        string_to_sign = E'AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n9766c798316ff2757b517bc739a67f6213b4ab36dd5da2f94eaebf79c77395ca' AS sts_ok,
        replace("authorization", ', ', ',') = 'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;x-amz-content-sha256;x-amz-date,Signature=fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('GET', '/', 'lifecycle',
+FROM skade_test.sigv4_sign('GET', '/', 'lifecycle',
                       ARRAY['Host: examplebucket.s3.amazonaws.com', 'x-amz-date: 20130524T000000Z', 'x-amz-content-sha256:' || :'empty'],
                       :'empty', 'us-east-1', 's3', '20130524T000000Z', 'AKIAIOSFODNN7EXAMPLE', :'s3secret');
 
@@ -171,7 +171,7 @@ SELECT canonical_request = E'GET\n/\nmax-keys=2&prefix=J\nhost:examplebucket.s3.
        string_to_sign = E'AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\ndf57d21db20da04d7fa30298dd4488ba3a2b47ca3a489c74750e0f1e7df1b9b7' AS sts_ok,
        replace("authorization", ', ', ',') = 'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;x-amz-content-sha256;x-amz-date,Signature=34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7' AS authz_ok,
        split_part("authorization", 'Signature=', 2) AS signature
-FROM skade.sigv4_sign('GET', '/', 'prefix=J&max-keys=2',
+FROM skade_test.sigv4_sign('GET', '/', 'prefix=J&max-keys=2',
                       ARRAY['Host: examplebucket.s3.amazonaws.com', 'x-amz-date: 20130524T000000Z', 'x-amz-content-sha256:' || :'empty'],
                       :'empty', 'us-east-1', 's3', '20130524T000000Z', 'AKIAIOSFODNN7EXAMPLE', :'s3secret');
 
@@ -179,11 +179,11 @@ FROM skade.sigv4_sign('GET', '/', 'prefix=J&max-keys=2',
 --    "a-b=1": comparing whole "name=value" strings would put "a-b=1"
 --    first), repeated names sorted by value, "a" = "a=", empty pieces dropped
 SELECT split_part(canonical_request, E'\n', 3) AS canonical_query
-FROM skade.sigv4_sign('GET', '/', 'b=2&a=z&a&a=b&&a-b=1&A=0&', ARRAY['host:h', 'x-amz-date:20130524T000000Z'],
+FROM skade_test.sigv4_sign('GET', '/', 'b=2&a=z&a&a=b&&a-b=1&A=0&', ARRAY['host:h', 'x-amz-date:20130524T000000Z'],
                       'UNSIGNED-PAYLOAD', 'us-east-1', 's3', '20130524T000000Z', 'AKIAIOSFODNN7EXAMPLE', :'s3secret');
 -- tabs and spaces trimmed and squeezed; UNSIGNED-PAYLOAD as the payload line
 SELECT canonical_request
-FROM skade.sigv4_sign('PUT', '/k%20ey/x', NULL, ARRAY['HOST:h', E'X-Amz-Meta-A:\t one \t\t two  ', 'x-amz-date:20130524T000000Z'],
+FROM skade_test.sigv4_sign('PUT', '/k%20ey/x', NULL, ARRAY['HOST:h', E'X-Amz-Meta-A:\t one \t\t two  ', 'x-amz-date:20130524T000000Z'],
                       'UNSIGNED-PAYLOAD', 'us-east-1', 's3', '20130524T000000Z', 'AKIAIOSFODNN7EXAMPLE', :'s3secret');
 
 -- 4. Bad input: a clear error with its SQLSTATE.  (The column is
@@ -193,7 +193,7 @@ CREATE FUNCTION pg_temp.sign_error(method text, uri text, query text, headers te
                                    region text DEFAULT 'us-east-1', access_key text DEFAULT 'AK')
 RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
-	PERFORM skade.sigv4_sign(method, uri, query, headers, payload, region, 's3', amz_date, access_key, 'secret');
+	PERFORM skade_test.sigv4_sign(method, uri, query, headers, payload, region, 's3', amz_date, access_key, 'secret');
 	RETURN 'ok';
 EXCEPTION WHEN OTHERS THEN
 	RETURN SQLSTATE || ': ' || SQLERRM;
@@ -223,7 +223,7 @@ SELECT pg_temp.sign_error('GET', '/', NULL, :h, :'empty', :'d', region => 'us/ea
 SELECT pg_temp.sign_error('GET', '/', NULL, :h, :'empty', :'d', access_key => 'AK,x') AS access_key_comma;
 -- NULL arguments: NULL (as STRICT), except query, which may be NULL
 SELECT s IS NULL AS null_result
-FROM skade.sigv4_sign('GET', '/', NULL, NULL, :'empty', 'us-east-1', 's3', :'d', 'AK', 'secret') s;
+FROM skade_test.sigv4_sign('GET', '/', NULL, NULL, :'empty', 'us-east-1', 's3', :'d', 'AK', 'secret') s;
 SELECT s IS NULL AS null_result
-FROM skade.sigv4_sign('GET', '/', NULL, :h, :'empty', 'us-east-1', 's3', :'d', 'AK', NULL) s;
-SELECT provolatile, proparallel, proisstrict FROM pg_proc WHERE oid = 'skade.sigv4_sign'::regproc;
+FROM skade_test.sigv4_sign('GET', '/', NULL, :h, :'empty', 'us-east-1', 's3', :'d', 'AK', NULL) s;
+SELECT provolatile, proparallel, proisstrict FROM pg_proc WHERE oid = 'skade_test.sigv4_sign'::regproc;

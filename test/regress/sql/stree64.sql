@@ -3,10 +3,10 @@
 -- without heavy duplicates, INT64_MIN / INT64_MAX keys and queries.
 SELECT n, duplicates, queries,
        scalar_mismatches + coalesce(avx2_mismatches, 0) + batch_mismatches AS mismatches
-FROM skade.stree64_selftest()
+FROM skade_test.stree64_selftest()
 ORDER BY n, duplicates;
 SELECT implementation IN ('avx2', 'scalar') AS known_implementation
-FROM skade.stree64_selftest() LIMIT 1;
+FROM skade_test.stree64_selftest() LIMIT 1;
 -- the microbenchmark runs (its numbers belong in bench/, not here)
-SELECT count(*) AS methods FROM skade.stree64_bench(1000, 1000);
-SELECT skade.stree64_bench(0, 10);
+SELECT count(*) AS methods FROM skade_test.stree64_bench(1000, 1000);
+SELECT skade_test.stree64_bench(0, 10);

@@ -47,7 +47,7 @@ SELECT (SELECT count(*) FROM skade.commit_log WHERE table_namespace = 'sw')
      + (SELECT count(*) FROM skade.commit_log_archive WHERE table_namespace = 'sw') AS rows_kept;
 -- time travel: the retired snapshot is forgotten, the swapped-in one resolves to live
 SELECT snapshot_id, name FROM skade.resolve_many(ARRAY[101, 201]);
-SELECT skade.index_check(ARRAY[101, 201]) AS index_mismatches;
+SELECT skade_test.index_check(ARRAY[101, 201]) AS index_mismatches;
 -- and live takes commits on top
 SELECT pg_temp.masked(skade.update_table('sw', 'live', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 201}]',
   '[{"action": "set-properties", "updates": {"swapped": "yes"}}]')) AS after_swap;

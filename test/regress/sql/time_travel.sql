@@ -28,7 +28,7 @@ SELECT snapshot_id, name, regexp_replace(metadata_location, '^.*/', '') AS file
 FROM skade.resolve_many(ARRAY[3051729675574597000, 3051729675574597002,
                               3051729675574597003, 42, NULL, -5]);
 SELECT tree_answers - :t0 AS tree, heap_answers - :h0 AS heap FROM skade.index_status();
-SELECT skade.index_check(ARRAY[3051729675574597000, 3051729675574597001, 3051729675574597002,
+SELECT skade_test.index_check(ARRAY[3051729675574597000, 3051729675574597001, 3051729675574597002,
                                3051729675574597003, 42, NULL]) AS mismatches;
 
 -- load_table_at: the metadata that holds each snapshot
@@ -62,7 +62,7 @@ SELECT skade.register_table('tt', 'b', 'file:///tmp/skade_regress/root/00001-v3.
 SELECT dirty_ids > 0 AS tail FROM skade.index_status();
 SELECT snapshot_id, name, regexp_replace(metadata_location, '^.*/', '') AS file
 FROM skade.resolve_many(ARRAY[3051729675574597000, 3051729675574597003]);
-SELECT skade.index_check(ARRAY[3051729675574597000, 3051729675574597003, 3051729675574597001])
+SELECT skade_test.index_check(ARRAY[3051729675574597000, 3051729675574597003, 3051729675574597001])
   AS mismatches;
 -- a rename: the snapshots follow the table, never the old name
 SELECT skade.rename_table('tt', 'a', 'tt', 'a2') > 0;
@@ -71,7 +71,7 @@ SELECT snapshot_id FROM skade.load_table_at('tt', 'a2', 3051729675574597001);
 -- a drop: its snapshots resolve no more
 SELECT skade.drop_table('tt', 'b') IS NOT NULL;
 SELECT snapshot_id, name FROM skade.resolve_many(ARRAY[3051729675574597000]);
-SELECT skade.index_check(ARRAY[3051729675574597000, 3051729675574597001, 3051729675574597003])
+SELECT skade_test.index_check(ARRAY[3051729675574597000, 3051729675574597001, 3051729675574597003])
   AS mismatches;
 SELECT skade.rebuild_index() > 0 AS published;
 SELECT entries, dirty_ids, dirty_tables FROM skade.index_status();

@@ -2,7 +2,7 @@
 """skade's REST HTTP/JSON fuzzer (see README.md).  Python stdlib only.
 
 Seeds a small catalog through REST, builds a corpus of exact requests for every
-route of src/rest_routes.c, mutates them (raw HTTP, JSON bodies, paths, headers)
+route of src/rest/rest_routes.c, mutates them (raw HTTP, JSON bodies, paths, headers)
 and sends them from several threads over keep-alive connections; reports
 crashes, 5xx answers, hangs, bad answers and state changed by failed requests.
 """
@@ -433,7 +433,7 @@ class Case:
 
 
 def build_corpus(prefix, seeds):
-    """A request of every route of src/rest_routes.c's routes[] (several for most)."""
+    """A request of every route of src/rest/rest_routes.c's routes[] (several for most)."""
     P = q(prefix)
     C = []
 

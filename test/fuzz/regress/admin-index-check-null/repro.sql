@@ -5,4 +5,4 @@
 -- (or copy files/ back to that root, with skade.allowed_roots covering it)
 -- as role postgres (SET ROLE or connect as it)
 \set ON_ERROR_STOP 0
-SELECT skade.index_check(NULL::bigint[]);
+SELECT skade_test.index_check(NULL::bigint[]);
