@@ -252,12 +252,35 @@ static bool check_catalog(char **newval, void **extra, GucSource source);
 static bool check_allowed_roots(char **newval, void **extra, GucSource source);
 static bool check_endpoint(char **newval, void **extra, GucSource source);
 
+static void define_catalog_settings(void);
+static void define_s3_settings(void);
+static void define_rest_settings(void);
+static void define_rest_identity_settings(void);
+static void define_limit_settings(void);
+static void define_preload_settings(void);
+static void define_behaviour_settings(void);
+
 /*
  * SkadeGucInit
  *		Define all skade.* parameters.  Called once from _PG_init.
  */
 void
 SkadeGucInit(void)
+{
+	define_catalog_settings();
+	define_s3_settings();
+	define_rest_settings();
+	define_rest_identity_settings();
+	define_limit_settings();
+	define_preload_settings();
+	define_behaviour_settings();
+
+	MarkGUCPrefixReserved("skade");
+}
+
+/* The catalog, the warehouse, durability and the roots. */
+static void
+define_catalog_settings(void)
 {
 	DefineCustomStringVariable("skade.catalog",
 							   "Default catalog name (catalog_name) for skade's SQL API.",
@@ -304,7 +327,12 @@ SkadeGucInit(void)
 							   PGC_SUSET,
 							   GUC_LIST_INPUT,
 							   check_allowed_roots, NULL, NULL);
+}
 
+/* Object storage: endpoints, keys, STS, timeouts. */
+static void
+define_s3_settings(void)
+{
 	DefineCustomStringVariable("skade.s3_endpoint",
 							   "Endpoint of the S3 service for s3:// locations (empty: AWS).",
 							   "scheme://host[:port], e.g. http://127.0.0.1:9000; a namespace's s3.endpoint property overrides it.",
@@ -421,7 +449,12 @@ SkadeGucInit(void)
 							PGC_SUSET,
 							0,
 							NULL, NULL, NULL);
+}
 
+/* The REST server's limits (its port and workers: define_preload_settings). */
+static void
+define_rest_settings(void)
+{
 	DefineCustomIntVariable("skade.rest_max_body",
 							"Largest request body the REST catalog accepts.",
 							NULL,
@@ -530,7 +563,12 @@ SkadeGucInit(void)
 							 PGC_SIGHUP,
 							 0,
 							 NULL, NULL, NULL);
+}
 
+/* Who a REST request is: superusers, TLS, OpenID, the anonymous role. */
+static void
+define_rest_identity_settings(void)
+{
 	DefineCustomStringVariable("skade.rest_tls_cert_file",
 							   "PEM certificate (chain) of the REST port; with skade.rest_tls_key_file it speaks TLS only.",
 							   NULL,
@@ -611,7 +649,12 @@ SkadeGucInit(void)
 							   PGC_SIGHUP,
 							   0,
 							   NULL, NULL, NULL);
+}
 
+/* What one file may decode to. */
+static void
+define_limit_settings(void)
+{
 	DefineCustomIntVariable("skade.max_metadata_size",
 							"Largest metadata file skade reads, in decompressed bytes.",
 							NULL,
@@ -629,7 +672,12 @@ SkadeGucInit(void)
 							PGC_SUSET,
 							GUC_UNIT_BYTE,
 							NULL, NULL, NULL);
+}
 
+/* Sizes of shared memory, the index's database and the REST port and workers: only while preloading. */
+static void
+define_preload_settings(void)
+{
 	/*
 	 * Sizes of shared memory can only be defined while preloading: a
 	 * PGC_POSTMASTER parameter cannot be created after startup.
@@ -717,7 +765,12 @@ SkadeGucInit(void)
 								0,
 								NULL, NULL, NULL);
 	}
+}
 
+/* Commit validation, the snapshot index, the decode helper, the fast path. */
+static void
+define_behaviour_settings(void)
+{
 	DefineCustomEnumVariable("skade.validate_commits",
 							 "Check that new metadata continues the old at commit: off, warn or error.",
 							 NULL,
@@ -781,8 +834,6 @@ SkadeGucInit(void)
 							PGC_SIGHUP,
 							GUC_UNIT_S,
 							NULL, NULL, NULL);
-
-	MarkGUCPrefixReserved("skade");
 }
 
 /* A catalog name must fit the catalog_name column; "" is rejected at use. */
