@@ -2,7 +2,7 @@
  *
  * manifest_cache.c
  *	  L0.5: Iceberg manifests decoded once from Avro into flat blobs
- *	  (SkadeManifest, manifest_cache.h) and kept in shared memory, keyed by
+ *	  (SkadeManifest, format/manifest_blob.h) and kept in shared memory, keyed by
  *	  manifest path, for skade.files() and skade.plan_files().
  *
  * Invariants: a manifest is immutable and named by its path, so a cached
@@ -23,9 +23,10 @@
  * cache per backend), so that rows may point into it; ManifestPrefill
  * lets the decode helper (manifest_helper.c) fill ahead.
  *
- * Decoding a manifest into its blob is manifest_decode.c's (skade's own
- * Avro record decoder, avro_decode.c); this file keeps the blobs and reads
- * their statistics (ManifestEntryStats).
+ * Decoding a manifest into its blob, and reading an entry's statistics
+ * (ManifestEntryStats), is manifest_decode.c's (skade's own Avro record
+ * decoder, avro_decode.c); this file keeps the blobs, and reads manifest
+ * lists through the cache for the Avro reader (ManifestListOpen).
  *
  * Memory: a decode leaves only the blob, palloc'd in the caller's context.
  *
