@@ -32,7 +32,7 @@ install_build_deps
 bench_build_and_install
 rm -rf "$FILES" && mkdir -p "$FILES" && chmod 755 "$FILES"
 for n in 1 100 1000 9000 10000; do
-    python3 "$SKADE_ROOT/data/metadata/generate.py" big "$n" "$FILES/s$n.metadata.json"
+    python3 "$SKADE_ROOT/test/data/metadata/generate.py" big "$n" "$FILES/s$n.metadata.json"
 done
 chmod 644 "$FILES"/*
 start_server "$DATA" "$PORT"

@@ -78,7 +78,7 @@ PY=$VENV/bin/python
 S3PY=$(s3_python)
 
 log "generating the tables"
-# metadata of N snapshots (data/metadata/generate.py, as bench/metadata_load.sh):
+# metadata of N snapshots (test/data/metadata/generate.py, as bench/metadata_load.sh):
 # its recorded paths moved under s3://BUCKET/wh/snap/sN; the very same bytes
 # are the file:// copy
 load_cfg=""
@@ -86,13 +86,13 @@ pg "$PORT" -q -c "SELECT skade.create_namespace('b')" postgres >/dev/null
 # a tiny file:// table: each cold run's backend first loads it (PostgreSQL's
 # catalog caches warm), then the caches are emptied
 mkdir -p "$FILES/tiny"
-python3 "$SKADE_ROOT/data/metadata/generate.py" big 1 "$FILES/tiny/00000-tiny.metadata.json"
+python3 "$SKADE_ROOT/test/data/metadata/generate.py" big 1 "$FILES/tiny/00000-tiny.metadata.json"
 pg "$PORT" -qAt -c "SELECT skade.register_table('b', 'tiny', 'file://$FILES/tiny/00000-tiny.metadata.json')" \
     postgres >/dev/null
 for n in 1000 10000; do
     name=00000-$(cat /proc/sys/kernel/random/uuid).metadata.json
     mkdir -p "$STAGE/$BUCKET/wh/snap/s$n/metadata" "$FILES/s$n"
-    python3 "$SKADE_ROOT/data/metadata/generate.py" big "$n" "$WORK/gen.json"
+    python3 "$SKADE_ROOT/test/data/metadata/generate.py" big "$n" "$WORK/gen.json"
     sed "s|file:/warehouse/db/events|s3://$BUCKET/wh/snap/s$n|g" "$WORK/gen.json" \
         >"$STAGE/$BUCKET/wh/snap/s$n/metadata/$name"
     cp "$STAGE/$BUCKET/wh/snap/s$n/metadata/$name" "$FILES/s$n/$name"

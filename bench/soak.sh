@@ -5,8 +5,8 @@
 # would) and prints its RssAnon after 10k, 100k and 200k calls, with the
 # growth per call between 10k and 200k.  The baseline is the same loop
 # calling a plain SQL function of the same shape (SELECT 1): its growth is
-# the noise floor.  Fixtures: the Avro tables of data/avro (deflate, null,
-# snappy) and metadata of data/metadata.
+# the noise floor.  Fixtures: the Avro tables of test/data/avro (deflate, null,
+# snappy) and metadata of test/data/metadata.
 # Usage: bash bench/soak.sh [calls=200000] [function ...]
 set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
@@ -21,8 +21,8 @@ install_build_deps
 bench_build_and_install
 # the Avro fixtures record absolute paths under /tmp/skade-fixtures/avro
 mkdir -p /tmp/skade-fixtures/avro
-cp -r "$SKADE_ROOT/data/avro/warehouse/." /tmp/skade-fixtures/avro/
-cp "$SKADE_ROOT"/data/metadata/*.json "$FIX/"
+cp -r "$SKADE_ROOT/test/data/avro/warehouse/." /tmp/skade-fixtures/avro/
+cp "$SKADE_ROOT"/test/data/metadata/*.json "$FIX/"
 chmod -R a+rX /tmp/skade-fixtures "$FIX"
 start_server "$DATA" "$PORT"
 echo "skade.allowed_roots = '/tmp/skade-fixtures,$FIX'" >>"$DATA/postgresql.conf"

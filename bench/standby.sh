@@ -28,7 +28,7 @@ OUT=$BASE/out
 install_build_deps
 bench_build_and_install
 mkdir -p "$FILES" "$OUT"
-python3 "$SKADE_ROOT/data/metadata/generate.py" big 100 "$FILES/m.metadata.json"
+python3 "$SKADE_ROOT/test/data/metadata/generate.py" big 100 "$FILES/m.metadata.json"
 cp "$FILES/m.metadata.json" "$FILES/n.metadata.json"
 chmod -R a+rX "$FILES"
 chown "$PG_USER" "$OUT"

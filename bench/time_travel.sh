@@ -35,8 +35,8 @@ OUT=$(mktemp -d "$TMPBASE/skade-bench.XXXXXX")
 install_build_deps
 bench_build_and_install
 rm -rf "$FILES" && mkdir -p "$FILES" && chmod 755 "$FILES"
-python3 "$SKADE_ROOT/data/metadata/generate.py" big "$ASOF" "$FILES/big.metadata.json"
-python3 "$SKADE_ROOT/data/metadata/generate.py" big 100 "$FILES/small.metadata.json"
+python3 "$SKADE_ROOT/test/data/metadata/generate.py" big "$ASOF" "$FILES/big.metadata.json"
+python3 "$SKADE_ROOT/test/data/metadata/generate.py" big 100 "$FILES/small.metadata.json"
 chmod 644 "$FILES"/*
 start_server "$DATA" "$PORT"
 cat >>"$DATA/postgresql.conf" <<CONF

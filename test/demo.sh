@@ -15,9 +15,9 @@ install_build_deps
 build_and_install
 log "starting a throwaway PostgreSQL on port $PORT (data in $DATA)"
 start_server "$DATA" "$PORT"
-# a real table written by Apache Iceberg's Java JdbcCatalog (data/clients/java)
+# a real table written by Apache Iceberg's Java JdbcCatalog (test/data/clients/java)
 WH=/tmp/skade-fixtures/java
-mkdir -p "$WH" && cp -r "$SKADE_ROOT/data/clients/java/warehouse/." "$WH/" && chmod -R a+rX /tmp/skade-fixtures
+mkdir -p "$WH" && cp -r "$SKADE_ROOT/test/data/clients/java/warehouse/." "$WH/" && chmod -R a+rX /tmp/skade-fixtures
 echo "skade.allowed_roots = '$WH'" >>"$DATA/postgresql.conf"
 printf "skade.rest_port = %s\nskade.rest_listen_addresses = '127.0.0.1'\n" "$REST_PORT" >>"$DATA/postgresql.conf"
 as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null

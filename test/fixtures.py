@@ -3,8 +3,8 @@
 Usage: fixtures.py DATA_DIR DEST
 
 The fixtures record the absolute paths of the runs that generated them:
-/tmp/skade-fixtures/avro/... (data/avro/warehouse), /tmp/skade-fixtures/java/...
-(data/clients/java/warehouse) and /tmp/skade-fixture-py/... (data/clients/
+/tmp/skade-fixtures/avro/... (test/data/avro/warehouse), /tmp/skade-fixtures/java/...
+(test/data/clients/java/warehouse) and /tmp/skade-fixture-py/... (test/data/clients/
 python/warehouse).  They are copied to DEST/avro, DEST/java and DEST/p with
 every recorded path rewritten to its new place: metadata JSON as text, Avro
 manifest lists and manifests decoded and re-encoded with the same schema,

@@ -44,9 +44,9 @@ sc=$(mktemp -d /tmp/skadeXXXXXXXX)
 fx2=$(mktemp -d /tmp/skade-XXXXXXXX)
 printf '%s\n' "$fx" "$sc" "$fx2" >"$out/paths"
 chmod 755 "$fx" "$sc" "$fx2"
-"$py" "$src/test/fixtures.py" "$src/data" "$fx"
+"$py" "$src/test/fixtures.py" "$src/test/data" "$fx"
 # a second copy the tests may destroy (expire_snapshots deleting files)
-"$py" "$src/test/fixtures.py" "$src/data" "$fx2"
+"$py" "$src/test/fixtures.py" "$src/test/data" "$fx2"
 for d in sql expected specs; do
 	mkdir -p "$out/$d"
 	case $d in

@@ -4,7 +4,7 @@
     python3 tables.py WAREHOUSE NAME:N [NAME:N ...]
 
 For each NAME: WAREHOUSE/b/NAME/metadata/00000-<uuid>.metadata.json with N snapshots
-(data/metadata/generate.py's shape: Spark-like summaries, snapshot log, refs main + a tag),
+(test/data/metadata/generate.py's shape: Spark-like summaries, snapshot log, refs main + a tag),
 the table's own uuid and location (WAREHOUSE/b/NAME, where commits write their next files),
 written compact as Java's TableMetadataParser writes it. Prints "NAME PATH" per table.
 Also writes WAREHOUSE/manifest-list.avro, an empty placeholder the benchmark's appended

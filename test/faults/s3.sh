@@ -30,7 +30,7 @@ py=$(s3_tools_python) || exit 1
 start_s3 "$BASE/s3" skade-f skade-other || { echo "s3.sh: moto did not start"; exit 1; }
 extra=()
 for i in $(seq 10 33); do extra+=(--extra "in/r$i"); done
-"$py" "$SKADE_ROOT/test/s3/fixtures_s3.py" "$SKADE_ROOT/data" "$BASE/stage" "$BASE/l" skade-f \
+"$py" "$SKADE_ROOT/test/s3/fixtures_s3.py" "$SKADE_ROOT/test/data" "$BASE/stage" "$BASE/l" skade-f \
     --only py/fixtures/events "${extra[@]}" >/dev/null || exit 1
 chmod -R a+rX "$BASE/l"
 

@@ -92,7 +92,7 @@ def parse_args(argv):
     p.add_argument("--scratch", required=True, help="scratch dir; <scratch>/root is the fuzz root")
     p.add_argument("--log", required=True, help="the server log")
     p.add_argument("--out", required=True, help="findings go to <out>/findings")
-    p.add_argument("--data", default=str(HERE.parent.parent / "data"))
+    p.add_argument("--data", default=str(HERE.parent / "data"))
     p.add_argument("--seconds", type=float, default=180, help="0: until interrupted")
     p.add_argument("--execs", type=int, default=0, help="stop after N executions (0: no limit)")
     p.add_argument("--seed", type=int, default=1)

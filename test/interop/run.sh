@@ -23,9 +23,9 @@ chmod 755 "$WAREHOUSE" && chown "$PG_USER" "$WAREHOUSE"
 # postgres) can read them even when the checkout is private; the pyiceberg
 # fixtures' index (fixtures.json) names the new places too
 FIXDIR=$(mktemp -d /tmp/skade-XXXXXXXX)
-"$(tools_python)" "$SKADE_ROOT/test/fixtures.py" "$SKADE_ROOT/data" "$FIXDIR" || exit 1
+"$(tools_python)" "$SKADE_ROOT/test/fixtures.py" "$SKADE_ROOT/test/data" "$FIXDIR" || exit 1
 mkdir "$FIXDIR/pyindex"
-sed -e "s#/tmp/skade-fixture-py#$FIXDIR/p#g" "$SKADE_ROOT/data/clients/python/fixtures.json" \
+sed -e "s#/tmp/skade-fixture-py#$FIXDIR/p#g" "$SKADE_ROOT/test/data/clients/python/fixtures.json" \
     >"$FIXDIR/pyindex/fixtures.json"
 ln -s "$FIXDIR/p" "$FIXDIR/pyindex/warehouse"
 chmod -R a+rX "$FIXDIR"

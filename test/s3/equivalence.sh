@@ -19,7 +19,7 @@ cleanup() { stop_server "$BASE/pg"; stop_s3 "$BASE/s3"; rm -rf "$BASE"; }
 trap cleanup EXIT
 py=$(s3_tools_python) || exit 1
 start_s3 "$BASE/s3" skade-eq || { echo "equivalence.sh: moto did not start"; exit 1; }
-"$py" "$SKADE_ROOT/test/s3/fixtures_s3.py" "$SKADE_ROOT/data" "$BASE/stage" "$BASE/l" skade-eq \
+"$py" "$SKADE_ROOT/test/s3/fixtures_s3.py" "$SKADE_ROOT/test/data" "$BASE/stage" "$BASE/l" skade-eq \
     --extra w1 || exit 1
 chmod -R a+rX "$BASE/l"
 PORT=$(free_port)

@@ -2,9 +2,9 @@
 
 Usage: fixtures_s3.py DATA_DIR STAGE LOCAL_ROOT BUCKET [--extra PREFIX]... [--only DIR]...
 
-Every fixture table with manifests -- data/avro/warehouse/* (v1, v2_*, v3,
-exotic_types and the bad ones), data/clients/java/warehouse/fixtures/* and
-data/clients/python/warehouse/fixtures/* -- is written twice:
+Every fixture table with manifests -- test/data/avro/warehouse/* (v1, v2_*, v3,
+exotic_types and the bad ones), test/data/clients/java/warehouse/fixtures/* and
+test/data/clients/python/warehouse/fixtures/* -- is written twice:
 
   - to LOCAL_ROOT/{avro,java,py}/<table>, every recorded path becoming
     file://LOCAL_ROOT/...;

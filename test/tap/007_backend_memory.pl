@@ -14,7 +14,7 @@ my $node = PostgreSQL::Test::Cluster->new('memory');
 $node->init;
 my $root = $node->basedir . '/avro';
 # a good table from the hostile-input generator: list and manifest, null codec
-system('python3', 'data/avro/hostile.py', $root) == 0 or die "hostile.py failed";
+system('python3', 'test/data/avro/hostile.py', $root) == 0 or die "hostile.py failed";
 $node->append_conf('postgresql.conf', <<"CONF");
 shared_preload_libraries = 'skade'
 skade.allowed_roots = '$root'

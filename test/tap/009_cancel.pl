@@ -13,7 +13,7 @@ use Test::More;
 my $node = PostgreSQL::Test::Cluster->new('cancel');
 $node->init;
 my $root = $node->basedir . '/avro';
-system('python3', 'data/avro/hostile.py', $root, '--big', '300000') == 0
+system('python3', 'test/data/avro/hostile.py', $root, '--big', '300000') == 0
   or die "hostile.py failed";
 $node->append_conf('postgresql.conf', <<"CONF");
 shared_preload_libraries = 'skade'

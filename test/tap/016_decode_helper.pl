@@ -16,7 +16,7 @@ my $node = PostgreSQL::Test::Cluster->new('helper');
 $node->init;
 my $root = $node->basedir . '/avro';
 # 48 deflate manifests of 500 files each; many_bad: its third from the end is corrupt
-system('python3', 'data/avro/hostile.py', $root, '--many', '48', '500') == 0
+system('python3', 'test/data/avro/hostile.py', $root, '--many', '48', '500') == 0
   or die "hostile.py failed";
 $node->append_conf('postgresql.conf', <<"CONF");
 shared_preload_libraries = 'skade'

@@ -69,11 +69,11 @@ mkdir $wh or die;
 
 # ---- fixtures: real table metadata (Java JdbcCatalog's events and
 # events_gz, as JSON: their manifests name the run that wrote them), and a
-# table with a manifest list and manifest (data/avro/hostile.py's "split")
+# table with a manifest list and manifest (test/data/avro/hostile.py's "split")
 my %java;
 for my $t ('events', 'events_gz')
 {
-	my $from_dir = "$src/data/clients/java/warehouse/fixtures/$t/metadata";
+	my $from_dir = "$src/test/data/clients/java/warehouse/fixtures/$t/metadata";
 	my $dir = "$root/java/$t/metadata";
 	make_path($dir);
 	opendir(my $d, $from_dir) or die "$from_dir: $!";
@@ -86,7 +86,7 @@ for my $t ('events', 'events_gz')
 }
 is(scalar @{ $java{events} }, 5, 'five metadata files of events');
 is(scalar @{ $java{events_gz} }, 2, 'two of events_gz');
-system('python3', "$src/data/avro/hostile.py", "$root/avro") == 0 or die "hostile.py failed";
+system('python3', "$src/test/data/avro/hostile.py", "$root/avro") == 0 or die "hostile.py failed";
 my $split_list = "$root/avro/split/metadata/list.avro";
 -f $split_list or die "no $split_list";
 # copies for the commits after the upgrade (new files, same content)

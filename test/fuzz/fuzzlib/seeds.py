@@ -201,13 +201,13 @@ def build(data_dir: Path, root: Path) -> Seeds:
     mapping = [(old, f"{out}/{group}/") for old, group in FIXTURE_PREFIXES]
     seeds = Seeds()
 
-    # data/metadata: standalone metadata files (no Avro behind them)
+    # test/data/metadata: standalone metadata files (no Avro behind them)
     (out / "metadata").mkdir(parents=True, exist_ok=True)
     for f in sorted((data_dir / "metadata").glob("*.json")):
         b = _copy_metadata_json(f, out / "metadata" / f.name, mapping)
         seeds.metadata_raw.append((f"metadata/{f.name}", b))
 
-    # tables with manifests: data/avro/warehouse/*, data/clients/{java,python}
+    # tables with manifests: test/data/avro/warehouse/*, test/data/clients/{java,python}
     table_dirs = []
     for d in sorted((data_dir / "avro" / "warehouse").iterdir()):
         if (d / "metadata").is_dir():
@@ -226,7 +226,7 @@ def build(data_dir: Path, root: Path) -> Seeds:
         for f in sorted((dst / "metadata").glob("*.avro")):
             seeds.avro.append(_avro_seed(str(f)))
 
-    # data/avro/hostile.py: hand-made hostile manifest lists and manifests
+    # test/data/avro/hostile.py: hand-made hostile manifest lists and manifests
     # (they crashed or blew up older builds), written straight into the root
     hostile = data_dir / "avro" / "hostile.py"
     if hostile.exists():

@@ -1,4 +1,4 @@
-"""The Java-written fixture table (data/clients/java: `events`, three appends),
+"""The Java-written fixture table (test/data/clients/java: `events`, three appends),
 registered in skade as a table of its own whose metadata lives in this run's
 warehouse (so the server may write next to it and remove its manifest lists);
 its manifests and data stay in the fixture copy test/interop/run.sh made."""

@@ -92,7 +92,7 @@ class Skade:
             return
         roots = [r.strip() for r in current[0].split(",") if r.strip()]
         changed = False
-        for root in (warehouse_dir(), Path(__file__).resolve().parents[3] / "data"):
+        for root in (warehouse_dir(), Path(__file__).resolve().parents[2] / "data"):
             root = str(root.resolve())
             if not any(root == r.rstrip("/") or root.startswith(r.rstrip("/") + "/") for r in roots):
                 roots.append(root)

@@ -1,4 +1,4 @@
-"""The committed pyiceberg fixtures (data/clients/python) registered in skade
+"""The committed pyiceberg fixtures (test/data/clients/python) registered in skade
 and read back by pyiceberg: snapshots and rows as recorded in fixtures.json.
 Read-only: nothing is committed to the fixture tables."""
 
@@ -15,7 +15,7 @@ NAMESPACES = ()  # the fixture tables live in the repository, never under the wa
 # run.sh points this at a copy the server can read; the checkout by default
 FIXTURES = Path(
     os.environ.get("SKADE_PY_FIXTURES")
-    or Path(__file__).resolve().parents[3] / "data" / "clients" / "python"
+    or Path(__file__).resolve().parents[2] / "data" / "clients" / "python"
 )
 
 

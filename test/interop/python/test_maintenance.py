@@ -144,7 +144,7 @@ def test_swap_table_pyiceberg(catalog, skade):
 
 
 def test_expire_of_a_java_table_is_read_by_pyiceberg(catalog, skade, warehouse):
-    """The Java-written fixture (data/clients/java, three appends), copied into the
+    """The Java-written fixture (test/data/clients/java, three appends), copied into the
     warehouse and registered: after expiring all but the current snapshot with
     delete_files, pyiceberg reads the same rows and the old manifest lists are gone."""
     register_java_events(skade, catalog, warehouse, "mnt")

@@ -1,5 +1,5 @@
 """skade.plan_files() against brute force and pyiceberg's planner, over random
-filters on the committed pyiceberg fixtures (data/clients/python): a file
+filters on the committed pyiceberg fixtures (test/data/clients/python): a file
 holding a matching row is never missing from skade's plan."""
 
 import json

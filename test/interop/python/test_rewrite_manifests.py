@@ -77,7 +77,7 @@ def test_rewrite_manifests_is_read_by_pyiceberg(catalog, skade):
 
 
 def test_rewrite_manifests_of_a_java_table_is_read_by_pyiceberg(catalog, skade, warehouse, tmp_path):
-    """The Java-written fixture (data/clients/java, three appends), copied into the
+    """The Java-written fixture (test/data/clients/java, three appends), copied into the
     warehouse and registered: after the rewrite pyiceberg reads the same rows."""
     register_java_events(skade, catalog, warehouse, "rwm")
     t = catalog.load_table("rwm.java_events")

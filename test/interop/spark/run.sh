@@ -59,9 +59,9 @@ cleanup() {
     rm -rf "$DATA" "$SCRATCH" "$WAREHOUSE" "$FIXDIR"
 }
 trap cleanup EXIT
-"$(tools_python)" "$SKADE_ROOT/test/fixtures.py" "$SKADE_ROOT/data" "$FIXDIR" || exit 1
-cp "$SKADE_ROOT/data/clients/java/tables.tsv" "$FIXDIR/java/tables.tsv"
-sed -e "s#/tmp/skade-fixture-py#$FIXDIR/p#g" "$SKADE_ROOT/data/clients/python/fixtures.json" >"$FIXDIR/p/fixtures.json"
+"$(tools_python)" "$SKADE_ROOT/test/fixtures.py" "$SKADE_ROOT/test/data" "$FIXDIR" || exit 1
+cp "$SKADE_ROOT/test/data/clients/java/tables.tsv" "$FIXDIR/java/tables.tsv"
+sed -e "s#/tmp/skade-fixture-py#$FIXDIR/p#g" "$SKADE_ROOT/test/data/clients/python/fixtures.json" >"$FIXDIR/p/fixtures.json"
 # Spark (root) writes into the warehouse and the fixture copies, the server
 # (postgres) writes metadata and manifests into the same table directories
 chmod -R a+rwX "$WAREHOUSE" "$FIXDIR"

@@ -1,5 +1,5 @@
 """Tables written by other clients — the committed fixtures of the stock Java
-JdbcCatalog (data/clients/java) and of pyiceberg (data/clients/python),
+JdbcCatalog (test/data/clients/java) and of pyiceberg (test/data/clients/python),
 copies re-homed by run.sh — registered in skade and read by Spark: the
 recorded rows and snapshots.  Then Spark appends, skade expires all but the
 last two snapshots and rewrites the manifests, and Spark reads the same rows

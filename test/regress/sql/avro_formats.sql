@@ -1,5 +1,5 @@
 -- skade.manifests(), skade.files() and skade.plan_files() across Iceberg
--- format versions and Avro codecs, and on bad manifests (data/avro):
+-- format versions and Avro codecs, and on bad manifests (test/data/avro):
 --   v1          format v1, pyiceberg 0.12.0 (manifests and lists: deflate)
 --   v2_null, v2_deflate, v2_snappy
 --               format v2, pyiceberg 0.12.0 with write.avro.compression-codec
@@ -8,7 +8,7 @@
 --   zstd        format v2, pyiceberg with codec zstd: not read by skade
 --   bad_*, exotic_types, corrupt_*, short_manifest
 --               v2_deflate's metadata with the manifest of its first append
---               re-written (data/avro/make_fixtures.py)
+--               re-written (test/data/avro/make_fixtures.py)
 -- Every good table: partitioned by identity(category) and day(ts); three
 -- appends of 4, 2 and 3 rows in 3, 1 and 2 Parquet files (9 rows, 6 files).
 \pset null '(null)'

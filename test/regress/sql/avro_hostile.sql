@@ -1,4 +1,4 @@
--- Hostile Avro files (data/avro/hostile.py): every one of them crashed a
+-- Hostile Avro files (test/data/avro/hostile.py): every one of them crashed a
 -- backend (and with it the cluster), took gigabytes of memory or returned
 -- garbage rows before skade validated Avro files itself.  Each must now be
 -- a clear error naming the file, with a 22SK1 SQLSTATE (malformed file) or
@@ -6,7 +6,7 @@
 \pset null '(null)'
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set ECHO none
-SELECT format($$COPY (SELECT 1 WHERE false) TO PROGRAM 'rm -rf /tmp/skade_regress/hostile && python3 %s/data/avro/hostile.py /tmp/skade_regress/hostile'$$,
+SELECT format($$COPY (SELECT 1 WHERE false) TO PROGRAM 'rm -rf /tmp/skade_regress/hostile && python3 %s/test/data/avro/hostile.py /tmp/skade_regress/hostile'$$,
               :'abs_srcdir') \gexec
 -- the SQLSTATE and message of a failing call, paths shortened
 CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$

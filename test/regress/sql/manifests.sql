@@ -1,6 +1,6 @@
 -- Manifest lists and manifests read from Avro (libavro-c): skade.manifests()
 -- and skade.files() on tables
--- written by Apache Iceberg's Java JdbcCatalog (data/clients/java), every
+-- written by Apache Iceberg's Java JdbcCatalog (test/data/clients/java), every
 -- snapshot of them, and corrupt, truncated, foreign-codec and missing files.
 \pset null '(null)'
 \set VERBOSITY default
@@ -150,11 +150,11 @@ SELECT count(*) FROM skade.files('fixtures', 'empty');
 SELECT count(*) FROM skade.plan_files('fixtures', 'empty', '{"type": "eq", "term": "id", "value": 1}');
 
 -- plan_files on decimal, uuid, binary and fixed columns: tables whose
--- bounds, partition values and partition summaries data/avro/typed_bounds.py
+-- bounds, partition values and partition summaries test/data/avro/typed_bounds.py
 -- writes byte by byte (its banner lists them; no data file exists)
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set ECHO none
-SELECT format($$COPY (SELECT 1 WHERE false) TO PROGRAM 'rm -rf /tmp/skade_regress/typed && python3 %s/data/avro/typed_bounds.py /tmp/skade_regress/typed'$$,
+SELECT format($$COPY (SELECT 1 WHERE false) TO PROGRAM 'rm -rf /tmp/skade_regress/typed && python3 %s/test/data/avro/typed_bounds.py /tmp/skade_regress/typed'$$,
               :'abs_srcdir') \gexec
 \set ECHO all
 SET skade.allowed_roots = '/tmp/skade-fixtures,/tmp/skade_regress/typed';

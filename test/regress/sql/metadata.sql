@@ -8,7 +8,7 @@
 --   /tmp/skade_regress/root      allowed: the fixtures, a directory, a FIFO, symlinks
 --   /tmp/skade_regress/outside   not allowed
 \set ECHO none
-SELECT format($$COPY (SELECT 1 WHERE false) TO PROGRAM 'rm -rf /tmp/skade_regress && mkdir -p /tmp/skade_regress/root/dir /tmp/skade_regress/outside && cp %s/data/metadata/*.json /tmp/skade_regress/root/ && mkfifo /tmp/skade_regress/root/fifo.metadata.json && echo {} > /tmp/skade_regress/outside/secret.metadata.json && ln -s /tmp/skade_regress/outside/secret.metadata.json /tmp/skade_regress/root/escape.metadata.json && ln -s 00003-v2.metadata.json /tmp/skade_regress/root/inside-link.metadata.json'$$,
+SELECT format($$COPY (SELECT 1 WHERE false) TO PROGRAM 'rm -rf /tmp/skade_regress && mkdir -p /tmp/skade_regress/root/dir /tmp/skade_regress/outside && cp %s/test/data/metadata/*.json /tmp/skade_regress/root/ && mkfifo /tmp/skade_regress/root/fifo.metadata.json && echo {} > /tmp/skade_regress/outside/secret.metadata.json && ln -s /tmp/skade_regress/outside/secret.metadata.json /tmp/skade_regress/root/escape.metadata.json && ln -s 00003-v2.metadata.json /tmp/skade_regress/root/inside-link.metadata.json'$$,
               :'abs_srcdir') \gexec
 \set ECHO all
 SET skade.allowed_roots = '/tmp/skade_regress/root';

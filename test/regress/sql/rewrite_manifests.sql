@@ -1,7 +1,7 @@
 -- rewrite_manifests(): the small data manifests of the current snapshot
 -- merged per partition spec into few, committed as a "replace" snapshot, on
--- tables written by Java (data/clients/java) and pyiceberg
--- (data/clients/python); the files and their sequence numbers stay, time
+-- tables written by Java (test/data/clients/java) and pyiceberg
+-- (test/data/clients/python); the files and their sequence numbers stay, time
 -- travel to the old snapshot still works.
 \pset null '(null)'
 -- The fixtures' metadata directories are copied to scratch (their metadata
@@ -198,7 +198,7 @@ SELECT count(*) AS files FROM pg_temp.fileset('rw', 'py', :py_after);
 SELECT regexp_replace(file_path, '^.*/data/', '') AS planned
 FROM skade.plan_files('rw', 'py', '{"type": "eq", "term": "category", "value": "b"}') ORDER BY 1;
 
--- Java, format v3 (data/avro/warehouse/v3): three appends, row ids 0-3,
+-- Java, format v3 (test/data/avro/warehouse/v3): three appends, row ids 0-3,
 -- 4-5 and 6-8, next-row-id 9.  As Java's RewriteManifests: every data file
 -- keeps its row ids, now written explicitly as first_row_id; the new
 -- manifest still gets a fresh range from next-row-id (9, for its 9

@@ -181,7 +181,7 @@ SELECT (SELECT metadata_location FROM skade.load_table('ut', 'p', 'none')) = '/t
 SELECT pg_temp.err($$SELECT * FROM skade.commit_transaction('[{"namespace": "ut", "name": "u", "updates": {}}]')$$) AS not_an_array;
 SELECT pg_temp.err($$SELECT * FROM skade.commit_transaction('[{"namespace": "ut", "name": "u", "updates": [], "new_location": "x"}]')$$) AS mixed_keys;
 
--- expire_snapshots on a table Java wrote (data/clients/java: three appends)
+-- expire_snapshots on a table Java wrote (test/data/clients/java: three appends)
 SET skade.allowed_roots = '/tmp/skade_regress,/tmp/skade-fixtures';
 SET skade.write_roots = '/tmp/skade_regress/wh,/tmp/skade-fixtures';
 SELECT skade.register_table('ut', 'exp',

@@ -17,13 +17,13 @@ import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.junit.jupiter.api.Test;
 
 /**
- * The committed fixtures of data/clients/java are usable as their README says: copied to the
+ * The committed fixtures of test/data/clients/java are usable as their README says: copied to the
  * warehouse path they were written under (or, with SKADE_JAVA_FIXTURE_WAREHOUSE, a copy whose
  * recorded paths were rewritten to where it is), registered (through skade.register_table and through
  * JdbcCatalog.registerTable), and read by the client.
  */
 class FixturesReadTest {
-  private static final Path FIXTURES = Path.of("../../../data/clients/java");
+  private static final Path FIXTURES = Path.of("../../data/clients/java");
 
   @Test
   void registerAndReadCommittedFixtures() throws Exception {

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Writes the fixture tables of data/clients/java (run by data/clients/java/regenerate.sh).
+ * Writes the fixture tables of test/data/clients/java (run by test/data/clients/java/regenerate.sh).
  *
  * <p>The warehouse is SKADE_FIXTURE_WAREHOUSE (default /tmp/skade-fixtures/java), which must be
  * empty: the metadata written there holds absolute paths under it. Catalog name java_fixtures.

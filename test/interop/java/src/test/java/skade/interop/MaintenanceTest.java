@@ -431,7 +431,7 @@ class MaintenanceTest extends CatalogTestBase {
   // -------------------------------------------------------- expire, pyiceberg
 
   /**
-   * The pyiceberg fixture (data/clients/python: identity and day partitions; five snapshots: two
+   * The pyiceberg fixture (test/data/clients/python: identity and day partitions; five snapshots: two
    * appends, a delete of a partition, an append and an overwrite; then a new column), its metadata
    * copied into the warehouse and registered, as RewriteManifestsTest does. Its manifests and data
    * stay in the fixture directory, which other tests read: delete_files => true is only tried

@@ -244,7 +244,7 @@ class RewriteManifestsTest extends CatalogTestBase {
   }
 
   /**
-   * The pyiceberg-written fixture (data/clients/python: identity and day partitions, an overwrite
+   * The pyiceberg-written fixture (test/data/clients/python: identity and day partitions, an overwrite
    * and a copy-on-write delete), copied into the warehouse and registered: after the rewrite Java
    * reads the same rows, now and at the snapshot before.
    */

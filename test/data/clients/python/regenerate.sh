@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate the pyiceberg-written fixtures in this directory (see README.md).
-#   data/clients/python/regenerate.sh
+#   test/data/clients/python/regenerate.sh
 # Uses the interop suite's virtualenv ($SKADE_VENV or test/interop/python/.venv),
 # creating it from test/interop/python/requirements.txt if needed.
 # FIXTURE_ROOT (default /tmp/skade-fixture-py) is where the tables are written,
@@ -8,7 +8,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../../.." && pwd)"
+repo="$(cd "$here/../../../.." && pwd)"
 reqs="$repo/test/interop/python/requirements.txt"
 venv="${SKADE_VENV:-$repo/test/interop/python/.venv}"
 python="${PYTHON:-python3.11}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the Avro fixtures in data/avro/warehouse (see README.md there).
+# Regenerates the Avro fixtures in test/data/avro/warehouse (see README.md there).
 #
-#   data/avro/regenerate.sh
+#   test/data/avro/regenerate.sh
 #
 # Writes every table at FIXTURE_ROOT (default /tmp/skade-fixtures/avro, the root
 # test/regress/sql/avro_formats.sql copies them back to), so the absolute paths inside point
@@ -12,7 +12,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
+repo="$(cd "$here/../../.." && pwd)"
 root="${FIXTURE_ROOT:-/tmp/skade-fixtures/avro}"
 venv="${SKADE_AVRO_VENV:-/tmp/skade-avro-venv}"
 python="${PYTHON:-python3.11}"

@@ -1,4 +1,4 @@
-// The format v3 fixture table of data/avro (see README.md): written by the stock Apache
+// The format v3 fixture table of test/data/avro (see README.md): written by the stock Apache
 // Iceberg 1.12.0 Java library (HadoopTables on the local file system, Parquet data written by
 // iceberg-data's generic writers), with the same schema, partitioning and rows as the pyiceberg
 // tables, plus a v3-only column ts_ns (timestamp_ns).

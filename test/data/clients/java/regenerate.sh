@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the Java-written fixture tables in data/clients/java/ (see README.md there).
+# Regenerates the Java-written fixture tables in test/data/clients/java/ (see README.md there).
 #
-#   data/clients/java/regenerate.sh
+#   test/data/clients/java/regenerate.sh
 #
 # Needs a PostgreSQL with skade (PGHOST, PGPORT, PGUSER, PGDATABASE as for
 # test/interop/java/run.sh). The tables are written by the stock Iceberg JdbcCatalog into the
@@ -10,7 +10,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-suite="$here/../../../test/interop/java"
+suite="$here/../../../interop/java"
 wh="${SKADE_FIXTURE_WAREHOUSE:-/tmp/skade-fixtures/java}"
 
 rm -rf "$wh"

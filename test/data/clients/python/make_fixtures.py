@@ -153,7 +153,7 @@ def main() -> int:
         catalog = SqlCatalog("py_cat", uri=f"sqlite:///{tmp}/catalog.db", warehouse=ROOT.as_uri())
         catalog.create_namespace(NAMESPACE)
         index = {
-            "generator": "data/clients/python/make_fixtures.py",
+            "generator": "test/data/clients/python/make_fixtures.py",
             "pyiceberg": pyiceberg.__version__,
             "pyarrow": pa.__version__,
             "fixture_root": ROOT.as_uri(),
