@@ -40,10 +40,10 @@ def parse(path):
 
 
 def lower_is_better(unit, label):
-    """times: lower is better; rates (…/s): higher is better"""
-    if "/s" in unit:
+    """times (ms, ns/key, ...) and sizes: lower is better; rates (.../s): higher is better"""
+    if unit.endswith("/s"):
         return False
-    return unit in ("ms", "s", "us", "µs", "ns", "MB", "kB", "B", "bytes")
+    return unit.split("/")[0] in ("ms", "s", "us", "µs", "ns", "MB", "kB", "B", "bytes")
 
 
 def main(argv):

@@ -79,7 +79,6 @@
 #include "io/s3_client.h"
 #include "util/sigv4.h"
 
-typedef S3Location S3Object;
 
 /* where requests for one object go */
 typedef struct S3Target
@@ -145,15 +144,15 @@ static List *prefetched = NIL;	/* Prefetched, in order, not yet read */
 static int	prefetch_outstanding = 0;	/* of those, started */
 static bool prefetch_callback = false;
 
-static bool in_roots(const char *setting, const S3Object *o);
-static void target(const S3Object *o, const Route *r, S3Target *t);
+static bool in_roots(const char *setting, const S3Location *o);
+static void target(const S3Location *o, const Route *r, S3Target *t);
 static Route current_route(void);
 static void resolve_overrides(void);
 static bool endpoint_allowed(const char *endpoint, const char *primary);
 static char *endpoint_normal(const char *e, size_t len);
 static const S3Credentials *credentials(void);
 static void load_credentials_file(const char *path);
-static S3Call *new_call(const char *method, const S3Object *o, const Route *r,
+static S3Call *new_call(const char *method, const S3Location *o, const Route *r,
 						size_t cap, const S3Credentials *key);
 pg_noreturn static void report(const char *verb, const char *location, const S3Call *c);
 static MemoryContext store_context(void);
@@ -161,7 +160,7 @@ static void prefetch_top_up(void);
 static void prefetch_drop(Prefetched *p);
 static void prefetch_reset(void);
 static void prefetch_at_end(XactEvent event, void *arg);
-static void pin_route(const S3Object *o);
+static void pin_route(const S3Location *o);
 static void forget_pinned(void *arg);
 
 static SkadeNamespacePropertiesFn read_properties = NULL;
@@ -230,7 +229,7 @@ SkadeObjectScope(const char *catalog, const char *ns)
 StringInfo
 SkadeObjectRead(const char *location, size_t cap, char **real_path)
 {
-	S3Object	o;
+	S3Location	o;
 	S3Call	   *c = NULL;
 	ListCell   *lc;
 	StringInfo	buf;
@@ -317,7 +316,7 @@ SkadeObjectPrefetch(List *locations, size_t cap)
 	foreach(lc, locations)
 	{
 		const char *loc = lfirst(lc);
-		S3Object	o;
+		S3Location	o;
 
 		if (SkadeIsObjectLocation(loc) && SkadeS3Parse(loc, &o, NULL, false, false) &&
 			in_roots(skade_allowed_roots, &o))
@@ -400,7 +399,7 @@ prefetch_at_end(XactEvent event, void *arg)
 bool
 SkadeObjectAllowed(const char *real_path)
 {
-	S3Object	o;
+	S3Location	o;
 
 	return SkadeS3Parse(real_path, &o, NULL, false, false) && in_roots(skade_allowed_roots, &o);
 }
@@ -413,7 +412,7 @@ SkadeObjectAllowed(const char *real_path)
 void
 SkadeObjectWritable(const char *location, const char *verb, char **root, char **rest)
 {
-	S3Object	o;
+	S3Location	o;
 
 	SkadeS3Parse(location, &o, verb, true, false);
 	if (!in_roots(skade_write_roots, &o))
@@ -431,7 +430,7 @@ SkadeObjectWritable(const char *location, const char *verb, char **root, char **
  * key: a removal at commit or abort, when no SQL may run, finds both.
  */
 static void
-pin_route(const S3Object *o)
+pin_route(const S3Location *o)
 {
 	MemoryContext old;
 	Pinned	   *p;
@@ -472,7 +471,7 @@ SkadeObjectCreate(const char *location, const char *data, size_t len)
 {
 	char	   *root;
 	char	   *key;
-	S3Object	o;
+	S3Location	o;
 	S3Call	   *c;
 
 	SkadeObjectWritable(location, "write", &root, &key);
@@ -510,7 +509,7 @@ int
 SkadeObjectRemove(const char *root, const char *rest)
 {
 	char	   *location = psprintf("%s/%s", root, rest);
-	S3Object	o;
+	S3Location	o;
 	S3Call	   *c;
 	Route		r = {NULL, NULL, -1};
 	ListCell   *lc;
@@ -560,7 +559,7 @@ SkadeObjectsAbsent(List *locations)
 	for (i = 0; i < list_length(locations); i++)
 	{
 		const char *loc = list_nth(locations, i);
-		S3Object	o;
+		S3Location	o;
 
 		if (!SkadeS3Parse(loc, &o, NULL, false, false) ||
 			!(in_roots(skade_allowed_roots, &o) || in_roots(skade_write_roots, &o)))
@@ -593,7 +592,7 @@ SkadeObjectsAbsent(List *locations)
 SkadeReadStatus
 SkadeObjectProbe(const char *location)
 {
-	S3Object	o;
+	S3Location	o;
 
 	if (!SkadeS3Parse(location, &o, NULL, false, false))
 		return SKADE_READ_FAILED;
@@ -608,7 +607,7 @@ SkadeObjectProbe(const char *location)
  * kept, parsed, until the setting changes: cache hits ask on every read.
  */
 static bool
-in_roots(const char *setting, const S3Object *o)
+in_roots(const char *setting, const S3Location *o)
 {
 	static char *parsed_for[2] = {NULL, NULL};
 	static List *parsed[2] = {NIL, NIL};
@@ -654,7 +653,7 @@ in_roots(const char *setting, const S3Object *o)
 void
 SkadeObjectPrefixRoute(const char *location, SkadeObjectPrefix *p)
 {
-	S3Object	o;
+	S3Location	o;
 	S3Target	t;
 	Route		r = current_route();
 	char	   *copy = pstrdup(location);
@@ -713,7 +712,7 @@ current_route(void)
 
 /* The URL, Host and canonical path of a request for o by route r. */
 static void
-target(const S3Object *o, const Route *r, S3Target *t)
+target(const S3Location *o, const Route *r, S3Target *t)
 {
 	const char *endpoint = skade_s3_endpoint ? skade_s3_endpoint : "";
 	bool		path_style = skade_s3_path_style;
@@ -898,7 +897,7 @@ endpoint_allowed(const char *endpoint, const char *primary)
  * key (key, else the configured one) and cap filled in.
  */
 static S3Call *
-new_call(const char *method, const S3Object *o, const Route *r, size_t cap,
+new_call(const char *method, const S3Location *o, const Route *r, size_t cap,
 		 const S3Credentials *key)
 {
 	S3Call	   *c = palloc0(sizeof(S3Call));

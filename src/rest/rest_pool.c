@@ -331,9 +331,12 @@ stop_executor(int i, bool retire)
 			finish(job, 500, "InternalServerError",
 				   "the worker serving this request ended; a change it made may or may not have been committed");
 		}
-		else if (++job->handoffs < MAX_HANDOFFS)
+		else if (!retire && ++job->handoffs < MAX_HANDOFFS)
 		{
-			/* it never had the whole request: first in line for another one */
+			/*
+			 * it never had the whole request and its executor ended (not
+			 * retired: at shutdown nothing runs it): first in line for another
+			 */
 			job->queued = true;
 			dlist_push_head(&queue, &job->node);
 			nqueued++;
