@@ -3,6 +3,13 @@
 CREATE FUNCTION skade.write_table_metadata(location text, metadata jsonb,
 										   namespace text DEFAULT NULL, catalog text DEFAULT NULL)
 	RETURNS text AS 'MODULE_PATHNAME', 'skade_write_table_metadata' LANGUAGE C;
+-- The location of the metadata file after previous (NULL: the first), in the
+-- metadata_path directory (the write.metadata.path property) or the table's
+-- location's metadata/, gzip'd for the codec gzip (metadata_write.c): the one
+-- place the names are made (create/update_table, create/update_view)
+CREATE FUNCTION skade.next_metadata_location(previous text, table_location text,
+											 metadata_path text, codec text)
+	RETURNS text AS 'MODULE_PATHNAME', 'skade_next_metadata_location' LANGUAGE C;
 -- the pointer of a table create_table() wrote: register_table, logged "create"
 CREATE FUNCTION skade.create_table_commit(namespace text, name text, metadata_location text,
 										  catalog text DEFAULT NULL)
@@ -279,11 +286,8 @@ DECLARE
 	meta jsonb := skade.new_table_metadata(namespace, name, schema, partition_spec, sort_order,
 										   properties, location, format_version, catalog);
 	props jsonb := meta->'properties';
-	dir text := coalesce(rtrim(props->>'write.metadata.path', '/'),
-						 (meta->>'location') OPERATOR(pg_catalog.||) '/metadata');
-	file text := dir OPERATOR(pg_catalog.||) '/00000-' OPERATOR(pg_catalog.||) gen_random_uuid()::text
-		OPERATOR(pg_catalog.||) CASE WHEN lower(props->>'write.metadata.compression-codec') OPERATOR(pg_catalog.=) 'gzip'
-								THEN '.gz.metadata.json' ELSE '.metadata.json' END;
+	file text := skade.next_metadata_location(NULL, meta->>'location', props->>'write.metadata.path',
+											  props->>'write.metadata.compression-codec');
 BEGIN
 	PERFORM skade.write_table_metadata(file, meta, namespace, catalog);
 	PERFORM skade.create_table_commit(namespace, name, file, catalog);
@@ -810,8 +814,6 @@ DECLARE
 	ref jsonb;
 	props jsonb;
 	maxlog integer;
-	version bigint;
-	dir text;
 	file text;
 	creating boolean := false;
 BEGIN
@@ -1217,13 +1219,9 @@ BEGIN
 									   'timestamp-ms', base->'last-updated-ms', 'metadata-file', base_location)))
 								   WITH ORDINALITY x(e, n)
 							   ORDER BY n DESC LIMIT maxlog) l) END);
-	version := CASE WHEN creating THEN 0
-			   ELSE coalesce(substring(base_location FROM '/([0-9]+)-[^/]*$')::bigint, 0) + 1 END;
-	dir := coalesce(rtrim(props->>'write.metadata.path', '/'), rtrim(m->>'location', '/') || '/metadata');
-	file := dir || '/' || lpad(version::text, greatest(5, length(version::text)), '0') || '-'
-		|| gen_random_uuid()::text
-		|| CASE WHEN lower(props->>'write.metadata.compression-codec') = 'gzip'
-				THEN '.gz.metadata.json' ELSE '.metadata.json' END;
+	file := skade.next_metadata_location(CASE WHEN creating THEN NULL ELSE base_location END,
+										 m->>'location', props->>'write.metadata.path',
+										 props->>'write.metadata.compression-codec');
 	PERFORM skade.write_table_metadata(file, m, namespace, cat);
 	IF creating THEN
 		PERFORM skade.create_table_commit(namespace, name, file, cat);

@@ -129,7 +129,7 @@ BEGIN
 		 WHERE (s->>'snapshot-id')::bigint = ANY (expired);
 	IF delete_files THEN
 		-- checked against skade.write_roots now, removed at commit
-		PERFORM skade.delete_at_commit(ARRAY(SELECT o.file_path FROM skade_expire_out o));
+		PERFORM skade.delete_at_commit(ARRAY(SELECT o.file_path FROM skade_expire_out o), namespace, cat);
 	END IF;
 
 	-- the commit
@@ -150,10 +150,12 @@ $expire$;
 
 -- The files of a rewrite_manifests commit (manifest_write.c): the current
 -- snapshot's small data manifests merged per partition spec, and the manifest
--- list of the replacing snapshot, written under metadata_dir; NULL when there
--- is nothing to rewrite.  Returns the new snapshot's id, sequence number and
+-- list of the replacing snapshot, written under metadata_dir (read and written
+-- by the route of the table's namespace, when given); NULL when there is
+-- nothing to rewrite.  Returns the new snapshot's id, sequence number and
 -- manifest list and the counts of its summary.
-CREATE FUNCTION skade.rewrite_manifest_files(metadata text, target_size_bytes bigint, metadata_dir text)
+CREATE FUNCTION skade.rewrite_manifest_files(metadata text, target_size_bytes bigint, metadata_dir text,
+											 namespace text DEFAULT NULL, catalog text DEFAULT NULL)
 	RETURNS jsonb AS 'MODULE_PATHNAME', 'skade_rewrite_manifest_files' LANGUAGE C;
 
 /*
@@ -209,7 +211,8 @@ BEGIN
 	m := mt::jsonb;
 	props := coalesce(m->'properties', '{}');
 	w := skade.rewrite_manifest_files(mt, target_size_bytes,
-		coalesce(rtrim(props->>'write.metadata.path', '/'), rtrim(m->>'location', '/') OPERATOR(pg_catalog.||) '/metadata'));
+		coalesce(rtrim(props->>'write.metadata.path', '/'), rtrim(m->>'location', '/') OPERATOR(pg_catalog.||) '/metadata'),
+		namespace, cat);
 	IF w IS NULL THEN
 		RETURN QUERY SELECT l.metadata_location, nullif((m->>'current-snapshot-id')::bigint, -1), 0, 0,
 							(SELECT count(*)::integer FROM skade.manifests(namespace, name, NULL, cat)), 0::bigint
@@ -377,9 +380,11 @@ CREATE FUNCTION skade.remove_written_file(location text) RETURNS boolean
 -- rewrite the journal without what no longer matters; the lines kept
 CREATE FUNCTION skade.compact_written_files() RETURNS bigint
 	AS 'MODULE_PATHNAME', 'skade_compact_written_files' LANGUAGE C STRICT;
--- remove these files (inside skade.write_roots) when this transaction commits
-CREATE FUNCTION skade.delete_at_commit(locations text[]) RETURNS integer
-	AS 'MODULE_PATHNAME', 'skade_delete_at_commit' LANGUAGE C STRICT;
+-- remove these files (inside skade.write_roots; objects by the route of the
+-- namespace, when given) when this transaction commits
+CREATE FUNCTION skade.delete_at_commit(locations text[], namespace text DEFAULT NULL,
+										catalog text DEFAULT NULL) RETURNS integer
+	AS 'MODULE_PATHNAME', 'skade_delete_at_commit' LANGUAGE C;
 
 /*
  * orphan_files: files skade wrote in this database for a transaction that
@@ -447,7 +452,7 @@ BEGIN
 		UNION ALL SELECT c.file_path FROM jsonb_array_elements(coalesce(meta->'snapshots', '[]')) s,
 			LATERAL skade.files(namespace, name, (s->>'snapshot-id')::bigint, catalog) c) x
 	 WHERE f IS NOT NULL;
-	PERFORM skade.delete_at_commit(files);
+	PERFORM skade.delete_at_commit(files, namespace, catalog);
 	PERFORM skade.drop_table(namespace, name, catalog);
 	RETURN cardinality(files);
 END

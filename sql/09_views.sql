@@ -244,8 +244,8 @@ BEGIN
 			jsonb_build_object('action', 'add-view-version', 'view-version',
 							   coalesce(request->'view-version', 'null') || '{"schema-id": -1}'),
 			jsonb_build_object('action', 'set-current-view-version', 'view-version-id', -1)));
-	file := coalesce(rtrim(m->'properties'->>'write.metadata.path', '/'), (m->>'location') || '/metadata')
-		|| '/00000-' || gen_random_uuid()::text || '.metadata.json';
+	file := skade.next_metadata_location(NULL, m->>'location', m->'properties'->>'write.metadata.path',
+										 m->'properties'->>'write.metadata.compression-codec');
 	PERFORM skade.write_view_metadata(file, m, namespace, cat);
 	PERFORM skade.view_pointer('create', namespace, name, cat, file);
 	RETURN file;
@@ -269,7 +269,6 @@ DECLARE
 	base jsonb;
 	m jsonb;
 	r jsonb;
-	version bigint;
 	file text;
 BEGIN
 	IF namespace IS NULL OR name IS NULL OR requirements IS NULL OR updates IS NULL THEN
@@ -302,10 +301,9 @@ BEGIN
 	IF m = base THEN
 		RETURN base_location;
 	END IF;
-	version := coalesce(substring(base_location FROM '/([0-9]+)-[^/]*$')::bigint, 0) + 1;
-	file := coalesce(rtrim(m->'properties'->>'write.metadata.path', '/'), (m->>'location') || '/metadata')
-		|| '/' || lpad(version::text, greatest(5, length(version::text)), '0')
-		|| '-' || gen_random_uuid()::text || '.metadata.json';
+	file := skade.next_metadata_location(base_location, m->>'location',
+										 m->'properties'->>'write.metadata.path',
+										 m->'properties'->>'write.metadata.compression-codec');
 	PERFORM skade.write_view_metadata(file, m, namespace, cat);
 	PERFORM skade.view_pointer('commit', namespace, name, cat, base_location, file);
 	RETURN file;

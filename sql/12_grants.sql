@@ -51,6 +51,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.resolve_commit_log(integer),
 	skade.rebuild_index(),
 	skade.write_table_metadata(text, jsonb, text, text),
+	skade.next_metadata_location(text, text, text, text),
 	skade.create_table_commit(text, text, text, text),
 	skade.fresh_type(jsonb, text, integer, jsonb),
 	skade.create_table(text, text, jsonb, jsonb, jsonb, jsonb, text, integer, text),
@@ -70,9 +71,9 @@ GRANT EXECUTE ON FUNCTION
 	skade.in_branch_ancestry(jsonb, bigint, text[]),
 	skade.prune_commit_log(text, text, bigint, text),
 	skade.swap_table(text, text, text, boolean, text),
-	skade.rewrite_manifest_files(text, bigint, text),
+	skade.rewrite_manifest_files(text, bigint, text, text, text),
 	skade.rewrite_manifests(text, text, bigint, text),
-	skade.delete_at_commit(text[]),
+	skade.delete_at_commit(text[], text, text),
 	skade.expire_files(text, text, bigint[], text),
 	skade.purge_table(text, text, text),
 	skade.write_view_metadata(text, jsonb, text, text),
@@ -133,8 +134,8 @@ BEGIN
 			 WHERE p.pronamespace = 'skade'::regnamespace
 			   AND has_function_privilege('skade_writer', p.oid, 'EXECUTE')
 			   AND p.oid NOT IN ('skade.rebuild_index()'::regprocedure,
-								 'skade.delete_at_commit(text[])'::regprocedure,
-								 'skade.rewrite_manifest_files(text, bigint, text)'::regprocedure)
+								 'skade.delete_at_commit(text[], text, text)'::regprocedure,
+								 'skade.rewrite_manifest_files(text, bigint, text, text, text)'::regprocedure)
 			 ORDER BY p.oid LOOP
 		EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO skade_user', f);
 	END LOOP;

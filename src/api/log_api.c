@@ -176,8 +176,8 @@ skade_resolve_commit_log(PG_FUNCTION_ARGS)
 
 		CHECK_FOR_INTERRUPTS();
 		caller = MemoryContextSwitchTo(row_cxt);
-		SkadeObjectScope(SPI_getvalue(row, desc, 4), SPI_getvalue(row, desc, 5));
-		if (!SkadeWarmMetadata(location, previous, &meta, &old))
+		if (!SkadeWarmMetadata(SKADE_ROUTE(SPI_getvalue(row, desc, 4), SPI_getvalue(row, desc, 5)),
+							   location, previous, &meta, &old))
 		{
 			MemoryContextSwitchTo(caller);
 			continue;

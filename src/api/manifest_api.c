@@ -79,6 +79,7 @@ static const char *const file_contents[] = {"data", "position_deletes", "equalit
 /* what files() needs of a manifest list entry */
 typedef struct ManifestRef
 {
+	const SkadeRoute *route;	/* the table's: where it is read from */
 	char	   *path;
 	int64		length;			/* -1 if not recorded */
 	int32		spec_id;		/* -1 if not recorded */
@@ -129,7 +130,7 @@ typedef struct FileContext
 } FileContext;
 
 static const SkadeMetaSnapshot *snapshot_arg(FunctionCallInfo fcinfo, int argno,
-											 SkadeMeta **meta);
+											 SkadeMeta **meta, SkadeRoute *route);
 static const SkadeMetaSnapshot *require_snapshot(const SkadeMeta *m, const char *ns,
 												 const char *name, bool given, int64 id);
 static void put_manifest(ReturnSetInfo *rsinfo, const SkadeAvroValue *rec,
@@ -142,10 +143,11 @@ static void transform_result_jsonb(const SkadeBoundPartition *part, const SkadeC
 static Datum partition_values_jsonb(const FileContext *fc, const SkadeManifestEntry *e);
 static void parse_manifest_ref(const SkadeAvroValue *rec, const SkadeMetaSnapshot *snap,
 							   const char *list, ManifestRef *m);
-static List *read_manifest_list(const char *list, const SkadeMetaSnapshot *snap);
+static List *read_manifest_list(const SkadeRoute *route, const char *list,
+								const SkadeMetaSnapshot *snap);
 static bool manifest_may_match(const ManifestRef *mref, const ScanPlan *plan);
-static void prefetch_manifests(List *mrefs);
-static void prefetch_paths(List *paths);
+static void prefetch_manifests(const SkadeRoute *route, List *mrefs);
+static void prefetch_paths(const SkadeRoute *route, List *paths);
 static ManifestHelper *decode_helper(List *mrefs);
 static bool partition_matchable(const FileContext *fc, bool *unpartitioned);
 static uint64 partition_key(const FileContext *fc, const SkadeManifestEntry *e);
@@ -172,7 +174,8 @@ skade_manifests(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	SkadeMeta  *m;
-	const SkadeMetaSnapshot *snap = snapshot_arg(fcinfo, 2, &m);
+	SkadeRoute	route;
+	const SkadeMetaSnapshot *snap = snapshot_arg(fcinfo, 2, &m, &route);
 	SkadeAvroFile *f;
 	const SkadeAvroValue *rec;
 	const char *list;
@@ -186,7 +189,7 @@ skade_manifests(PG_FUNCTION_ARGS)
 	/* summaries are decoded by the current schema's types */
 	if (m->current_schema)
 		cols = SkadeParseSchemaColumns(SkadeMetaStr(m, m->current_schema), "the table", &ncols);
-	f = ManifestListOpen(list);
+	f = ManifestListOpen(&route, list);
 	/* what one row needs lives only while it is formed (the tuplestore copies it) */
 	row_cxt = AllocSetContextCreate(CurrentMemoryContext, "skade manifests row",
 									ALLOCSET_DEFAULT_SIZES);
@@ -218,15 +221,16 @@ skade_files(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	SkadeMeta  *m;
-	const SkadeMetaSnapshot *snap = snapshot_arg(fcinfo, 2, &m);
+	SkadeRoute	route;
+	const SkadeMetaSnapshot *snap = snapshot_arg(fcinfo, 2, &m, &route);
 	List	   *manifests;
 	ManifestHelper *helper;
 	ListCell   *lc;
 
 	if (snap == NULL)
 		return (Datum) 0;
-	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
-	prefetch_manifests(manifests);
+	manifests = read_manifest_list(&route, SkadeMetaStr(m, snap->manifest_list), snap);
+	prefetch_manifests(&route, manifests);
 	helper = decode_helper(manifests);
 	foreach(lc, manifests)
 		put_files(rsinfo, (ManifestRef *) lfirst(lc), m, m->format_version < 2, NULL);
@@ -251,6 +255,7 @@ skade_plan_files(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	SkadeMeta  *m;
+	SkadeRoute	route;
 	const SkadeMetaSnapshot *snap;
 	ScanPlan	plan = {0};
 	List	   *manifests;
@@ -264,7 +269,7 @@ skade_plan_files(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("filter must not be null"),
 				 errhint("Pass 'true' to plan every file.")));
-	snap = snapshot_arg(fcinfo, 3, &m);
+	snap = snapshot_arg(fcinfo, 3, &m, &route);
 	if (m->current_schema == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_SKADE_INVALID_FILE),
@@ -278,7 +283,7 @@ skade_plan_files(PG_FUNCTION_ARGS)
 										 ALLOCSET_DEFAULT_SIZES);
 	if (snap == NULL)
 		return (Datum) 0;
-	manifests = read_manifest_list(SkadeMetaStr(m, snap->manifest_list), snap);
+	manifests = read_manifest_list(&route, SkadeMetaStr(m, snap->manifest_list), snap);
 
 	foreach(lc, manifests)
 	{
@@ -292,7 +297,7 @@ skade_plan_files(PG_FUNCTION_ARGS)
 	}
 	/* the delete files first, indexed; then each data file meets its own */
 	manifests = list_concat_copy(deletes, data);	/* in the order they are read */
-	prefetch_manifests(manifests);
+	prefetch_manifests(&route, manifests);
 	helper = decode_helper(manifests);
 	foreach(lc, deletes)
 	{
@@ -328,14 +333,14 @@ skade_plan_files(PG_FUNCTION_ARGS)
  * left alone.
  */
 static void
-prefetch_manifests(List *mrefs)
+prefetch_manifests(const SkadeRoute *route, List *mrefs)
 {
 	List	   *paths = NIL;
 	ListCell   *lc;
 
 	foreach(lc, mrefs)
 		paths = lappend(paths, (char *) ((const ManifestRef *) lfirst(lc))->path);
-	prefetch_paths(paths);
+	prefetch_paths(route, paths);
 	list_free(paths);
 }
 
@@ -364,9 +369,9 @@ decode_helper(List *mrefs)
 	return helper;
 }
 
-/* prefetch_manifests for a list of manifest paths */
+/* prefetch_manifests for a list of manifest paths (read by route) */
 static void
-prefetch_paths(List *paths)
+prefetch_paths(const SkadeRoute *route, List *paths)
 {
 	List	   *fetch = NIL;
 	ListCell   *lc;
@@ -379,7 +384,7 @@ prefetch_paths(List *paths)
 			fetch = lappend(fetch, (char *) path);
 	}
 	if (list_length(fetch) > 1)
-		SkadeObjectPrefetch(fetch, (size_t) skade_max_metadata_size);
+		SkadeObjectPrefetch(route, fetch, (size_t) skade_max_metadata_size);
 	list_free(fetch);
 }
 
@@ -470,9 +475,9 @@ manifest_may_match(const ManifestRef *mref, const ScanPlan *plan)
 }
 
 static List *
-read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
+read_manifest_list(const SkadeRoute *route, const char *list, const SkadeMetaSnapshot *snap)
 {
-	SkadeAvroFile *f = ManifestListOpen(list);
+	SkadeAvroFile *f = ManifestListOpen(route, list);
 	const SkadeAvroValue *rec;
 	List	   *out = NIL;
 
@@ -482,6 +487,7 @@ read_manifest_list(const char *list, const SkadeMetaSnapshot *snap)
 
 		CHECK_FOR_INTERRUPTS();
 		parse_manifest_ref(rec, snap, list, m);
+		m->route = route;
 		out = lappend(out, m);
 	}
 	SkadeAvroClose(f);
@@ -540,8 +546,9 @@ static const SkadeManifest *
 open_manifest(const ManifestRef *mref, const SkadeMeta *m, bool v1, bool spec, bool hold,
 			  FileContext *fc)
 {
-	const SkadeManifest *man = hold ? ManifestGetHeld(mref->path, mref->length, &fc->held)
-		: ManifestGet(mref->path, mref->length);
+	const SkadeManifest *man = hold
+		? ManifestGetHeld(mref->route, mref->path, mref->length, &fc->held)
+		: ManifestGet(mref->route, mref->path, mref->length);
 	const char *schema = SkadeManifestStr(man, man->schema);
 
 	if (schema == NULL)
@@ -834,10 +841,11 @@ partition_matchable(const FileContext *fc, bool *unpartitioned)
 /*
  * Arguments (namespace, name, ..., snapshot_id at argno, catalog after it): the table's metadata
  * and the snapshot (NULL: the table has none yet), which must have a
- * manifest list.  Also sets up the materialised result.
+ * manifest list, and the route its files are read by.  Also sets up the
+ * materialised result.
  */
 static const SkadeMetaSnapshot *
-snapshot_arg(FunctionCallInfo fcinfo, int argno, SkadeMeta **meta)
+snapshot_arg(FunctionCallInfo fcinfo, int argno, SkadeMeta **meta, SkadeRoute *route)
 {
 	const char *catalog;
 	char	   *ns;
@@ -847,7 +855,10 @@ snapshot_arg(FunctionCallInfo fcinfo, int argno, SkadeMeta **meta)
 	const SkadeMetaSnapshot *snap;
 
 	SkadeTableArgs(fcinfo, argno + 1, &catalog, &ns, &name, &t);
-	L0Fetch(SkadeRequireMetadataLocation(ns, name, &t), L0_WANT_SUMMARY, &r);
+	route->catalog = catalog;
+	route->ns = ns;
+	route->resolved = NULL;
+	L0Fetch(route, SkadeRequireMetadataLocation(ns, name, &t), L0_WANT_SUMMARY, &r);
 	snap = require_snapshot(r.summary, ns, name, !PG_ARGISNULL(argno),
 							PG_ARGISNULL(argno) ? 0 : PG_GETARG_INT64(argno));
 	if (snap != NULL && snap->manifest_list == 0)
@@ -1170,7 +1181,8 @@ put_path(ReturnSetInfo *rsinfo, const char *path, const char *kind)
  * to *gone (in the caller's context).
  */
 static void
-scan_list(const char *list, const SkadeMetaSnapshot *snap, PathHash *kept, List **gone)
+scan_list(const SkadeRoute *route, const char *list, const SkadeMetaSnapshot *snap,
+		  PathHash *kept, List **gone)
 {
 	MemoryContext caller = CurrentMemoryContext;
 
@@ -1183,7 +1195,7 @@ scan_list(const char *list, const SkadeMetaSnapshot *snap, PathHash *kept, List 
 	const SkadeAvroValue *rec;
 
 	MemoryContextSwitchTo(list_cxt);
-	f = ManifestListOpen(list);
+	f = ManifestListOpen(route, list);
 	MemoryContextSwitchTo(rec_cxt);
 	while ((rec = SkadeAvroNext(f)) != NULL)
 	{
@@ -1202,6 +1214,7 @@ scan_list(const char *list, const SkadeMetaSnapshot *snap, PathHash *kept, List 
 			ManifestRef *ref = palloc0(sizeof(ManifestRef));
 
 			parse_manifest_ref(rec, snap, list, ref);
+			ref->route = route;
 			*gone = lappend(*gone, ref);
 		}
 		MemoryContextSwitchTo(rec_cxt);
@@ -1275,13 +1288,16 @@ skade_expire_files(PG_FUNCTION_ARGS)
 	PathHash	kept_lists;
 	List	   *gone = NIL;
 	uint32		i;
+	SkadeRoute	route = {NULL, NULL, NULL};
 
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("expired must not be NULL")));
 	SkadeTableArgs(fcinfo, 3, &catalog, &ns, &name, &t);
-	L0Fetch(SkadeRequireMetadataLocation(ns, name, &t), L0_WANT_SUMMARY, &r);
+	route.catalog = catalog;
+	route.ns = ns;
+	L0Fetch(&route, SkadeRequireMetadataLocation(ns, name, &t), L0_WANT_SUMMARY, &r);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	snaps = SkadeMetaSnapshots(r.summary);
 	arr = PG_GETARG_ARRAYTYPE_P(2);
@@ -1303,7 +1319,7 @@ skade_expire_files(PG_FUNCTION_ARGS)
 			bsearch(&snaps[i].snapshot_id, expired, nids, sizeof(int64), cmp_int64) != NULL)
 			continue;
 		pathhash_add(&kept_lists, list, true);
-		scan_list(list, &snaps[i], &kept, NULL);
+		scan_list(&route, list, &snaps[i], &kept, NULL);
 	}
 
 	/* the expired snapshots' lists, and their manifests no one else lists */
@@ -1316,7 +1332,7 @@ skade_expire_files(PG_FUNCTION_ARGS)
 			continue;
 		if (!pathhash_has(&kept_lists, list))
 			put_path(rsinfo, list, "manifest-list");
-		scan_list(list, &snaps[i], &kept, &gone);
+		scan_list(&route, list, &snaps[i], &kept, &gone);
 	}
 	if (gone == NIL)
 		return (Datum) 0;
@@ -1337,7 +1353,7 @@ skade_expire_files(PG_FUNCTION_ARGS)
 		hash_seq_init(&seq, kept.h);
 		while ((pe = hash_seq_search(&seq)) != NULL)
 			remaining = list_concat(lappend(remaining, pe->path), pe->more);
-		prefetch_paths(remaining);
+		prefetch_paths(&route, remaining);
 		foreach(lc, remaining)
 		{
 			ManifestRef ref = {0};
@@ -1345,12 +1361,13 @@ skade_expire_files(PG_FUNCTION_ARGS)
 			ref.length = -1;
 			ref.spec_id = -1;
 			ref.path = lfirst(lc);
+			ref.route = &route;
 			manifest_files(&ref, r.summary, &kept_files, NULL, NULL);
 		}
 		/* each manifest that goes once (several expired snapshots may list it) */
 		pathhash_init(&gone_manifests, "skade manifests that go");
 		pathhash_init(&gone_files, "skade files that go");
-		prefetch_manifests(gone);
+		prefetch_manifests(&route, gone);
 		foreach(lc, gone)
 		{
 			ManifestRef *ref = lfirst(lc);

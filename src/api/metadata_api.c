@@ -166,7 +166,7 @@ table_summary(FunctionCallInfo fcinfo)
 	L0Result	r;
 
 	SkadeTableArgs(fcinfo, 2, &catalog, &ns, &name, &t);
-	L0Fetch(SkadeRequireMetadataLocation(ns, name, &t), L0_WANT_SUMMARY, &r);
+	L0Fetch(SKADE_ROUTE(catalog, ns), SkadeRequireMetadataLocation(ns, name, &t), L0_WANT_SUMMARY, &r);
 	return r.summary;
 }
 

@@ -218,12 +218,13 @@ load_table(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 		 * returned as a composite datum must hold its values inline.
 		 */
 		if (in_from &&
-			(json = L0FetchJsonIndirect(t.metadata_location, want == L0_WANT_REFS_JSON)))
+			(json = L0FetchJsonIndirect(SKADE_ROUTE(catalog, ns), t.metadata_location,
+										want == L0_WANT_REFS_JSON)))
 			form_load_result(json, &result);
 		else
 			/* the text goes straight from the cache into the result tuple */
-			L0FetchJson(t.metadata_location, want == L0_WANT_REFS_JSON,
-						form_load_result, &result);
+			L0FetchJson(SKADE_ROUTE(catalog, ns), t.metadata_location,
+						want == L0_WANT_REFS_JSON, form_load_result, &result);
 	}
 	if (in_from)
 		/* heap_form_tuple made it a datum already; nothing to inline */
@@ -304,7 +305,8 @@ table_metadata(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 	if (want == 0 || t.metadata_location == NULL)
 		PG_RETURN_NULL();
 	/* read-only, pinned in the cache until the end of the transaction */
-	json = L0FetchJsonPinned(t.metadata_location, want == L0_WANT_REFS_JSON);
+	json = L0FetchJsonPinned(SKADE_ROUTE(catalog, ns), t.metadata_location,
+							 want == L0_WANT_REFS_JSON);
 	PG_RETURN_POINTER(json);
 }
 

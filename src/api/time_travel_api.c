@@ -417,7 +417,7 @@ load_table_as_of(FunctionCallInfo fcinfo, int catalog_arg, int snapshots_arg)
 	(void) SkadeRequireMetadataLocation(ns, name, &t);
 	search.ts_ms = TIMESTAMP_NOT_FINITE(ts) ? (TIMESTAMP_IS_NOBEGIN(ts) ? PG_INT64_MIN : PG_INT64_MAX)
 		: timestamptz_to_ms(ts);
-	L0VisitSummary(t.metadata_location, search_log, &search);
+	L0VisitSummary(SKADE_ROUTE(catalog, ns), t.metadata_location, search_log, &search);
 	if (!search.found)
 		ereport(ERROR,
 				(errcode(ERRCODE_NO_DATA_FOUND),
@@ -595,7 +595,7 @@ load_at(FunctionCallInfo fcinfo, const char *catalog, const char *ns, const char
 		nulls[c++] = true;
 	else
 	{
-		L0Fetch(TextDatumGetCString(hit.location), want, &r);
+		L0Fetch(SKADE_ROUTE(catalog, ns), TextDatumGetCString(hit.location), want, &r);
 		values[c++] = PointerGetDatum(r.json);
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

@@ -85,7 +85,7 @@ skade_view_metadata(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("view \"%s.%s\" has no metadata location", ns, name)));
-	s = SkadeReadLocation(t.metadata_location, NULL);
+	s = SkadeReadLocation(SKADE_ROUTE(catalog, ns), t.metadata_location, NULL);
 	if (memchr(s->data, '\0', s->len) != NULL ||
 		!pg_verify_mbstr(PG_UTF8, s->data, s->len, true))
 		ereport(ERROR,
@@ -101,51 +101,20 @@ skade_view_metadata(PG_FUNCTION_ARGS)
 Datum
 skade_write_view_metadata(PG_FUNCTION_ARGS)
 {
-	char	   *location = SkadeTextArg(fcinfo, 0, "location");
+	char	   *location;
 	Jsonb	   *metadata;
 	char	   *text;
 	bool		gzip;
+	SkadeRoute	route;
 
-	if (PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("metadata must not be NULL")));
-	metadata = PG_GETARG_JSONB_P(1);
-	if (PG_NARGS() > 2 && !PG_ARGISNULL(2))
-	{
-		const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3));
-		char	   *ns = SkadeTextArg(fcinfo, 2, "namespace");
-
-		SkadeObjectScope(catalog, ns);
-		SkadeRequireWriteIn(catalog, ns, location);
-	}
-	else
-		SkadeRequireWriteIn(NULL, NULL, location);
-	if (XactReadOnly)
-		ereport(ERROR,
-				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-				 errmsg("cannot write \"%s\" in a read-only transaction", location),
-				 RecoveryInProgress() ?
-				 errdetail("This server is a hot standby: write through the primary.") : 0));
-	if (!SkadeMetadataFileName(location, &gzip))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("\"%s\" is not the name of an Iceberg metadata file", location),
-				 errdetail("The file name must be <version>-<uuid>.metadata.json or <version>-<uuid>.gz.metadata.json.")));
+	SkadeMetadataWriteArgs(fcinfo, &location, &metadata, &route, &gzip);
 	if (!view_shaped(metadata))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("not Iceberg view metadata"),
 				 errdetail("It needs a string view-uuid, format-version 1, a location and a non-empty versions array.")));
 	text = JsonbToCString(NULL, &metadata->root, VARSIZE(metadata));
-	if (gzip)
-	{
-		StringInfo	z = SkadeGzip(text, strlen(text));
-
-		(void) SkadeCreateFile(location, z->data, z->len);
-	}
-	else
-		(void) SkadeCreateFile(location, text, strlen(text));
+	(void) SkadeMetadataWrite(&route, location, text, strlen(text), gzip);
 	PG_RETURN_TEXT_P(cstring_to_text(location));
 }
 

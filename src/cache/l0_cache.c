@@ -20,6 +20,10 @@
  * pinned text (valid as long as the pin: PostgreSQL detoasts such values
  * before anything keeps them past the transaction).
  *
+ * A miss reads the file by the caller's route (route.h): the route a
+ * location is read by decides where its requests go, never what the entry
+ * is -- an object is named by its location alone.
+ *
  * Derived entries: a blob computed from one metadata text alone (the REST
  * server's gzip-compressed loadTable answer) is cached beside it under the
  * key "\001tag\001location", recording the metadata file's real path as its
@@ -78,7 +82,8 @@ static SkadeBlobCache *l0 = NULL;
 
 static long l0_max_entries(void);
 static void *load_metadata(const char *location, void *arg, Size *size, char **origin);
-static const SkadeMeta *pin_meta(const char *location, bool *in_place, Size *size);
+static const SkadeMeta *pin_meta(const SkadeRoute *route, const char *location, bool *in_place,
+								 Size *size);
 static void *seed_loader(const char *location, void *arg, Size *size, char **origin);
 static void seed_visitor(const void *blob, Size size, void *arg);
 
@@ -142,13 +147,13 @@ L0ShmemInit(void)
  *		Without shared memory (not preloaded) it reads and parses directly.
  */
 void
-L0Fetch(const char *location, int want, L0Result *result)
+L0Fetch(const SkadeRoute *route, const char *location, int want, L0Result *result)
 {
 	CopyRequest req = {want, result, NULL, NULL};
 
 	SkadeRefuseControlChars(location);
 	memset(result, 0, sizeof(L0Result));
-	SkadeBlobCacheVisit(l0, location, load_metadata, NULL, copy_visitor, &req);
+	SkadeBlobCacheVisit(l0, location, load_metadata, (void *) route, copy_visitor, &req);
 }
 
 /*
@@ -191,13 +196,14 @@ seed_visitor(const void *blob, Size size, void *arg)
  *		must copy what it keeps (e.g. form a tuple) and do nothing else.
  */
 void
-L0FetchJson(const char *location, bool refs, L0JsonConsumer consumer, void *arg)
+L0FetchJson(const SkadeRoute *route, const char *location, bool refs, L0JsonConsumer consumer,
+			void *arg)
 {
 	L0Result	result;
 	CopyRequest req = {refs ? L0_WANT_REFS_JSON : L0_WANT_JSON, &result, consumer, arg};
 
 	SkadeRefuseControlChars(location);
-	SkadeBlobCacheVisit(l0, location, load_metadata, NULL, copy_visitor, &req);
+	SkadeBlobCacheVisit(l0, location, load_metadata, (void *) route, copy_visitor, &req);
 }
 
 /*
@@ -209,7 +215,7 @@ L0FetchJson(const char *location, bool refs, L0JsonConsumer consumer, void *arg)
  * loading many tables must not keep the cache from evicting).
  */
 static const SkadeMeta *
-pin_meta(const char *location, bool *in_place, Size *size)
+pin_meta(const SkadeRoute *route, const char *location, bool *in_place, Size *size)
 {
 	Size		budget = SkadeBlobCacheCapacity(l0) / 4;
 	/* a hit: the warm path as short as it can be */
@@ -217,7 +223,7 @@ pin_meta(const char *location, bool *in_place, Size *size)
 
 	*in_place = meta != NULL;
 	if (meta == NULL)
-		meta = SkadeBlobCacheGetInPlace(l0, location, load_metadata, NULL, budget, size,
+		meta = SkadeBlobCacheGetInPlace(l0, location, load_metadata, (void *) route, budget, size,
 										in_place);
 	return meta;
 }
@@ -235,7 +241,7 @@ pin_meta(const char *location, bool *in_place, Size *size)
  *		must not keep the cache from evicting).
  */
 struct varlena *
-L0FetchJsonPinned(const char *location, bool refs)
+L0FetchJsonPinned(const SkadeRoute *route, const char *location, bool refs)
 {
 	Size		size;
 	const SkadeMeta *meta;
@@ -243,12 +249,12 @@ L0FetchJsonPinned(const char *location, bool refs)
 	L0Result	r;
 
 	SkadeRefuseControlChars(location);
-	meta = pin_meta(location, &in_place, &size);
+	meta = pin_meta(route, location, &in_place, &size);
 	if (meta)
 		return (struct varlena *) (((const char *) meta) +
 								   (refs ? meta->refs_json_off : meta->json_off));
 	/* over the pin budget: a copy */
-	L0Fetch(location, refs ? L0_WANT_REFS_JSON : L0_WANT_JSON, &r);
+	L0Fetch(route, location, refs ? L0_WANT_REFS_JSON : L0_WANT_JSON, &r);
 	return r.json;
 }
 
@@ -266,7 +272,7 @@ L0FetchJsonPinned(const char *location, bool refs)
  *		copies instead, L0FetchJson).
  */
 struct varlena *
-L0FetchJsonIndirect(const char *location, bool refs)
+L0FetchJsonIndirect(const SkadeRoute *route, const char *location, bool refs)
 {
 	Size		size;
 	const SkadeMeta *meta;
@@ -274,7 +280,7 @@ L0FetchJsonIndirect(const char *location, bool refs)
 	struct varlena *json;
 
 	SkadeRefuseControlChars(location);
-	meta = pin_meta(location, &in_place, &size);
+	meta = pin_meta(route, location, &in_place, &size);
 	if (meta == NULL)
 		return NULL;
 	json = (struct varlena *) (((const char *) meta) +
@@ -292,7 +298,7 @@ L0FetchJsonIndirect(const char *location, bool refs)
  *		the metadata itself is cached.  *size is its length.
  */
 const void *
-L0FetchDerivedPinned(const char *location, bool refs, const char *tag,
+L0FetchDerivedPinned(const SkadeRoute *route, const char *location, bool refs, const char *tag,
 					 L0Deriver derive, void *arg, Size *size)
 {
 	const SkadeMeta *meta;
@@ -303,7 +309,7 @@ L0FetchDerivedPinned(const char *location, bool refs, const char *tag,
 	meta = SkadeBlobCachePinIfCached(l0, location, 0, &msize);
 	if (meta == NULL)
 		/* first read (it fills the cache) or not cacheable: build uncached */
-		return derive(L0FetchJsonPinned(location, refs), arg, size);
+		return derive(L0FetchJsonPinned(route, location, refs), arg, size);
 	d.json = (const struct varlena *) (((const char *) meta) +
 									   (refs ? meta->refs_json_off : meta->json_off));
 	d.origin = SkadeBlobCachePinnedOrigin(meta);
@@ -331,12 +337,12 @@ load_derived(const char *key, void *arg, Size *size, char **origin)
  *		that need a few entries of a large summary, e.g. a binary search.
  */
 void
-L0VisitSummary(const char *location, L0SummaryVisitor visitor, void *arg)
+L0VisitSummary(const SkadeRoute *route, const char *location, L0SummaryVisitor visitor, void *arg)
 {
 	SummaryVisit v = {visitor, arg};
 
 	SkadeRefuseControlChars(location);
-	SkadeBlobCacheVisit(l0, location, load_metadata, NULL, summary_visitor, &v);
+	SkadeBlobCacheVisit(l0, location, load_metadata, (void *) route, summary_visitor, &v);
 }
 
 static void
@@ -347,11 +353,11 @@ summary_visitor(const void *blob, Size size, void *arg)
 	v->visitor((const SkadeMeta *) blob, v->arg);
 }
 
-/* SkadeBlobLoader: read and parse one metadata file into a SkadeMeta */
+/* SkadeBlobLoader: read (by route arg) and parse one metadata file into a SkadeMeta */
 static void *
 load_metadata(const char *location, void *arg, Size *size, char **origin)
 {
-	StringInfo	text = SkadeReadLocation(location, origin);
+	StringInfo	text = SkadeReadLocation((const SkadeRoute *) arg, location, origin);
 	SkadeMeta  *meta;
 
 	CHECK_FOR_INTERRUPTS();

@@ -13,6 +13,7 @@
 #define SKADE_L0_CACHE_H
 
 #include "format/metadata_json.h"
+#include "io/route.h"
 
 /* what a caller wants copied out of an entry */
 #define L0_WANT_SUMMARY		0x01	/* the SkadeMeta summary, without texts */
@@ -31,20 +32,23 @@ typedef void (*L0JsonConsumer) (struct varlena *json, void *arg);
 extern Size L0ShmemSize(void);
 extern void L0ShmemInit(void);
 extern struct SkadeBlobCache *L0Cache(void);
-extern void L0Fetch(const char *location, int want, L0Result *result);
+extern void L0Fetch(const SkadeRoute *route, const char *location, int want, L0Result *result);
 extern void L0Seed(const char *location, SkadeMeta *meta, const char *real_path);
 /* runs on the summary in place; must copy what it keeps and do nothing else */
 typedef void (*L0SummaryVisitor) (const SkadeMeta *meta, void *arg);
 
-extern struct varlena *L0FetchJsonPinned(const char *location, bool refs);
-extern struct varlena *L0FetchJsonIndirect(const char *location, bool refs);
-extern void L0VisitSummary(const char *location, L0SummaryVisitor visitor, void *arg);
+extern struct varlena *L0FetchJsonPinned(const SkadeRoute *route, const char *location, bool refs);
+extern struct varlena *L0FetchJsonIndirect(const SkadeRoute *route, const char *location,
+										   bool refs);
+extern void L0VisitSummary(const SkadeRoute *route, const char *location,
+						   L0SummaryVisitor visitor, void *arg);
 /* builds a palloc'd blob of *size bytes from a metadata text */
 typedef void *(*L0Deriver) (const struct varlena *json, void *arg, Size *size);
 
-extern const void *L0FetchDerivedPinned(const char *location, bool refs, const char *tag,
+extern const void *L0FetchDerivedPinned(const SkadeRoute *route, const char *location, bool refs,
+										const char *tag,
 										L0Deriver derive, void *arg, Size *size);
-extern void L0FetchJson(const char *location, bool refs, L0JsonConsumer consumer,
-						void *arg);
+extern void L0FetchJson(const SkadeRoute *route, const char *location, bool refs,
+						L0JsonConsumer consumer, void *arg);
 
 #endif							/* SKADE_L0_CACHE_H */

@@ -26,7 +26,9 @@
  * Decoding a manifest into its blob, and reading an entry's statistics
  * (ManifestEntryStats), is manifest_decode.c's (skade's own Avro record
  * decoder, avro_decode.c); this file keeps the blobs, and reads manifest
- * lists through the cache for the Avro reader (ManifestListOpen).
+ * lists through the cache for the Avro reader (ManifestListOpen).  A miss
+ * reads the file by the caller's route (route.h): where its requests go,
+ * never what the entry is.
  *
  * Memory: a decode leaves only the blob, palloc'd in the caller's context.
  *
@@ -71,6 +73,13 @@ typedef struct ManifestListBlob
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } ManifestListBlob;
 
+/* what load_manifest reads */
+typedef struct ManifestLoad
+{
+	const SkadeRoute *route;
+	int64		expected_length;
+} ManifestLoad;
+
 /* ---------------------------------------------------------------- shmem */
 
 static long
@@ -109,14 +118,15 @@ ManifestCache(void)
  *		have expected_length bytes (-1: not recorded), else 22SK1.
  */
 const SkadeManifest *
-ManifestGet(const char *path, int64 expected_length)
+ManifestGet(const SkadeRoute *route, const char *path, int64 expected_length)
 {
 	Size		size;
 	const SkadeManifest *m;
+	ManifestLoad l = {route, expected_length};
 
 	/* (no path with a control character is looked up: manifest lists' keys have one) */
 	SkadeRefuseControlChars(path);
-	m = SkadeBlobCacheGet(manifest_cache, path, load_manifest, &expected_length, &size);
+	m = SkadeBlobCacheGet(manifest_cache, path, load_manifest, &l, &size);
 
 	SkadeAvroCheckLength(path, m->file_size, expected_length);
 	return m;
@@ -136,33 +146,38 @@ ManifestGet(const char *path, int64 expected_length)
  *		ManifestRelease); a held blob is never released by the caller.
  */
 const SkadeManifest *
-ManifestGetHeld(const char *path, int64 expected_length, bool *held)
+ManifestGetHeld(const SkadeRoute *route, const char *path, int64 expected_length, bool *held)
 {
 	Size		size;
 	const SkadeManifest *m;
+	ManifestLoad l = {route, expected_length};
 
 	*held = false;
 	if (IsTransactionBlock())
-		return ManifestGet(path, expected_length);
+		return ManifestGet(route, path, expected_length);
 	SkadeRefuseControlChars(path);
-	m = SkadeBlobCacheGetInPlace(manifest_cache, path, load_manifest, &expected_length,
+	m = SkadeBlobCacheGetInPlace(manifest_cache, path, load_manifest, &l,
 								 SkadeBlobCacheCapacity(manifest_cache) / 4, &size, held);
 	if (m == NULL)
-		return ManifestGet(path, expected_length);	/* over the budget: a copy */
+		return ManifestGet(route, path, expected_length);	/* over the budget: a copy */
 	SkadeAvroCheckLength(path, m->file_size, expected_length);
 	return m;
 }
 
 /*
  * ManifestPrefill
- *		Decode the manifest at path into the cache unless it is there or
- *		being decoded already (false then): for a helper decoding ahead.
+ *		Decode the local manifest at path into the cache unless it is there
+ *		or being decoded already (false then): for a helper decoding ahead.
  */
 bool
 ManifestPrefill(const char *path, int64 expected_length)
 {
+	ManifestLoad l = {SKADE_ROUTE_SETTINGS, expected_length};
+
 	SkadeRefuseControlChars(path);
-	return SkadeBlobCachePrefill(manifest_cache, path, load_manifest, &expected_length);
+	if (SkadeIsObjectLocation(path))
+		elog(ERROR, "skade: the decode helper reads local manifests only");
+	return SkadeBlobCachePrefill(manifest_cache, path, load_manifest, &l);
 }
 
 /*
@@ -173,11 +188,12 @@ ManifestPrefill(const char *path, int64 expected_length)
  *		SkadeReadLocation sets it.
  */
 StringInfo
-ManifestListBytes(const char *path, char **real_path)
+ManifestListBytes(const SkadeRoute *route, const char *path, char **real_path)
 {
 	char	   *key = psprintf("%s%s", LIST_KEY_PREFIX, path);
 	Size		size;
-	const ManifestListBlob *b = SkadeBlobCacheGet(manifest_cache, key, load_list, NULL, &size);
+	const ManifestListBlob *b = SkadeBlobCacheGet(manifest_cache, key, load_list, (void *) route,
+												  &size);
 	StringInfo	out = makeStringInfo();
 
 	PG_TRY();
@@ -195,26 +211,27 @@ ManifestListBytes(const char *path, char **real_path)
 
 /*
  * ManifestListOpen
- *		Open the manifest list at location for SkadeAvroNext: an s3:// list
- *		through the cache (ManifestListBytes), a local one read again.
+ *		Open the manifest list at location (by route) for SkadeAvroNext: an
+ *		s3:// list through the cache (ManifestListBytes), a local one read
+ *		again.
  */
 SkadeAvroFile *
-ManifestListOpen(const char *location)
+ManifestListOpen(const SkadeRoute *route, const char *location)
 {
 	char	   *real_path;
 	StringInfo	bytes = SkadeIsObjectLocation(location)
-		? ManifestListBytes(location, &real_path)
-		: SkadeReadLocation(location, &real_path);
+		? ManifestListBytes(route, location, &real_path)
+		: SkadeReadLocation(route, location, &real_path);
 
 	return SkadeAvroOpenBytes(location, bytes, real_path, SKADE_AVRO_MANIFEST_LIST, -1);
 }
 
-/* SkadeBlobLoader: a manifest list's bytes, then its real path */
+/* SkadeBlobLoader: a manifest list's bytes (by route arg), then its real path */
 static void *
 load_list(const char *key, void *arg, Size *size, char **origin)
 {
 	const char *path = key + strlen(LIST_KEY_PREFIX);
-	StringInfo	bytes = SkadeReadLocation(path, origin);
+	StringInfo	bytes = SkadeReadLocation((const SkadeRoute *) arg, path, origin);
 	Size		olen = strlen(*origin);
 	ManifestListBlob *b = palloc(offsetof(ManifestListBlob, data) + bytes->len + 1 + olen + 1);
 
@@ -258,12 +275,19 @@ ManifestRelease(const SkadeManifest *m)
 /* ---------------------------------------------------------------- loading */
 
 /*
- * SkadeBlobLoader: read the Avro manifest at path into a SkadeManifest
- * (manifest_decode.c); arg points to the length its manifest list records.
+ * SkadeBlobLoader: read the Avro manifest at path (by the ManifestLoad's
+ * route) and decode it into a SkadeManifest (manifest_decode.c) that must
+ * have the length its manifest list records.
  */
 static void *
 load_manifest(const char *path, void *arg, Size *size, char **origin)
 {
-	return SkadeManifestDecode(path, *(int64 *) arg, size, origin);
+	const ManifestLoad *l = arg;
+	StringInfo	bytes = SkadeReadLocation(l->route, path, origin);
+	void	   *m = SkadeManifestDecode(path, bytes, l->expected_length, size);
+
+	pfree(bytes->data);
+	pfree(bytes);
+	return m;
 }
 

@@ -18,17 +18,19 @@
 #include "format/manifest_blob.h"
 #include "format/metadata_json.h"
 #include "format/scan_filter.h"
+#include "io/route.h"
 
 extern Size ManifestCacheShmemSize(void);
 extern void ManifestCacheShmemInit(void);
 extern SkadeBlobCache *ManifestCache(void);
-extern const SkadeManifest *ManifestGet(const char *path, int64 expected_length);
-extern const SkadeManifest *ManifestGetHeld(const char *path, int64 expected_length,
-											bool *held);
+extern const SkadeManifest *ManifestGet(const SkadeRoute *route, const char *path,
+										int64 expected_length);
+extern const SkadeManifest *ManifestGetHeld(const SkadeRoute *route, const char *path,
+											int64 expected_length, bool *held);
 extern void ManifestRelease(const SkadeManifest *m);
 extern bool ManifestPrefill(const char *path, int64 expected_length);
 extern bool ManifestIsCached(const char *path);
-extern StringInfo ManifestListBytes(const char *path, char **real_path);
-extern SkadeAvroFile *ManifestListOpen(const char *location);
+extern StringInfo ManifestListBytes(const SkadeRoute *route, const char *path, char **real_path);
+extern SkadeAvroFile *ManifestListOpen(const SkadeRoute *route, const char *location);
 
 #endif							/* SKADE_MANIFEST_CACHE_H */

@@ -568,14 +568,17 @@ append_row(LogRow *row)
 
 	SkadeMeta  *meta = NULL;
 	SkadeMeta  *old = NULL;
+	SkadeRoute	route = {NULL, NULL, NULL};
 
-	/* read the new metadata into L0 and note its current snapshot (a view has none) */
+	/* read the new metadata (by its namespace's route) into L0 and note its current snapshot (a view has none) */
 	if (row->n[L_CATALOG] != 'n' && row->n[L_NS] != 'n')
-		SkadeObjectScope(TextDatumGetCString(row->v[L_CATALOG]),
-						 TextDatumGetCString(row->v[L_NS]));
+	{
+		route.catalog = TextDatumGetCString(row->v[L_CATALOG]);
+		route.ns = TextDatumGetCString(row->v[L_NS]);
+	}
 	if (row->n[L_LOCATION] != 'n' &&
 		(row->n[L_TYPE] == 'n' || strcmp(TextDatumGetCString(row->v[L_TYPE]), "VIEW") != 0) &&
-		SkadeWarmMetadata(TextDatumGetCString(row->v[L_LOCATION]),
+		SkadeWarmMetadata(&route, TextDatumGetCString(row->v[L_LOCATION]),
 						  row->n[L_PREVIOUS] != 'n' ?
 						  TextDatumGetCString(row->v[L_PREVIOUS]) : NULL,
 						  &meta, &old))

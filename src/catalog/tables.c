@@ -10,9 +10,8 @@
  * Invariants
  *   - A lookup answers as the caller's snapshot sees the heap, and only
  *     what the caller may read (privileges.c): a row the caller may not
- *     read is absent.  It also sets the object store's scope to the
- *     table's namespace, so the namespace's s3.* properties route the
- *     reads that follow.
+ *     read is absent.  What is read of a table's files goes by its
+ *     namespace's route (SKADE_ROUTE(catalog, ns), route.h).
  *   - A commit is one compare-and-swap of iceberg_tables.metadata_location
  *     (the one JDBC clients send), labelled for the commit-log trigger; a
  *     lost race is 40001 with the current location in errdetail, and
@@ -33,7 +32,6 @@
 #include "catalog/commit_log.h"
 #include "catalog/privileges.h"
 #include "catalog/tables.h"
-#include "io/object_store.h"
 #include "util/guc.h"
 #include "util/names.h"
 #include "util/shmem.h"
@@ -56,7 +54,7 @@ SkadeLoadTablePinned(const char *catalog, const char *ns, const char *name, bool
 	if (!SkadeLookupTable(catalog, ns, name, &t) || t.is_view)
 		SkadeReportMissingTable(catalog, ns, name);
 	*location = SkadeRequireMetadataLocation(ns, name, &t);
-	return L0FetchJsonPinned(*location, refs);
+	return L0FetchJsonPinned(SKADE_ROUTE(catalog, ns), *location, refs);
 }
 
 /* The table's metadata location, or an error if it has none. */
@@ -83,7 +81,6 @@ SkadeLookupTable(const char *catalog, const char *ns, const char *name, StoreTab
 	const MirrorScope *scope = StoreAttachedScope();
 	uint64		epoch;
 
-	SkadeObjectScope(catalog, ns);
 	if (!SkadeMay(SKADE_ACCESS_READ, catalog, ns, name))
 		return false;
 	if (MirrorLookup(scope, catalog, ns, name, t))

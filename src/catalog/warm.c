@@ -45,17 +45,17 @@
 #include "index/snapshot_map.h"
 #include "catalog/warm.h"
 
-static SkadeMeta *try_fetch_summary(const char *location);
+static SkadeMeta *try_fetch_summary(const SkadeRoute *route, const char *location);
 
 /*
  * SkadeWarmMetadata
- *		Read the metadata at location (into L0 when preloaded); on success
+ *		Read the metadata at location by route (into L0 when preloaded); on success
  *		set *meta to its summary and return true.  *old is the summary of
  *		old_location when that is readable too (else NULL); then continuity
  *		is checked.
  */
 bool
-SkadeWarmMetadata(const char *location, const char *old_location,
+SkadeWarmMetadata(const SkadeRoute *route, const char *location, const char *old_location,
 				  SkadeMeta **meta_out, SkadeMeta **old_out)
 {
 	SkadeMeta  *meta;
@@ -65,12 +65,12 @@ SkadeWarmMetadata(const char *location, const char *old_location,
 	*old_out = NULL;
 	if (skade_shared == NULL || SkadeProbeLocation(location) != SKADE_READ_OK)
 		return false;
-	meta = try_fetch_summary(location);
+	meta = try_fetch_summary(route, location);
 	if (meta == NULL)
 		return false;
 	*meta_out = meta;
 	if (old_location && SkadeProbeLocation(old_location) == SKADE_READ_OK)
-		old = strcmp(old_location, location) == 0 ? meta : try_fetch_summary(old_location);
+		old = strcmp(old_location, location) == 0 ? meta : try_fetch_summary(route, old_location);
 	*old_out = old;
 
 	if (skade_validate_commits != SKADE_VALIDATE_OFF && old != NULL && old != meta)
@@ -102,7 +102,7 @@ SkadeWarmMetadata(const char *location, const char *old_location,
  * if reading or parsing fails.  The caller's transaction state is untouched.
  */
 static SkadeMeta *
-try_fetch_summary(const char *location)
+try_fetch_summary(const SkadeRoute *route, const char *location)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -113,7 +113,7 @@ try_fetch_summary(const char *location)
 	MemoryContextSwitchTo(caller);
 	PG_TRY();
 	{
-		L0Fetch(location, L0_WANT_SUMMARY, &r);
+		L0Fetch(route, location, L0_WANT_SUMMARY, &r);
 		result = r.summary;
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(caller);

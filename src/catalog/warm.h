@@ -13,8 +13,9 @@
 #define SKADE_WARM_H
 
 #include "format/metadata_json.h"
+#include "io/route.h"
 
-extern bool SkadeWarmMetadata(const char *location, const char *old_location,
-							  SkadeMeta **meta, SkadeMeta **old);
+extern bool SkadeWarmMetadata(const SkadeRoute *route, const char *location,
+							  const char *old_location, SkadeMeta **meta, SkadeMeta **old);
 
 #endif							/* SKADE_WARM_H */

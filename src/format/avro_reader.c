@@ -9,7 +9,8 @@
  *	  skade's own decoder instead, avro_decode.c: manifest_decode.c.)
  *
  * Invariants:
- *	 - the bytes come from SkadeReadLocation, so the same confinement
+ *	 - the bytes are the caller's, read with SkadeReadLocation (by the
+ *	   table's route), so the same confinement
  *	   (skade.allowed_roots, no symlink escapes, size cap) applies as for
  *	   metadata (a manifest list on S3 through the manifest cache, whose
  *	   hits are checked against the roots too); a manifest's size is checked against the length its
@@ -59,8 +60,6 @@
 #include "format/avro_container.h"
 #include "format/avro_reader.h"
 #include "format/bound_json.h"
-#include "io/file_access.h"
-#include "io/object_store.h"
 #include "util/guc.h"
 #include "util/skade_limits.h"
 #include "util/location.h"
@@ -223,20 +222,6 @@ SkadeAvroCheckLength(const char *path, uint64 actual, int64 expected)
 				 errmsg("manifest \"%s\" has %llu bytes, but its manifest list says %lld",
 						path, (unsigned long long) actual, (long long) expected),
 				 errhint("The manifest was truncated or replaced after it was committed.")));
-}
-
-/*
- * SkadeAvroOpen
- *		Read the Avro file at location (which must have expected_length
- *		bytes, -1: any), of the given kind, and open it for SkadeAvroNext.
- */
-SkadeAvroFile *
-SkadeAvroOpen(const char *location, SkadeAvroKind kind, int64 expected_length)
-{
-	char	   *real_path;
-	StringInfo	bytes = SkadeReadLocation(location, &real_path);
-
-	return SkadeAvroOpenBytes(location, bytes, real_path, kind, expected_length);
 }
 
 /*

@@ -29,8 +29,6 @@ typedef struct SkadeAvroValue SkadeAvroValue;
 
 extern void SkadeAvroInit(void);
 extern void SkadeAvroCheckLength(const char *path, uint64 actual, int64 expected);
-extern SkadeAvroFile *SkadeAvroOpen(const char *location, SkadeAvroKind kind,
-									int64 expected_length);
 extern SkadeAvroFile *SkadeAvroOpenBytes(const char *location, StringInfo bytes, char *real_path,
 										 SkadeAvroKind kind, int64 expected_length);
 extern const SkadeAvroValue *SkadeAvroNext(SkadeAvroFile *f);

@@ -6,9 +6,9 @@
  *	  decoder (avro_decode.c) rather than libavro-c's generic values.
  *
  * Invariants:
- *	 - the file is read with SkadeReadLocation (confinement, size cap), its
- *	   length checked against the manifest list's before anything is
- *	   decoded, its container parsed and its writer schema validated and
+ *	 - the file's bytes are the caller's (read with SkadeReadLocation:
+ *	   confinement, size cap, route), their length checked against the
+ *	   manifest list's before anything is decoded, the container parsed and its writer schema validated and
  *	   compiled (avro_container.c, avro_schema.c);
  *	 - the schema must have the shape of a manifest (status int, data_file
  *	   record with file_path string, also as union branches), else 22SK1 as
@@ -51,7 +51,6 @@
 #include "format/avro_decode.h"
 #include "format/avro_reader.h"
 #include "format/bound_json.h"
-#include "io/file_access.h"
 #include "util/guc.h"
 #include "format/manifest_blob.h"
 #include "format/manifest_decode.h"
@@ -139,13 +138,13 @@ max_blob_size(void)
 
 /*
  * SkadeManifestDecode
- *		Read the Avro manifest at path (which must have expected_length
- *		bytes, -1: any) into a SkadeManifest palloc'd in the caller's
- *		context; *size its bytes, *origin the real path read (caller's
- *		context too).
+ *		Decode the bytes of the Avro manifest at path (which must be
+ *		expected_length bytes, -1: any) into a SkadeManifest palloc'd in the
+ *		caller's context; *size its bytes.
  */
 void *
-SkadeManifestDecode(const char *path, int64 expected_length, Size *size, char **origin)
+SkadeManifestDecode(const char *path, const StringInfoData *bytes, int64 expected_length,
+					Size *size)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext cxt = AllocSetContextCreate(caller, "skade manifest decode",
@@ -154,20 +153,16 @@ SkadeManifestDecode(const char *path, int64 expected_length, Size *size, char **
 													ALLOCSET_DEFAULT_SIZES);
 	SkadeManifest hdr = {0};
 	StringInfoData blob;
-	StringInfo	bytes;
-	char	   *real_path;
 	SkadeAvroContainer *c;
 	EntryShape	sh;
 	const SkadeAvroDatum *entry;
 	const char *s;
 
 	MemoryContextSwitchTo(cxt);
-	bytes = SkadeReadLocation(path, &real_path);
 	/* its length is checked before anything is decoded */
 	SkadeAvroCheckLength(path, bytes->len, expected_length);
 	c = SkadeAvroContainerDecode(path, bytes->data, bytes->len);
 	check_shape(c->compiled, path);
-	*origin = MemoryContextStrdup(caller, real_path);
 	/* the blob is built in the caller's context: it is the result */
 	MemoryContextSwitchTo(caller);
 	initStringInfo(&blob);

@@ -12,7 +12,9 @@
 #ifndef SKADE_MANIFEST_DECODE_H
 #define SKADE_MANIFEST_DECODE_H
 
-extern void *SkadeManifestDecode(const char *path, int64 expected_length, Size *size,
-								 char **origin);
+#include "lib/stringinfo.h"
+
+extern void *SkadeManifestDecode(const char *path, const StringInfoData *bytes,
+								 int64 expected_length, Size *size);
 
 #endif							/* SKADE_MANIFEST_DECODE_H */

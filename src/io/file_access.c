@@ -111,12 +111,12 @@ static StringInfo read_whole(int fd, const char *location);
 
 /*
  * SkadeReadLocation
- *		The content of the file at location, inflated if gzip.  Every
- *		failure is an ERROR.  *real_path (if not NULL) is set to the real
- *		path of the file read (palloc'd).
+ *		The content of the file at location (an object: by route), inflated
+ *		if gzip.  Every failure is an ERROR.  *real_path (if not NULL) is
+ *		set to the real path of the file read (palloc'd).
  */
 StringInfo
-SkadeReadLocation(const char *location, char **real_path)
+SkadeReadLocation(const SkadeRoute *route, const char *location, char **real_path)
 {
 	SkadeReadStatus status;
 	const char *path;
@@ -126,7 +126,7 @@ SkadeReadLocation(const char *location, char **real_path)
 
 	if (SkadeIsObjectLocation(location))
 	{
-		buf = SkadeObjectRead(location, cap, real_path);
+		buf = SkadeObjectRead(route, location, cap, real_path);
 		if (SkadeIsGzip(buf->data, buf->len))
 			buf = SkadeGunzip(buf->data, buf->len, cap, location);
 		return buf;

@@ -18,7 +18,8 @@
 
 /* SkadeReadStatus: io/object_store.h (the object store answers probes too) */
 
-extern StringInfo SkadeReadLocation(const char *location, char **real_path);
+extern StringInfo SkadeReadLocation(const SkadeRoute *route, const char *location,
+									char **real_path);
 extern SkadeReadStatus SkadeProbeLocation(const char *location);
 extern bool SkadePathAllowed(const char *real_path);
 extern void SkadeRefuseControlChars(const char *location);

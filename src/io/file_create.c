@@ -74,11 +74,11 @@ static int	write_errcode(int err);
 
 /*
  * SkadeCreateFile
- *		Create the file at location with the len bytes of data (see above);
- *		returns its real path (palloc'd).
+ *		Create the file at location (an object: by route) with the len bytes
+ *		of data (see above); returns its real path (palloc'd).
  */
 char *
-SkadeCreateFile(const char *location, const char *data, Size len)
+SkadeCreateFile(const SkadeRoute *route, const char *location, const char *data, Size len)
 {
 	char	   *rest;
 	char	   *root;
@@ -86,8 +86,8 @@ SkadeCreateFile(const char *location, const char *data, Size len)
 	int			dirfd;
 
 	if (SkadeIsObjectLocation(location))
-		return SkadeObjectCreate(location, data, len);
-	SkadeWritablePath(location, "write", &root, &rest);
+		return SkadeObjectCreate(route, location, data, len);
+	SkadeWritablePath(route, location, "write", &root, &rest);
 	dirfd = walk_dirs(location, root, rest, &name);
 	PG_TRY();
 	{
@@ -112,14 +112,15 @@ SkadeCreateFile(const char *location, const char *data, Size len)
  *		write root (naming only the location as given).
  */
 void
-SkadeWritablePath(const char *location, const char *verb, char **root, char **rest)
+SkadeWritablePath(const SkadeRoute *route, const char *location, const char *verb,
+				  char **root, char **rest)
 {
 	const char *r;
 	const char *below;
 
 	if (SkadeIsObjectLocation(location))
 	{
-		SkadeObjectWritable(location, verb, root, rest);
+		SkadeObjectWritable(route, location, verb, root, rest);
 		return;
 	}
 	if (strncmp(location, "file:", 5) != 0 && location[0] != '/')
@@ -318,7 +319,7 @@ create_at(const char *location, int dirfd, const char *name, const char *data, S
 	 */
 	PG_TRY();
 	{
-		SkadeWriteJournalOf()->journal(location);
+		SkadeWriteJournalOf()->journal(location, NULL);
 	}
 	PG_CATCH();
 	{

@@ -12,9 +12,12 @@
 #ifndef SKADE_FILE_CREATE_H
 #define SKADE_FILE_CREATE_H
 
-extern char *SkadeCreateFile(const char *location, const char *data, Size len);
-extern void SkadeWritablePath(const char *location, const char *verb, char **root,
-							  char **rest);
+#include "io/route.h"
+
+extern char *SkadeCreateFile(const SkadeRoute *route, const char *location, const char *data,
+							 Size len);
+extern void SkadeWritablePath(const SkadeRoute *route, const char *location, const char *verb,
+							  char **root, char **rest);
 extern int	SkadeRemoveBelow(const char *root, const char *rest);
 
 #endif							/* SKADE_FILE_CREATE_H */

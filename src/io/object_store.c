@@ -16,13 +16,15 @@
  *     roots is 42501 before anything is requested, whether or not it
  *     exists; objects are named in messages only as given.
  *   - Requests go to skade.s3_endpoint (AWS when empty) for the region and
- *     addressing of skade.s3_region and skade.s3_path_style; the s3.endpoint,
- *     s3.region and s3.path-style-access properties of the namespace of the
- *     table the current statement last looked up or writes (SkadeObjectScope;
- *     or the nearest ancestor that sets them) override them, but an endpoint must be skade.s3_endpoint or one of
- *     skade.s3_allowed_endpoints (42501 otherwise): a namespace property,
- *     which writers set, never sends a request anywhere a superuser did not
- *     allow.
+ *     addressing of skade.s3_region and skade.s3_path_style; every request
+ *     names its route (route.h), and a namespace route's s3.endpoint,
+ *     s3.region and s3.path-style-access properties (or the nearest
+ *     ancestor's that sets them) override them, but an endpoint must be
+ *     skade.s3_endpoint or one of skade.s3_allowed_endpoints (42501
+ *     otherwise): a namespace property, which writers set, never sends a
+ *     request anywhere a superuser did not allow.  What an object was
+ *     created by is journalled with its route as resolved (route_text), so
+ *     the sweep asks where it was written.
  *   - The key comes from skade.s3_credentials_file (owned by the server's OS
  *     user, no group or other access, else 42501; profile AWS_PROFILE or
  *     "default") or else from the server's environment; it is never a
@@ -46,9 +48,9 @@
  *     pinned, and the key loaded, when the removal is registered:
  *     SkadeObjectWritable) and reports an errno instead of raising.
  *
- * Memory: results in CurrentMemoryContext; the namespace overrides and the
- * key live in the "skade object store" context (the overrides for one
- * transaction, the key until its file or the environment changes), the
+ * Memory: results in CurrentMemoryContext; the key lives in the "skade
+ * object store" context until its file or the environment changes, the
+ * last route resolved in "skade object route" for one transaction, the
  * prefetched objects in "skade object prefetch" until read or the next
  * prefetch.
  *
@@ -93,6 +95,7 @@ typedef struct S3Target
 typedef struct Prefetched
 {
 	char	   *canonical;
+	char	   *route;			/* route_text of its route */
 	S3Call	   *call;
 	bool		started;
 } Prefetched;
@@ -100,10 +103,15 @@ typedef struct Prefetched
 /* where an object's requests go (NULL / -1: the cluster's setting) */
 typedef struct Route
 {
-	char	   *endpoint;
+	char	   *endpoint;		/* allowed, as normalised (endpoint_normal) */
 	char	   *region;
 	int			path_style;
+	char	   *sts_endpoint;	/* vended credentials (not journalled) */
+	char	   *role_arn;
+	char	   *external_id;
 } Route;
+
+#define SETTINGS_ROUTE	{NULL, NULL, -1, NULL, NULL, NULL}
 
 /* the route of an object a removal may come for, fixed while SQL can run */
 typedef struct Pinned
@@ -112,28 +120,20 @@ typedef struct Pinned
 	Route		route;
 } Pinned;
 
-/* the namespace overrides, for one transaction */
-typedef struct Overrides
+/* the namespace route resolved last, valid for one transaction */
+typedef struct Resolved
 {
-	char	   *catalog;
+	char	   *catalog;		/* NULL: none */
 	char	   *ns;
-	TimestampTz statement;		/* the statement the scope was set in */
-	LocalTransactionId set_lxid;	/* and its transaction */
 	LocalTransactionId lxid;	/* the transaction resolved in */
-	bool		resolved;
-	char	   *endpoint;		/* NULL: not overridden */
-	char	   *region;
-	int			path_style;		/* -1: not overridden */
-	char	   *sts_endpoint;	/* NULL: not overridden (vended credentials) */
-	char	   *role_arn;
-	char	   *external_id;
-} Overrides;
+	Route		route;
+} Resolved;
 
 /* ---- Local variables ---- */
 
 static MemoryContext store_cxt = NULL;
-static Overrides scope = {NULL, NULL, 0, InvalidLocalTransactionId, InvalidLocalTransactionId,
-false, NULL, NULL, -1, NULL, NULL, NULL};
+static MemoryContext route_cxt = NULL;	/* "skade object route": last */
+static Resolved last = {NULL, NULL, InvalidLocalTransactionId, SETTINGS_ROUTE};
 static S3Credentials cred;
 static char *cred_source = NULL;	/* file path + mtime, or "env" + values' hash */
 static List *pinned = NIL;		/* Pinned, in TopTransactionContext (NIL once
@@ -146,8 +146,10 @@ static bool prefetch_callback = false;
 
 static bool in_roots(const char *setting, const S3Location *o);
 static void target(const S3Location *o, const Route *r, S3Target *t);
-static Route current_route(void);
-static void resolve_overrides(void);
+static Route route_of(const SkadeRoute *route);
+static void resolve_namespace(const char *catalog, const char *ns, Route *r);
+static char *route_text(const Route *r);
+static bool route_parse(const char *text, Route *r);
 static bool endpoint_allowed(const char *endpoint, const char *primary);
 static char *endpoint_normal(const char *e, size_t len);
 static const S3Credentials *credentials(void);
@@ -160,7 +162,7 @@ static void prefetch_top_up(void);
 static void prefetch_drop(Prefetched *p);
 static void prefetch_reset(void);
 static void prefetch_at_end(XactEvent event, void *arg);
-static void pin_route(const S3Location *o);
+static void pin_route(const S3Location *o, const Route *r);
 static void forget_pinned(void *arg);
 
 static SkadeNamespacePropertiesFn read_properties = NULL;
@@ -198,41 +200,19 @@ SkadeObjectSetPropertiesReader(SkadeNamespacePropertiesFn reader)
 }
 
 /*
- * SkadeObjectScope
- *		Requests from now on are for a table of namespace ns of catalog:
- *		its s3.* properties apply (resolved when a request is made).
- */
-void
-SkadeObjectScope(const char *catalog, const char *ns)
-{
-	MemoryContext cxt = store_context();
-
-	scope.statement = GetCurrentStatementStartTimestamp();
-	scope.set_lxid = PGPROC_LXID(MyProc);
-	if (scope.catalog && strcmp(scope.catalog, catalog) == 0 && strcmp(scope.ns, ns) == 0)
-		return;
-	if (scope.catalog)
-	{
-		pfree(scope.catalog);
-		pfree(scope.ns);
-	}
-	scope.catalog = MemoryContextStrdup(cxt, catalog);
-	scope.ns = MemoryContextStrdup(cxt, ns);
-	scope.resolved = false;
-}
-
-/*
  * SkadeObjectRead
- *		The bytes of the object at location (at most cap; gzip is the
- *		caller's business).  *real_path: its canonical location.
+ *		The bytes of the object at location by route (at most cap; gzip is
+ *		the caller's business).  *real_path: its canonical location.
  */
 StringInfo
-SkadeObjectRead(const char *location, size_t cap, char **real_path)
+SkadeObjectRead(const SkadeRoute *route, const char *location, size_t cap, char **real_path)
 {
 	S3Location	o;
 	S3Call	   *c = NULL;
 	ListCell   *lc;
 	StringInfo	buf;
+	Route		r;
+	char	   *text;
 
 	SkadeS3Parse(location, &o, "read", true, false);
 	if (!in_roots(skade_allowed_roots, &o))
@@ -240,11 +220,14 @@ SkadeObjectRead(const char *location, size_t cap, char **real_path)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("cannot read \"%s\": it is outside skade.allowed_roots", location),
 				 errhint("A superuser can allow s3://bucket/prefix entries in skade.allowed_roots.")));
+	r = route_of(route);
+	text = route_text(&r);
 	foreach(lc, prefetched)
 	{
 		Prefetched *p = lfirst(lc);
 
-		if (strcmp(p->canonical, o.canonical) == 0)
+		if (strcmp(p->canonical, o.canonical) == 0 &&
+			(p->route == NULL ? text == NULL : text != NULL && strcmp(p->route, text) == 0))
 		{
 			/* reads come in order: what was passed over will not be read */
 			while (linitial(prefetched) != p)
@@ -272,7 +255,7 @@ SkadeObjectRead(const char *location, size_t cap, char **real_path)
 	}
 	else
 	{
-		c = new_call("GET", &o, NULL, cap, NULL);
+		c = new_call("GET", &o, &r, cap, NULL);
 		S3Perform(&c, 1, true);
 		if (c->status != 200 || c->too_big || c->corrupt)
 			report("read", location, c);
@@ -289,7 +272,7 @@ SkadeObjectRead(const char *location, size_t cap, char **real_path)
 
 /*
  * SkadeObjectPrefetch
- *		Fetch the objects among locations (allowed, s3://) ahead of the
+ *		Fetch the objects among locations (allowed, s3://) by route ahead of the
  *		SkadeObjectRead calls that follow, in order: at most
  *		skade.s3_max_concurrency are started and not yet read at any time,
  *		and each read starts the next before it waits, so transfers go on
@@ -298,10 +281,11 @@ SkadeObjectRead(const char *location, size_t cap, char **real_path)
  *		what is left at transaction end is abandoned.
  */
 void
-SkadeObjectPrefetch(List *locations, size_t cap)
+SkadeObjectPrefetch(const SkadeRoute *route, List *locations, size_t cap)
 {
 	ListCell   *lc;
 	MemoryContext old;
+	Route		r = route_of(route);
 
 	if (prefetch_cxt == NULL)
 		prefetch_cxt = AllocSetContextCreate(TopMemoryContext, "skade object prefetch",
@@ -324,7 +308,8 @@ SkadeObjectPrefetch(List *locations, size_t cap)
 			Prefetched *p = palloc0(sizeof(Prefetched));
 
 			p->canonical = o.canonical;
-			p->call = new_call("GET", &o, NULL, cap, NULL);
+			p->route = route_text(&r);
+			p->call = new_call("GET", &o, &r, cap, NULL);
 			prefetched = lappend(prefetched, p);
 		}
 	}
@@ -407,12 +392,15 @@ SkadeObjectAllowed(const char *real_path)
 /*
  * SkadeObjectWritable
  *		The write root ("s3://bucket") and key of location, which must lie
- *		inside an s3:// entry of skade.write_roots (42501 otherwise).
+ *		inside an s3:// entry of skade.write_roots (42501 otherwise); its
+ *		route is pinned for a removal at commit or abort.
  */
 void
-SkadeObjectWritable(const char *location, const char *verb, char **root, char **rest)
+SkadeObjectWritable(const SkadeRoute *route, const char *location, const char *verb,
+					char **root, char **rest)
 {
 	S3Location	o;
+	Route		r;
 
 	SkadeS3Parse(location, &o, verb, true, false);
 	if (!in_roots(skade_write_roots, &o))
@@ -420,21 +408,21 @@ SkadeObjectWritable(const char *location, const char *verb, char **root, char **
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("cannot %s \"%s\": it is outside skade.write_roots", verb, location),
 				 errhint("A superuser can allow s3://bucket/prefix entries in skade.write_roots.")));
-	pin_route(&o);
+	r = route_of(route);
+	pin_route(&o, &r);
 	*root = psprintf("s3://%s", o.bucket);
 	*rest = o.key;
 }
 
 /*
- * Remember the route of o for the rest of the transaction, and load the
+ * Remember route r of o for the rest of the transaction, and load the
  * key: a removal at commit or abort, when no SQL may run, finds both.
  */
 static void
-pin_route(const S3Location *o)
+pin_route(const S3Location *o, const Route *r)
 {
 	MemoryContext old;
 	Pinned	   *p;
-	Route		r = current_route();
 
 	(void) credentials();
 	if (pinned == NIL)
@@ -446,9 +434,9 @@ pin_route(const S3Location *o)
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	p = palloc0(sizeof(Pinned));
 	p->canonical = pstrdup(o->canonical);
-	p->route.endpoint = r.endpoint ? pstrdup(r.endpoint) : NULL;
-	p->route.region = r.region ? pstrdup(r.region) : NULL;
-	p->route.path_style = r.path_style;
+	p->route.endpoint = r->endpoint ? pstrdup(r->endpoint) : NULL;
+	p->route.region = r->region ? pstrdup(r->region) : NULL;
+	p->route.path_style = r->path_style;
 	pinned = lappend(pinned, p);
 	MemoryContextSwitchTo(old);
 }
@@ -462,22 +450,25 @@ forget_pinned(void *arg)
 
 /*
  * SkadeObjectCreate
- *		Create the object at location with data, never over an existing one;
- *		journalled first, remembered for the transaction after.  Returns its
- *		canonical location.
+ *		Create the object at location by route with data, never over an
+ *		existing one; journalled first (with the route as resolved),
+ *		remembered for the transaction after.  Returns its canonical
+ *		location.
  */
 char *
-SkadeObjectCreate(const char *location, const char *data, size_t len)
+SkadeObjectCreate(const SkadeRoute *route, const char *location, const char *data, size_t len)
 {
 	char	   *root;
 	char	   *key;
 	S3Location	o;
 	S3Call	   *c;
+	Route		r = route_of(route);
 
-	SkadeObjectWritable(location, "write", &root, &key);
+	SkadeObjectWritable(route, location, "write", &root, &key);
 	SkadeS3Parse(location, &o, "write", true, false);
-	SkadeWriteJournalOf()->journal(location);
-	c = new_call("PUT", &o, NULL, 64 * 1024, NULL);
+	/* built (its route checked) before anything is journalled */
+	c = new_call("PUT", &o, &r, 64 * 1024, NULL);
+	SkadeWriteJournalOf()->journal(location, route_text(&r));
 	c->body = data;
 	c->body_len = len;
 	c->create_only = true;
@@ -487,7 +478,7 @@ SkadeObjectCreate(const char *location, const char *data, size_t len)
 	if (c->status == 412 && c->attempts > 1)
 	{
 		/* an earlier attempt may have created it: ours if it holds our bytes */
-		S3Call	   *g = new_call("GET", &o, NULL, len + 1, NULL);
+		S3Call	   *g = new_call("GET", &o, &r, len + 1, NULL);
 
 		S3Perform(&g, 1, true);
 		if (g->status == 200 && !g->corrupt && (size_t) g->body_out.len == len &&
@@ -511,7 +502,7 @@ SkadeObjectRemove(const char *root, const char *rest)
 	char	   *location = psprintf("%s/%s", root, rest);
 	S3Location	o;
 	S3Call	   *c;
-	Route		r = {NULL, NULL, -1};
+	Route		r = SETTINGS_ROUTE;
 	ListCell   *lc;
 	int			save = skade_s3_max_retries;
 
@@ -544,12 +535,13 @@ SkadeObjectRemove(const char *root, const char *rest)
 
 /*
  * SkadeObjectsAbsent
- *		The locations among the given (s3://, inside the read or write roots)
- *		whose HEAD says 404 -- asked skade.s3_max_concurrency at a time.
- *		Any other answer or failure counts as present.
+ *		The locations among the given (s3://, inside the read or write roots;
+ *		each by the route of the same place in routes) whose HEAD says 404
+ *		-- asked skade.s3_max_concurrency at a time.  Any other answer or
+ *		failure counts as present.
  */
 List *
-SkadeObjectsAbsent(List *locations)
+SkadeObjectsAbsent(List *locations, List *routes)
 {
 	List	   *calls = NIL;
 	List	   *names = NIL;
@@ -560,11 +552,16 @@ SkadeObjectsAbsent(List *locations)
 	{
 		const char *loc = list_nth(locations, i);
 		S3Location	o;
+		Route		r;
 
 		if (!SkadeS3Parse(loc, &o, NULL, false, false) ||
 			!(in_roots(skade_allowed_roots, &o) || in_roots(skade_write_roots, &o)))
 			continue;
-		calls = lappend(calls, new_call("HEAD", &o, NULL, 64 * 1024, NULL));
+		if (((const SkadeRoute *) list_nth(routes, i))->resolved &&
+			!route_parse(((const SkadeRoute *) list_nth(routes, i))->resolved, &r))
+			continue;			/* not to be asked: present */
+		r = route_of(list_nth(routes, i));
+		calls = lappend(calls, new_call("HEAD", &o, &r, 64 * 1024, NULL));
 		names = lappend(names, (char *) loc);
 	}
 	for (i = 0; i < list_length(calls); i += skade_s3_max_concurrency)
@@ -645,17 +642,17 @@ in_roots(const char *setting, const S3Location *o)
 /*
  * SkadeObjectPrefixRoute
  *		Where a client's requests for the objects below the location prefix
- *		go (the current scope's route), for access delegation: the prefix
+ *		go by route, for access delegation: the prefix
  *		must lie inside skade.allowed_roots (42501 otherwise, before
  *		anything is asked); p->writable says whether it lies inside
  *		skade.write_roots too.
  */
 void
-SkadeObjectPrefixRoute(const char *location, SkadeObjectPrefix *p)
+SkadeObjectPrefixRoute(const SkadeRoute *route, const char *location, SkadeObjectPrefix *p)
 {
 	S3Location	o;
 	S3Target	t;
-	Route		r = current_route();
+	Route		r = route_of(route);
 	char	   *copy = pstrdup(location);
 	size_t		n = strlen(copy);
 
@@ -676,11 +673,11 @@ SkadeObjectPrefixRoute(const char *location, SkadeObjectPrefix *p)
 	p->region = t.region;
 	p->endpoint = r.endpoint ? r.endpoint : (skade_s3_endpoint ? skade_s3_endpoint : "");
 	p->path_style = r.path_style >= 0 ? r.path_style : skade_s3_path_style;
-	p->sts_endpoint = scope.sts_endpoint ? scope.sts_endpoint
+	p->sts_endpoint = r.sts_endpoint ? r.sts_endpoint
 		: (skade_s3_sts_endpoint ? skade_s3_sts_endpoint : "");
-	p->role_arn = scope.role_arn ? scope.role_arn
+	p->role_arn = r.role_arn ? r.role_arn
 		: (skade_s3_sts_role_arn ? skade_s3_sts_role_arn : "");
-	p->external_id = scope.external_id ? scope.external_id
+	p->external_id = r.external_id ? r.external_id
 		: (skade_s3_sts_external_id ? skade_s3_sts_external_id : "");
 }
 
@@ -696,19 +693,6 @@ SkadeObjectKey(void)
 }
 
 /* --------------------------------------------------------- requests */
-
-/* The route of the current scope (its namespace's overrides). */
-static Route
-current_route(void)
-{
-	Route		r;
-
-	resolve_overrides();
-	r.endpoint = scope.endpoint;
-	r.region = scope.region;
-	r.path_style = scope.path_style;
-	return r;
-}
 
 /* The URL, Host and canonical path of a request for o by route r. */
 static void
@@ -754,38 +738,64 @@ target(const S3Location *o, const Route *r, S3Target *t)
 }
 
 /*
- * The s3.* properties of the scope's namespace or its nearest ancestors,
- * once per transaction; an endpoint must be allowed.
+ * The route a request goes by (palloc'd strings, or the resolved one's):
+ * a namespace's overrides, resolved once per transaction; a route the
+ * journal recorded; or the settings alone.
+ */
+static Route
+route_of(const SkadeRoute *route)
+{
+	Route		r = SETTINGS_ROUTE;
+	MemoryContext old;
+
+	if (route == NULL)
+		elog(ERROR, "skade: an object request without a route");
+	if (route->resolved)
+	{
+		if (!route_parse(route->resolved, &r))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("the S3 endpoint an object was written to is not allowed now"),
+					 errhint("A superuser can allow it in skade.s3_allowed_endpoints.")));
+		return r;
+	}
+	if (route->catalog == NULL || route->ns == NULL || read_properties == NULL)
+		return r;
+	if (last.catalog && last.lxid == PGPROC_LXID(MyProc) &&
+		strcmp(last.catalog, route->catalog) == 0 && strcmp(last.ns, route->ns) == 0)
+		return last.route;
+	last.catalog = NULL;		/* until resolved: an error leaves none */
+	if (route_cxt == NULL)
+		route_cxt = AllocSetContextCreate(TopMemoryContext, "skade object route",
+										  ALLOCSET_SMALL_SIZES);
+	MemoryContextReset(route_cxt);
+	resolve_namespace(route->catalog, route->ns, &r);
+	old = MemoryContextSwitchTo(route_cxt);
+	last.catalog = pstrdup(route->catalog);
+	last.ns = pstrdup(route->ns);
+	last.lxid = PGPROC_LXID(MyProc);
+	last.route = r;
+	MemoryContextSwitchTo(old);
+	return r;
+}
+
+/*
+ * The s3.* properties of namespace ns of catalog or its nearest ancestors
+ * into r (strings in route_cxt); an endpoint must be allowed.
  */
 static void
-resolve_overrides(void)
+resolve_namespace(const char *catalog, const char *ns, Route *r)
 {
-	char	   *ns;
+	char	   *n = pstrdup(ns);
 
-	/* a scope left by an earlier statement does not apply */
-	if (scope.catalog == NULL || scope.set_lxid != PGPROC_LXID(MyProc) ||
-		scope.statement != GetCurrentStatementStartTimestamp())
-	{
-		scope.endpoint = scope.region = NULL;
-		scope.sts_endpoint = scope.role_arn = scope.external_id = NULL;
-		scope.path_style = -1;
-		scope.resolved = false;
-		return;
-	}
-	if ((scope.resolved && scope.lxid == PGPROC_LXID(MyProc)) || read_properties == NULL)
-		return;
-	scope.endpoint = scope.region = NULL;
-	scope.sts_endpoint = scope.role_arn = scope.external_id = NULL;
-	scope.path_style = -1;
-	ns = pstrdup(scope.ns);
 	for (;;)
 	{
 		/* from a tuple: a short varlena header, detoasted to a plain one */
-		Jsonb	   *props = DatumGetJsonbP(PointerGetDatum(read_properties(scope.catalog, ns)));
+		Jsonb	   *props = DatumGetJsonbP(PointerGetDatum(read_properties(catalog, n)));
 		const char *keys[6] = {"s3.endpoint", "s3.region", "s3.path-style-access",
 		"sts.endpoint", "client.assume-role.arn", "client.assume-role.external-id"};
-		char	  **strings[6] = {&scope.endpoint, &scope.region, NULL,
-		&scope.sts_endpoint, &scope.role_arn, &scope.external_id};
+		char	  **strings[6] = {&r->endpoint, &r->region, NULL,
+		&r->sts_endpoint, &r->role_arn, &r->external_id};
 		int			i;
 		char	   *dot;
 
@@ -801,40 +811,71 @@ resolve_overrides(void)
 			v = findJsonbValueFromContainer(&props->root, JB_FOBJECT, &k);
 			if (v == NULL || v->type != jbvString)
 				continue;
-			s = MemoryContextStrdup(store_context(),
+			s = MemoryContextStrdup(route_cxt,
 									pnstrdup(v->val.string.val, v->val.string.len));
 			if (strings[i] && *strings[i] == NULL)
 				*strings[i] = s;	/* (the nearest namespace's) */
-			else if (i == 2 && scope.path_style < 0)
-				scope.path_style = pg_strcasecmp(s, "true") == 0;
+			else if (i == 2 && r->path_style < 0)
+				r->path_style = pg_strcasecmp(s, "true") == 0;
 		}
-		dot = strrchr(ns, '.');
+		dot = strrchr(n, '.');
 		if (dot == NULL)
 			break;
 		*dot = '\0';
 	}
-	scope.lxid = PGPROC_LXID(MyProc);
-	scope.resolved = true;
-	if (scope.endpoint && !endpoint_allowed(scope.endpoint, skade_s3_endpoint))
-	{
-		char	   *e = scope.endpoint;
-
-		scope.resolved = false;
+	if (r->endpoint && !endpoint_allowed(r->endpoint, skade_s3_endpoint))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("S3 endpoint \"%s\" of namespace \"%s\" is not allowed", e, scope.ns),
+				 errmsg("S3 endpoint \"%s\" of namespace \"%s\" is not allowed", r->endpoint, ns),
 				 errhint("A superuser can allow it in skade.s3_allowed_endpoints.")));
-	}
-	if (scope.sts_endpoint && !endpoint_allowed(scope.sts_endpoint, skade_s3_sts_endpoint))
-	{
-		char	   *e = scope.sts_endpoint;
-
-		scope.resolved = false;
+	if (r->sts_endpoint && !endpoint_allowed(r->sts_endpoint, skade_s3_sts_endpoint))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("STS endpoint \"%s\" of namespace \"%s\" is not allowed", e, scope.ns),
+				 errmsg("STS endpoint \"%s\" of namespace \"%s\" is not allowed", r->sts_endpoint, ns),
 				 errhint("A superuser can allow it in skade.s3_allowed_endpoints.")));
-	}
+	if (r->endpoint)
+		r->endpoint = MemoryContextStrdup(route_cxt,
+										  endpoint_normal(r->endpoint, strlen(r->endpoint)));
+	if (r->region && strspn(r->region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(r->region))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("S3 region \"%s\" of namespace \"%s\" is not valid", r->region, ns)));
+}
+
+/*
+ * The route as the journal records it: "<endpoint>\t<region>\t<path style>"
+ * (empty, empty, -1: the setting), NULL for the settings alone.  The
+ * endpoint is allowed (no control characters), the region letters, digits
+ * and '-'; the vending properties are not part of where objects are.
+ */
+static char *
+route_text(const Route *r)
+{
+	if (r->endpoint == NULL && r->region == NULL && r->path_style < 0)
+		return NULL;
+	return psprintf("%s\t%s\t%d", r->endpoint ? r->endpoint : "",
+					r->region ? r->region : "", r->path_style);
+}
+
+/* route_text's text -> r (palloc'd strings); false when malformed or not allowed */
+static bool
+route_parse(const char *text, Route *r)
+{
+	const char *tab1 = strchr(text, '\t');
+	const char *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+
+	if (tab2 == NULL)
+		return false;
+	r->endpoint = tab1 > text ? pnstrdup(text, tab1 - text) : NULL;
+	r->region = tab2 > tab1 + 1 ? pnstrdup(tab1 + 1, tab2 - tab1 - 1) : NULL;
+	if (strcmp(tab2 + 1, "-1") == 0)
+		r->path_style = -1;
+	else if (strcmp(tab2 + 1, "0") == 0 || strcmp(tab2 + 1, "1") == 0)
+		r->path_style = tab2[1] - '0';
+	else
+		return false;
+	/* (allowed when it was written; perhaps no longer) */
+	return r->endpoint == NULL || endpoint_allowed(r->endpoint, skade_s3_endpoint);
 }
 
 /*
@@ -893,8 +934,8 @@ endpoint_allowed(const char *endpoint, const char *primary)
 }
 
 /*
- * A call of method for o: target (by route r, else the current scope's),
- * key (key, else the configured one) and cap filled in.
+ * A call of method for o: target (by route r), key (key, else the
+ * configured one) and cap filled in.
  */
 static S3Call *
 new_call(const char *method, const S3Location *o, const Route *r, size_t cap,
@@ -902,13 +943,7 @@ new_call(const char *method, const S3Location *o, const Route *r, size_t cap,
 {
 	S3Call	   *c = palloc0(sizeof(S3Call));
 	S3Target	t;
-	Route		current;
 
-	if (r == NULL)
-	{
-		current = current_route();
-		r = &current;
-	}
 	target(o, r, &t);
 	c->method = method;
 	c->url = t.url;

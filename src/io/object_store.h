@@ -16,6 +16,7 @@
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
+#include "io/route.h"
 #include "io/s3_client.h"
 
 /* Why a location could not be read (SkadeProbeLocation) */
@@ -57,29 +58,33 @@ extern void SkadeObjectSetPropertiesReader(SkadeNamespacePropertiesFn reader);
 /*
  * The journal of written files (written_files.c), as the writers of local
  * files and objects use it: journal a location before anything is created
- * there, remember what was created (removed if the transaction aborts).
+ * there (an object with its route as resolved, for a SkadeRoute's
+ * resolved; NULL: the settings, or a local file), remember what was
+ * created (removed if the transaction aborts).
  * Given once by skade.c, so that the writers never call up into the
  * journal, which calls them to remove files.
  */
 typedef struct SkadeWriteJournal
 {
-	void		(*journal) (const char *location);
+	void		(*journal) (const char *location, const char *route);
 	void		(*remember) (const char *root, const char *rest);
 } SkadeWriteJournal;
 
 extern void SkadeSetWriteJournal(const SkadeWriteJournal *j);
 extern const SkadeWriteJournal *SkadeWriteJournalOf(void);
-extern void SkadeObjectScope(const char *catalog, const char *ns);
-extern StringInfo SkadeObjectRead(const char *location, size_t cap, char **real_path);
-extern void SkadeObjectPrefetch(List *locations, size_t cap);
+extern StringInfo SkadeObjectRead(const SkadeRoute *route, const char *location, size_t cap,
+								  char **real_path);
+extern void SkadeObjectPrefetch(const SkadeRoute *route, List *locations, size_t cap);
 extern bool SkadeObjectAllowed(const char *real_path);
-extern void SkadeObjectWritable(const char *location, const char *verb,
+extern void SkadeObjectWritable(const SkadeRoute *route, const char *location, const char *verb,
 								char **root, char **rest);
-extern char *SkadeObjectCreate(const char *location, const char *data, size_t len);
+extern char *SkadeObjectCreate(const SkadeRoute *route, const char *location, const char *data,
+							   size_t len);
 extern int	SkadeObjectRemove(const char *root, const char *rest);
 extern SkadeReadStatus SkadeObjectProbe(const char *location);
-extern List *SkadeObjectsAbsent(List *locations);
-extern void SkadeObjectPrefixRoute(const char *location, SkadeObjectPrefix *p);
+extern List *SkadeObjectsAbsent(List *locations, List *routes);
+extern void SkadeObjectPrefixRoute(const SkadeRoute *route, const char *location,
+								   SkadeObjectPrefix *p);
 extern const S3Credentials *SkadeObjectKey(void);
 
 #endif							/* SKADE_OBJECT_STORE_H */

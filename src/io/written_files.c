@@ -9,7 +9,9 @@
  * Invariants
  *   - When SkadeCreateFile has created a file (O_EXCL) and before it writes
  *     into it, one line "<xid> <database oid> <location>" is appended to
- *     $PGDATA/pg_skade/written_files and fdatasync'ed; xid is the writing
+ *     $PGDATA/pg_skade/written_files and fdatasync'ed (an object written by
+ *     a namespace's route: "<location>\t<route as resolved>", object_store.c,
+ *     so that the sweep asks and removes where it was written); xid is the writing
  *     (sub)transaction's full id, made durable first (a transactional WAL
  *     message "skade.written_file", flushed): a crash cannot hand the id to
  *     another transaction.  The journal names only files skade created.  So a
@@ -24,7 +26,8 @@
  *     unknown when older than the commit log kept by the server);
  *     skade.remove_written_file() removes only a file whose every entry's
  *     transaction is aborted, inside skade.write_roots (the SQL sweep also
- *     checks that the catalog does not refer to it).
+ *     checks that the catalog does not refer to it), by the route it was
+ *     written by.
  *   - The journal is compacted (rewritten and renamed durably) when it has
  *     doubled since the last compaction and is over 1 MB, and by the sweep:
  *     entries of committed transactions, entries whose file is gone, and
@@ -32,7 +35,8 @@
  *     unless a crash came first) are dropped.  An entry of a running
  *     transaction is never dropped.
  *   - Removals deferred to commit (skade.delete_at_commit: expire_snapshots
- *     with delete_files) are checked against skade.write_roots when
+ *     with delete_files, by the table's namespace's route) are checked
+ *     against skade.write_roots when
  *     registered, forgotten on abort or subtransaction rollback, and carried
  *     out only after the commit record is written; a transaction holding
  *     some cannot be prepared (0A000).  A removal that fails at commit is a
@@ -73,11 +77,13 @@
 #include "utils/xid8.h"
 
 #include "io/file_access.h"
-#include "io/object_store.h"
 #include "io/file_create.h"
-#include "util/shmem.h"
+#include "io/object_store.h"
 #include "io/written_files.h"
+#include "util/guc.h"
 #include "util/location.h"
+#include "util/names.h"
+#include "util/shmem.h"
 
 #define JOURNAL_DIR		"pg_skade"
 #define JOURNAL_FILE	"pg_skade/written_files"
@@ -109,6 +115,7 @@ typedef struct Entry
 	FullTransactionId fxid;
 	Oid			dboid;
 	char	   *location;
+	SkadeRoute	route;			/* .resolved: NULL, or as journalled */
 } Entry;
 
 static MemoryContext tx_cxt = NULL;
@@ -126,6 +133,7 @@ static bool file_present(const char *location);
 static uint64 compact(List *gone);
 static List *aborted_objects_gone(void);
 static bool present(const char *location, List *gone);
+static SkadeRoute *entry_route(const Entry *e);
 static FILE *journal_open(void);
 
 PG_FUNCTION_INFO_V1(skade_written_files);
@@ -153,15 +161,16 @@ SkadeWrittenInit(void)
 
 /*
  * SkadeWrittenJournal
- *		Append location's line to the journal, durably, before the file is
- *		created (see above); compacts the journal when it has grown.
+ *		Append location's line (with its route, if any) to the journal,
+ *		durably, before the file is created (see above); compacts the
+ *		journal when it has grown.
  */
 void
-SkadeWrittenJournal(const char *location)
+SkadeWrittenJournal(const char *location, const char *route)
 {
 	FullTransactionId fxid = GetCurrentFullTransactionId();
-	char	   *line = psprintf(UINT64_FORMAT " %u %s\n", U64FromFullTransactionId(fxid),
-								MyDatabaseId, location);
+	char	   *line = psprintf(UINT64_FORMAT " %u %s%s%s\n", U64FromFullTransactionId(fxid),
+								MyDatabaseId, location, route ? "\t" : "", route ? route : "");
 	size_t		len = strlen(line);
 	struct stat st;
 	int			fd;
@@ -210,7 +219,10 @@ SkadeWrittenJournal(const char *location)
 		(void) compact(NIL);
 }
 
-/* "<xid> <dboid> <location>\n" -> e; false for a torn or foreign line */
+/*
+ * "<xid> <dboid> <location>[\t<route>]\n" -> e; false for a torn or foreign
+ * line (a location has no control characters: file_access.c, object_store.c)
+ */
 static bool
 parse_line(char *line, Entry *e)
 {
@@ -232,6 +244,10 @@ parse_line(char *line, Entry *e)
 	e->fxid = FullTransactionIdFromU64(x);
 	e->dboid = (Oid) db;
 	e->location = end + 1;
+	e->route.catalog = e->route.ns = NULL;
+	e->route.resolved = strchr(e->location, '\t');
+	if (e->route.resolved)
+		*(char *) e->route.resolved++ = '\0';
 	return true;
 }
 
@@ -292,6 +308,16 @@ present(const char *location, List *gone)
 	return true;
 }
 
+/* a copy of the route of e's object (the settings' when none was journalled) */
+static SkadeRoute *
+entry_route(const Entry *e)
+{
+	SkadeRoute *r = palloc0(sizeof(SkadeRoute));
+
+	r->resolved = e->route.resolved ? pstrdup(e->route.resolved) : NULL;
+	return r;
+}
+
 /*
  * The objects of this database's aborted entries that the store says are
  * not there (HEAD, with no lock held): compaction may forget them.
@@ -302,6 +328,7 @@ aborted_objects_gone(void)
 	StringInfoData buf;
 	FILE	   *in = journal_open();
 	List	   *objects = NIL;
+	List	   *routes = NIL;
 
 	if (in == NULL)
 		return NIL;
@@ -313,10 +340,13 @@ aborted_objects_gone(void)
 		CHECK_FOR_INTERRUPTS();
 		if (parse_line(buf.data, &e) && e.dboid == MyDatabaseId &&
 			SkadeIsObjectLocation(e.location) && xid_state(e.fxid) == XS_ABORTED)
+		{
 			objects = lappend(objects, pstrdup(e.location));
+			routes = lappend(routes, entry_route(&e));
+		}
 	}
 	FreeFile(in);
-	return SkadeObjectsAbsent(objects);
+	return SkadeObjectsAbsent(objects, routes);
 }
 
 /*
@@ -419,6 +449,7 @@ skade_written_files(PG_FUNCTION_ARGS)
 
 	List	   *entries = NIL;
 	List	   *objects = NIL;
+	List	   *routes = NIL;
 	List	   *gone;
 	ListCell   *lc;
 
@@ -437,11 +468,14 @@ skade_written_files(PG_FUNCTION_ARGS)
 		e->location = pstrdup(e->location);
 		entries = lappend(entries, e);
 		if (SkadeIsObjectLocation(e->location))
+		{
 			objects = lappend(objects, e->location);
+			routes = lappend(routes, entry_route(e));
+		}
 	}
 	FreeFile(in);
 	/* the objects are asked about all at once, no lock held */
-	gone = SkadeObjectsAbsent(objects);
+	gone = SkadeObjectsAbsent(objects, routes);
 	foreach(lc, entries)
 	{
 		Entry	   *e = lfirst(lc);
@@ -470,6 +504,7 @@ skade_remove_written_file(PG_FUNCTION_ARGS)
 	FILE	   *in;
 	bool		found = false;
 	bool		owned = false;
+	SkadeRoute *route = NULL;
 	char	   *root;
 	char	   *rest;
 	int			err;
@@ -491,6 +526,7 @@ skade_remove_written_file(PG_FUNCTION_ARGS)
 		found = true;
 		s = xid_state(e.fxid);
 		owned |= (s != XS_ABORTED);
+		route = entry_route(&e);	/* (the same location: written once) */
 	}
 	if (in != NULL)
 		FreeFile(in);
@@ -500,7 +536,7 @@ skade_remove_written_file(PG_FUNCTION_ARGS)
 				 errmsg("\"%s\" is not an orphan file", location),
 				 errdetail(!found ? "skade's journal of written files does not list it for this database."
 						   : "The transaction that wrote it did not abort (or is too old to tell).")));
-	SkadeWritablePath(location, "remove", &root, &rest);
+	SkadeWritablePath(route, location, "remove", &root, &rest);
 	err = SkadeRemoveBelow(root, rest);
 	if (err != 0 && err != ENOENT)
 	{
@@ -559,14 +595,15 @@ SkadeWrittenRemember(const char *root, const char *rest)
 }
 
 /*
- * skade.delete_at_commit(locations text[]) -> how many: remove these files
- * when this transaction commits.  Every location must lie inside
+ * skade.delete_at_commit(locations text[], namespace, catalog) -> how many:
+ * remove these files (objects: by the namespace's route, without one by the
+ * settings) when this transaction commits.  Every location must lie inside
  * skade.write_roots (42501, nothing registered); NULL elements are skipped.
  */
 Datum
 skade_delete_at_commit(PG_FUNCTION_ARGS)
 {
-	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	ArrayType  *arr;
 	Datum	   *elems;
 	bool	   *nulls;
 	int			n;
@@ -574,11 +611,22 @@ skade_delete_at_commit(PG_FUNCTION_ARGS)
 	List	   *files = NIL;
 	ListCell   *lc;
 	MemoryContext old;
+	SkadeRoute	route = {NULL, NULL, NULL};	/* the settings, without a namespace */
 
 	if (RecoveryInProgress() || XactReadOnly)
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 				 errmsg("cannot delete files in a read-only transaction")));
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("locations must not be NULL")));
+	arr = PG_GETARG_ARRAYTYPE_P(0);
+	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
+	{
+		route.ns = SkadeOptTextArg(fcinfo, 1);
+		route.catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 2));
+	}
 	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
 	for (i = 0; i < n; i++)
 	{
@@ -587,7 +635,7 @@ skade_delete_at_commit(PG_FUNCTION_ARGS)
 
 		if (nulls[i])
 			continue;
-		SkadeWritablePath(TextDatumGetCString(elems[i]), "remove", &root, &rest);
+		SkadeWritablePath(&route, TextDatumGetCString(elems[i]), "remove", &root, &rest);
 		files = lappend(files, tx_file(root, rest));
 	}
 	if (files == NIL)

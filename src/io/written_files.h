@@ -14,7 +14,7 @@
 
 extern void SkadeWrittenSubscribe(void);
 extern void SkadeWrittenInit(void);
-extern void SkadeWrittenJournal(const char *location);
+extern void SkadeWrittenJournal(const char *location, const char *route);
 extern void SkadeWrittenRemember(const char *root, const char *rest);
 
 #endif							/* SKADE_WRITTEN_FILES_H */

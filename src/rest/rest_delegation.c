@@ -106,15 +106,15 @@ static void *derive_location(const struct varlena *json, void *arg, Size *size);
 
 /*
  * RestTableLocation
- *		The "location" of the table metadata json at metadata_location (kept
+ *		The "location" of the table metadata json at metadata_location (by route; kept
  *		in the L0 cache beside it: parsed once per metadata file); NULL if
  *		it has none.
  */
 const char *
-RestTableLocation(const char *metadata_location, bool refs)
+RestTableLocation(const SkadeRoute *route, const char *metadata_location, bool refs)
 {
 	Size		size;
-	const char *loc = L0FetchDerivedPinned(metadata_location, refs, "table-location",
+	const char *loc = L0FetchDerivedPinned(route, metadata_location, refs, "table-location",
 										   derive_location, NULL, &size);
 
 	return size > 1 ? pstrdup(loc) : NULL;
@@ -194,7 +194,7 @@ RestDelegationConfig(const RestRequest *req, const RestTableRef *t, StringInfo c
 		appendStringInfoChar(config, '}');
 		return;
 	}
-	SkadeObjectPrefixRoute(t->location, &route);
+	SkadeObjectPrefixRoute(SKADE_ROUTE(t->catalog, t->ns), t->location, &route);
 	write = route.writable && may_write(t);
 	put_route_config(config, &route);
 	for (i = 0; i < n; i++)
@@ -369,7 +369,7 @@ RestSignAnswer(const RestRequest *req, const RestTableRef *t, StringInfo body)
 	if (t->location == NULL || !SkadeIsObjectLocation(t->location))
 		refuse("the table is not on object storage");
 	sign_parse(&s, req->body.data);
-	SkadeObjectPrefixRoute(t->location, &s.route);
+	SkadeObjectPrefixRoute(SKADE_ROUTE(t->catalog, t->ns), t->location, &s.route);
 	if (s.write && !(s.route.writable && may_write(t)))
 		refuse(psprintf("%s needs write access to the table", s.method));
 	sign_check_target(&s);

@@ -14,6 +14,7 @@
 
 #include "lib/stringinfo.h"
 
+#include "io/route.h"
 #include "rest/rest_request.h"
 
 typedef enum RestDelegation
@@ -32,7 +33,8 @@ typedef struct RestTableRef
 	const char *location;		/* the table's location, as its metadata has it */
 } RestTableRef;
 
-extern const char *RestTableLocation(const char *metadata_location, bool refs);
+extern const char *RestTableLocation(const SkadeRoute *route, const char *metadata_location,
+									 bool refs);
 extern int	RestDelegationAsked(const RestRequest *req, RestDelegation *modes);
 extern void RestDelegationConfig(const RestRequest *req, const RestTableRef *t,
 								 StringInfo config, StringInfo creds);

@@ -1379,7 +1379,7 @@ plan_scan(Ctx *x)
 		return;
 	(void) SkadeLoadTablePinned(x->catalog, x->ns, x->name, false, &location);
 	t = table_ref(x);
-	t.location = RestTableLocation(location, false);
+	t.location = RestTableLocation(SKADE_ROUTE(x->catalog, x->ns), location, false);
 	{
 		StringInfoData config;
 
@@ -1437,7 +1437,7 @@ loaded_table_ref(Ctx *x)
 
 	require_load_privilege();
 	(void) SkadeLoadTablePinned(x->catalog, x->ns, x->name, false, &location);
-	t.location = RestTableLocation(location, false);
+	t.location = RestTableLocation(SKADE_ROUTE(x->catalog, x->ns), location, false);
 	return t;
 }
 
@@ -1607,8 +1607,9 @@ table_answer(Ctx *x, const char *mode, bool cached_gzip)
 		if (cached_gzip && VARSIZE_ANY_EXHDR(json) >= REST_GZIP_MIN && RestAcceptsGzip(x->req))
 		{
 			Size		size;
-			const void *gz = L0FetchDerivedPinned(location, refs, "rest-answer-head.gz",
-												  gzip_head, (void *) location, &size);
+			const void *gz = L0FetchDerivedPinned(SKADE_ROUTE(x->catalog, x->ns), location, refs,
+												  "rest-answer-head.gz", gzip_head,
+												  (void *) location, &size);
 			StringInfo	z = SkadeGzipLevel(tail.data, tail.len, REST_GZIP_LEVEL);
 
 			/* two gzip members: one stream (RFC 1952 2.2) */
@@ -1627,8 +1628,9 @@ table_answer(Ctx *x, const char *mode, bool cached_gzip)
 	else if (cached_gzip && VARSIZE_ANY_EXHDR(json) >= REST_GZIP_MIN && RestAcceptsGzip(x->req))
 	{
 		Size		size;
-		const void *gz = L0FetchDerivedPinned(location, refs, "rest-answer.gz",
-											  gzip_answer, (void *) location, &size);
+		const void *gz = L0FetchDerivedPinned(SKADE_ROUTE(x->catalog, x->ns), location, refs,
+											  "rest-answer.gz", gzip_answer,
+											  (void *) location, &size);
 
 		appendBinaryStringInfo(&x->resp->body, gz, size);
 		x->resp->gzip = true;
@@ -1671,7 +1673,7 @@ delegated_tail(Ctx *x, const char *location, bool refs, StringInfo tail)
 	if (RestDelegationAsked(x->req, (RestDelegation[2]) {0}) == 0 ||
 		!SkadeIsObjectLocation(location))
 		return false;
-	t.location = RestTableLocation(location, refs);
+	t.location = RestTableLocation(SKADE_ROUTE(x->catalog, x->ns), location, refs);
 	initStringInfo(&creds);
 	appendStringInfoString(tail, ",\"config\":");
 	RestDelegationConfig(x->req, &t, tail, &creds);

@@ -90,6 +90,7 @@
 
 #include "catalog/tables.h"
 #include "writer/commit_fast.h"
+#include "writer/metadata_write.h"
 #include "io/file_create.h"
 #include "util/guc.h"
 #include "util/gzip.h"
@@ -129,6 +130,7 @@ typedef enum JInt
 /* one commit on the fast path */
 typedef struct FastCommit
 {
+	SkadeRoute	route;			/* the table's namespace's */
 	const char *base_location;
 	SkadeMeta  *base;			/* the base summary (no texts) */
 	const char *text;			/* the base text (pinned in L0) */
@@ -248,6 +250,8 @@ fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalo
 	if (!JB_ROOT_IS_ARRAY(requirements) || JB_ROOT_IS_SCALAR(requirements) ||
 		!JB_ROOT_IS_ARRAY(updates) || JB_ROOT_IS_SCALAR(updates))
 		return NULL;
+	fc->route.catalog = catalog;
+	fc->route.ns = ns;
 	if (!load_base(fc) || !check_requirements(fc, requirements) || !apply_updates(fc, updates) ||
 		!result_valid(fc))
 		return NULL;
@@ -262,14 +266,7 @@ fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalo
 	text = ((char *) meta) + meta->json_off + VARHDRSZ;
 
 	/* write it as write_table_metadata does, seed L0, compare-and-swap */
-	if (fc->gzip)
-	{
-		StringInfo	z = SkadeGzip(text, meta->json_len);
-
-		real_path = SkadeCreateFile(fc->location, z->data, z->len);
-	}
-	else
-		real_path = SkadeCreateFile(fc->location, text, meta->json_len);
+	real_path = SkadeMetadataWrite(&fc->route, fc->location, text, meta->json_len, fc->gzip);
 	L0Seed(fc->location, meta, real_path);
 	SkadeCommitTable(catalog, ns, name, fc->base_location, fc->location);
 	return fc->location;
@@ -288,10 +285,10 @@ load_base(FastCommit *fc)
 	int			i;
 
 	/* the text first: it fills the entry (and pins it) */
-	json = L0FetchJsonPinned(fc->base_location, false);
+	json = L0FetchJsonPinned(&fc->route, fc->base_location, false);
 	fc->text = VARDATA_ANY(json);
 	fc->len = VARSIZE_ANY_EXHDR(json);
-	L0Fetch(fc->base_location, L0_WANT_SUMMARY, &r);
+	L0Fetch(&fc->route, fc->base_location, L0_WANT_SUMMARY, &r);
 	fc->base = r.summary;
 	if (fc->base->format_version != 2 || fc->base->table_uuid == 0)
 		return false;
@@ -930,11 +927,8 @@ new_location(FastCommit *fc)
 	const char *props[3] = {"write.metadata.previous-versions-max", "write.metadata.path",
 	"write.metadata.compression-codec"};
 	char	   *val[3] = {NULL, NULL, NULL};
-	char	   *dir;
-	int64		version = 0;
 	int64		n;
 	int			digits = 0;
-	uint8		u[16];
 	int			i;
 
 	for (i = 0; i < 3; i++)
@@ -955,47 +949,14 @@ new_location(FastCommit *fc)
 			return false;
 		fc->maxlog = (int) Max(1, n);
 	}
-	if (last)
-	{
-		while (last[1 + digits] >= '0' && last[1 + digits] <= '9')
-			digits++;
-		if (digits > 0 && last[1 + digits] == '-')
-		{
-			if (digits > 18)
-				return false;
-			version = strtoi64(last + 1, NULL, 10);
-		}
-	}
-	/* rtrim(..., '/') of the property, or of the location before "/metadata" */
-	if (val[1])
-	{
-		dir = val[1];
-		i = strlen(dir);
-		while (i > 0 && dir[i - 1] == '/')
-			dir[--i] = '\0';
-	}
-	else
-	{
-		char	   *loc = pstrdup(SkadeMetaStr(fc->base, fc->base->table_location));
-
-		i = strlen(loc);
-		while (i > 0 && loc[i - 1] == '/')
-			loc[--i] = '\0';
-		dir = psprintf("%s/metadata", loc);
-	}
-	fc->gzip = val[2] && pg_strcasecmp(val[2], "gzip") == 0;
-	if (!pg_strong_random(u, sizeof(u)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("could not generate random values")));
-	u[6] = (u[6] & 0x0f) | 0x40;	/* version 4, as gen_random_uuid() */
-	u[8] = (u[8] & 0x3f) | 0x80;
-	fc->location = psprintf("%s/%05lld-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-							"%02x%02x%02x%02x%02x%02x%s",
-							dir, (long long) (version + 1),
-							u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
-							u[10], u[11], u[12], u[13], u[14], u[15],
-							fc->gzip ? ".gz.metadata.json" : ".metadata.json");
+	/* (a version out of range: the general path reports it) */
+	while (last && last[1 + digits] >= '0' && last[1 + digits] <= '9')
+		digits++;
+	if (digits > 18)
+		return false;
+	fc->location = SkadeNextMetadataLocation(fc->base_location,
+											 SkadeMetaStr(fc->base, fc->base->table_location),
+											 val[1], val[2], &fc->gzip);
 	return true;
 }
 

@@ -65,12 +65,15 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "format/avro_reader.h"
 #include "cache/manifest_cache.h"
-#include "io/file_create.h"
-#include "util/gzip.h"
+#include "format/avro_reader.h"
 #include "format/metadata_json.h"
 #include "format/scan_filter.h"
+#include "io/file_access.h"
+#include "io/file_create.h"
+#include "util/guc.h"
+#include "util/gzip.h"
+#include "util/names.h"
 #include "util/skade_limits.h"
 
 PG_FUNCTION_INFO_V1(skade_rewrite_manifest_files);
@@ -142,6 +145,7 @@ typedef struct NewEntry
 /* one rewrite: the table, the new snapshot, what was written */
 typedef struct Rewrite
 {
+	SkadeRoute	route;			/* the table's namespace's (or the settings') */
 	const SkadeMeta *meta;
 	int			fv;
 	const char *dir;
@@ -568,7 +572,8 @@ static const PartField *sort_parts;
 static int	sort_nparts;
 
 static int64 table_next_row_id(const char *metadata);
-static List *read_list(const char *list, const SkadeMetaSnapshot *snap);
+static List *read_list(const SkadeRoute *route, const char *list, const SkadeMetaSnapshot *snap);
+static SkadeAvroFile *open_manifest(const Rewrite *rw, const ListEntry *le);
 static bool choose(List *entries, int64 target);
 static void rewrite_spec(Rewrite *rw, List *entries, int32 spec_id);
 static PartField *partition_type(const Rewrite *rw, int32 spec_id, const char *manifest_schema,
@@ -598,10 +603,11 @@ static char *bytes_dup(const char *p, size_t len);
 
 /*
  * skade.rewrite_manifest_files(metadata text, target_size_bytes bigint,
- *		metadata_dir text) -> jsonb
+ *		metadata_dir text, namespace text, catalog text) -> jsonb
  *
  * metadata is the table's current metadata (JSON text), metadata_dir where
- * its metadata files go.  Writes the new manifests and manifest list and
+ * its metadata files go, namespace (and catalog) the table's, whose route
+ * its files are read and written by (without: the settings').  Writes the new manifests and manifest list and
  * returns {"snapshot-id", "sequence-number", "manifest-list",
  * "manifests-created", "manifests-kept", "manifests-replaced",
  * "entries-processed"} (and in v3 "first-row-id" and "added-rows" of the
@@ -638,6 +644,11 @@ skade_rewrite_manifest_files(PG_FUNCTION_ARGS)
 	mstr = text_to_cstring(mtext);
 	rw.target = PG_GETARG_INT64(1);
 	rw.dir = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	if (PG_NARGS() > 3 && !PG_ARGISNULL(3))
+	{
+		rw.route.ns = SkadeOptTextArg(fcinfo, 3);
+		rw.route.catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 4));
+	}
 	if (rw.target <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -661,7 +672,7 @@ skade_rewrite_manifest_files(PG_FUNCTION_ARGS)
 				 errmsg("the current snapshot of the table has no manifest list"),
 				 errdetail("Format v1 snapshots that embed a \"manifests\" array are not rewritten.")));
 	list = pstrdup(SkadeMetaStr(rw.meta, snap->manifest_list));
-	entries = read_list(list, snap);
+	entries = read_list(&rw.route, list, snap);
 	if (!choose(entries, rw.target))
 		PG_RETURN_NULL();
 
@@ -735,14 +746,14 @@ table_next_row_id(const char *metadata)
 
 /* the entries of a manifest list (v1, v2 and v3 names) */
 static List *
-read_list(const char *list, const SkadeMetaSnapshot *snap)
+read_list(const SkadeRoute *route, const char *list, const SkadeMetaSnapshot *snap)
 {
 	static const char *const names[NCOUNTS][2] = {
 		{"added_files_count", "added_data_files_count"},
 		{"existing_files_count", "existing_data_files_count"},
 		{"deleted_files_count", "deleted_data_files_count"},
 		{"added_rows_count", NULL}, {"existing_rows_count", NULL}, {"deleted_rows_count", NULL}};
-	SkadeAvroFile *f = ManifestListOpen(list);
+	SkadeAvroFile *f = ManifestListOpen(route, list);
 	const SkadeAvroValue *rec;
 	List	   *out = NIL;
 
@@ -865,7 +876,7 @@ rewrite_spec(Rewrite *rw, List *entries, int32 spec_id)
 		if (w == NULL)
 		{
 			/* the partition types come from the table's schema, else the manifest's */
-			SkadeAvroFile *first = SkadeAvroOpen(le->path, SKADE_AVRO_MANIFEST, le->length);
+			SkadeAvroFile *first = open_manifest(rw, le);
 
 			parts = partition_type(rw, spec_id, SkadeAvroMeta(first, "schema"), &nparts);
 			SkadeAvroClose(first);
@@ -1101,7 +1112,7 @@ static void
 read_manifest(Rewrite *rw, const ListEntry *le, SkadeAvroFile *w, const PartField *parts,
 			  int nparts, List **out)
 {
-	SkadeAvroFile *f = SkadeAvroOpen(le->path, SKADE_AVRO_MANIFEST, le->length);
+	SkadeAvroFile *f = open_manifest(rw, le);
 	const SkadeAvroValue *rec;
 	int64		live = 0;
 	int64		next_row_id = le->first_row_id;	/* v3: the next inherited */
@@ -1405,7 +1416,7 @@ finish_manifest(Rewrite *rw, AvroOut *o, NewEntry **es, int n, int32 spec_id,
 				k;
 
 	le->path = psprintf("%s/%s-m%d.avro", rw->dir, rw->uuid, rw->nmanifests++);
-	SkadeCreateFile(le->path, o->buf->data, o->buf->len);
+	SkadeCreateFile(&rw->route, le->path, o->buf->data, o->buf->len);
 	le->length = o->buf->len;
 	le->spec_id = spec_id;
 	le->seq = rw->seq;
@@ -1531,8 +1542,18 @@ write_list(Rewrite *rw, List *kept, int64 parent_id)
 	}
 	out_flush(&o);
 	SkadeAvroWriterFree(w);
-	SkadeCreateFile(path, o.buf->data, o.buf->len);
+	SkadeCreateFile(&rw->route, path, o.buf->data, o.buf->len);
 	return path;
+}
+
+/* The manifest of list entry le, read by the table's route, open for SkadeAvroNext. */
+static SkadeAvroFile *
+open_manifest(const Rewrite *rw, const ListEntry *le)
+{
+	char	   *real_path;
+	StringInfo	bytes = SkadeReadLocation(&rw->route, le->path, &real_path);
+
+	return SkadeAvroOpenBytes(le->path, bytes, real_path, SKADE_AVRO_MANIFEST, le->length);
 }
 
 static void

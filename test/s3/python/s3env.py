@@ -110,6 +110,7 @@ class Relay:
         self.open = 0   # connections open now, and the most open at once
         self.peak = 0
         self.lock = threading.Lock()
+        self.pairs = []  # the relayed connections (cut closes them)
         self.forward = forward
         host, _, target = ENDPOINT.removeprefix("http://").partition(":")
         self.target = (host, int(target.rstrip("/")))
@@ -137,6 +138,7 @@ class Relay:
             with self.lock:
                 self.open += 1
                 self.peak = max(self.peak, self.open)
+                self.pairs.append((conn, upstream))
             threading.Thread(target=self._relay, args=(conn, upstream), daemon=True).start()
 
     def _relay(self, conn: socket.socket, upstream: socket.socket) -> None:
@@ -163,6 +165,19 @@ class Relay:
         self.stopping = True
         self.thread.join()
         self.sock.close()
+
+    def cut(self) -> None:
+        """close, and end every relayed connection: the endpoint is gone (refused)"""
+        self.close()
+        with self.lock:
+            for pair in self.pairs:
+                for s in pair:
+                    try:
+                        s.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                    s.close()
+            self.pairs.clear()
 
 
 def free_port() -> int:

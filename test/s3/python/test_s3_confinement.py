@@ -7,7 +7,8 @@ settings, whatever clients write into the catalog.
   the manifest list would be read, again without a request;
 - a namespace whose s3.endpoint property names an endpoint not in
   skade.s3_allowed_endpoints: refused (42501), the endpoint never contacted; one that is
-  allowed is used (the requests go through it);
+  allowed is used (the requests go through it) by every reader, and an object written
+  there that its transaction left behind is asked about and swept there too;
 - an s3a:// location is read as s3://."""
 
 import json
@@ -19,10 +20,11 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
 import s3env
+from pgenv import pg_params
 
 pytestmark = pytest.mark.usefixtures("fresh_skade")
 
-NAMESPACES = ("fence", "ep_bad", "ep_relay", "ep_reuse", "s3a")
+NAMESPACES = ("fence", "ep_bad", "ep_relay", "ep_reuse", "ep_sweep", "s3a")
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=True), NestedField(2, "v", StringType(), required=False))
 ARROW = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
@@ -122,6 +124,49 @@ def test_an_allowed_namespace_endpoint_is_used(catalog, skade):
         n, = skade.query("SELECT sum(record_count) FROM skade.files('ep_relay', 't', catalog => 'py_cat')")[0]
         assert n == 3
         assert relay.connections > before, "the namespace's endpoint was not used"
+        # every reader, from cold caches, reads through it (the route is each call's own)
+        for sql in READERS:
+            skade.query("SELECT skade.cache_reset()")
+            before = relay.connections
+            skade.query(sql, {"ns": "ep_relay", "name": "t"})
+            assert relay.connections > before, f"{sql}: the namespace's endpoint was not used"
+    finally:
+        relay.close()
+
+
+def test_an_orphan_written_through_a_namespace_endpoint_is_swept_there(catalog, skade):
+    """An object a rolled-back transaction wrote through a namespace's endpoint, which
+    was gone when the abort would remove it, stays in the journal of written files with
+    that route: skade.written_files() asks that endpoint whether it is there, and
+    skade.sweep_orphan_files() removes it there (not at skade.s3_endpoint)."""
+    port = int(s3env.env("SKADE_S3_ALT_PORT"))
+    relay = s3env.Relay(port)
+    catalog.create_namespace("ep_sweep", {"s3.endpoint": relay.endpoint, "s3.region": s3env.REGION,
+                                          "s3.path-style-access": "true"})
+    conn = psycopg2.connect(**pg_params())
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT skade.create_table('ep_sweep', 't', %s::jsonb, location => %s,"
+                        " catalog => 'py_cat')",
+                        (json.dumps({"type": "struct", "schema-id": 0, "fields": [
+                            {"id": 1, "name": "id", "required": True, "type": "long"}]}),
+                         f"{s3env.WAREHOUSE}/ep_sweep/t"))
+            meta, = cur.fetchone()
+            assert relay.connections > 0 and s3env.exists(meta)
+            relay.cut()  # the abort's removal finds the endpoint gone: the object stays
+            conn.rollback()
+    finally:
+        conn.close()
+    assert s3env.exists(meta), "the abort removed the object although its endpoint was gone"
+    relay = s3env.Relay(port)
+    try:
+        state = skade.query("SELECT state, present FROM skade.written_files() WHERE location = %s", (meta,))
+        assert state == [("aborted", True)], state
+        assert relay.connections > 0, "the journal's object was asked about elsewhere"
+        before = relay.connections
+        skade.query("SELECT skade.sweep_orphan_files()")
+        assert relay.connections > before, "the orphan was removed elsewhere"
+        assert not s3env.exists(meta), "the orphan is still there"
     finally:
         relay.close()
 
