@@ -147,6 +147,7 @@ static bool prefetch_callback = false;
 static bool in_roots(const char *setting, const S3Location *o);
 static void target(const S3Location *o, const Route *r, S3Target *t);
 static Route route_of(const SkadeRoute *route);
+static Route route_copy(const Route *r);
 static void resolve_namespace(const char *catalog, const char *ns, Route *r);
 static char *route_text(const Route *r);
 static bool route_parse(const char *text, Route *r);
@@ -551,16 +552,17 @@ SkadeObjectsAbsent(List *locations, List *routes)
 	for (i = 0; i < list_length(locations); i++)
 	{
 		const char *loc = list_nth(locations, i);
+		const SkadeRoute *sr = list_nth(routes, i);
 		S3Location	o;
-		Route		r;
+		Route		r = SETTINGS_ROUTE;
 
 		if (!SkadeS3Parse(loc, &o, NULL, false, false) ||
 			!(in_roots(skade_allowed_roots, &o) || in_roots(skade_write_roots, &o)))
 			continue;
-		if (((const SkadeRoute *) list_nth(routes, i))->resolved &&
-			!route_parse(((const SkadeRoute *) list_nth(routes, i))->resolved, &r))
-			continue;			/* not to be asked: present */
-		r = route_of(list_nth(routes, i));
+		if (sr->resolved && !route_parse(sr->resolved, &r))
+			continue;			/* an endpoint no longer allowed is not asked: present */
+		if (!sr->resolved)
+			r = route_of(sr);
 		calls = lappend(calls, new_call("HEAD", &o, &r, 64 * 1024, NULL));
 		names = lappend(names, (char *) loc);
 	}
@@ -738,7 +740,7 @@ target(const S3Location *o, const Route *r, S3Target *t)
 }
 
 /*
- * The route a request goes by (palloc'd strings, or the resolved one's):
+ * The route a request goes by (its strings palloc'd in CurrentMemoryContext):
  * a namespace's overrides, resolved once per transaction; a route the
  * journal recorded; or the settings alone.
  */
@@ -763,7 +765,7 @@ route_of(const SkadeRoute *route)
 		return r;
 	if (last.catalog && last.lxid == PGPROC_LXID(MyProc) &&
 		strcmp(last.catalog, route->catalog) == 0 && strcmp(last.ns, route->ns) == 0)
-		return last.route;
+		return route_copy(&last.route);
 	last.catalog = NULL;		/* until resolved: an error leaves none */
 	if (route_cxt == NULL)
 		route_cxt = AllocSetContextCreate(TopMemoryContext, "skade object route",
@@ -776,7 +778,24 @@ route_of(const SkadeRoute *route)
 	last.lxid = PGPROC_LXID(MyProc);
 	last.route = r;
 	MemoryContextSwitchTo(old);
-	return r;
+	return route_copy(&r);
+}
+
+/*
+ * r with its strings copied into CurrentMemoryContext: what a caller keeps
+ * outlives the next resolution, which resets route_cxt.
+ */
+static Route
+route_copy(const Route *r)
+{
+	Route		c = *r;
+	char	  **s[5] = {&c.endpoint, &c.region, &c.sts_endpoint, &c.role_arn, &c.external_id};
+	int			i;
+
+	for (i = 0; i < 5; i++)
+		if (*s[i])
+			*s[i] = pstrdup(*s[i]);
+	return c;
 }
 
 /*
