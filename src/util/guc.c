@@ -223,6 +223,14 @@ bool		skade_index_enabled = true;
 bool		skade_update_fast_path = true;
 
 /*
+ * skade.rebase_appends: the default of the table property
+ * skade.rebase-appends -- a stale commit that only appends data files to a
+ * branch is rebased onto the branch's head instead of failing with 409
+ * (commit_rebase.c).  Off: Iceberg's strict optimistic concurrency.
+ */
+bool		skade_rebase_appends = false;
+
+/*
  * skade.decode_helper: let a helper process decode a plan's uncached local
  * manifests from the end of its list while the backend decodes from the
  * start (manifest_helper.c); off, the backend decodes them all.  The
@@ -805,6 +813,15 @@ define_behaviour_settings(void)
 							 &skade_update_fast_path,
 							 true,
 							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("skade.rebase_appends",
+							 "Rebase stale fast appends onto the branch's head (the default of the table property skade.rebase-appends).",
+							 NULL,
+							 &skade_rebase_appends,
+							 false,
+							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
 

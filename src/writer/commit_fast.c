@@ -90,6 +90,7 @@
 
 #include "catalog/tables.h"
 #include "writer/commit_fast.h"
+#include "writer/commit_rebase.h"
 #include "writer/metadata_write.h"
 #include "io/file_create.h"
 #include "util/guc.h"
@@ -162,6 +163,12 @@ typedef struct FastCommit
 	bool		gzip;
 	int64	   *keep;			/* snapshot ids the refs variant keeps */
 	int			nkeep;
+	/* a stale branch held back for a rebase (commit_rebase.c) */
+	bool		rebase_on;		/* the table rebases stale appends */
+	char	   *stale_ref;		/* the branch */
+	int64		stale_have;		/* where it is */
+	char	   *stale_msg;		/* the failure, raised if no rebase */
+	SkadeRebase *rebase;
 } FastCommit;
 
 static char *fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalog,
@@ -177,7 +184,9 @@ static bool member_int(FastCommit *fc, const char *key, int64 *value);
 static bool check_requirements(FastCommit *fc, Jsonb *requirements);
 static bool check_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
 static bool check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
-pg_noreturn static void requirement_failed(const char *what);
+pg_noreturn static void requirement_failed(FastCommit *fc, const char *what);
+static bool hold_stale(FastCommit *fc, const char *ref, const char *type, int64 have, char *what);
+static Jsonb *rebase_updates(FastCommit *fc, Jsonb *updates);
 static bool apply_updates(FastCommit *fc, Jsonb *updates);
 static bool add_snapshot(FastCommit *fc, JsonbContainer *u);
 static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);
@@ -197,7 +206,6 @@ static JInt jint(JsonbContainer *obj, const char *key, int64 *value);
 static bool jstring(JsonbContainer *obj, const char *key, char **value);
 static bool jvalue(JsonbContainer *obj, const char *key, JsonbValue *v);
 static bool jobject(JsonbContainer *obj, const char *key, JsonbContainer **value);
-static bool int_text(const char *s, int len, int64 *value);
 static Jsonb *jsonb_of_span(Span s);
 static Jsonb *jsonb_object1(const char *key, JsonbValue *value);
 static Datum text_array_of(JsonbContainer *arr, bool *ok);
@@ -252,12 +260,20 @@ fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalo
 		return NULL;
 	fc->route.catalog = catalog;
 	fc->route.ns = ns;
-	if (!load_base(fc) || !check_requirements(fc, requirements) || !apply_updates(fc, updates) ||
-		!result_valid(fc))
+	if (!load_base(fc) || !check_requirements(fc, requirements))
 		return NULL;
+	/* a stale branch: rebased, or its failure (the engine's first error) */
+	if (fc->stale_msg && (updates = rebase_updates(fc, updates)) == NULL)
+		requirement_failed(fc, NULL);
+	if (!apply_updates(fc, updates) || !result_valid(fc))
+	{
+		if (fc->stale_msg)
+			requirement_failed(fc, NULL);
+		return NULL;
+	}
 	if (fc->changes == 0)
 		return pstrdup(fc->base_location);
-	if (!new_location(fc))
+	if (fc->location == NULL && !new_location(fc))
 		return NULL;
 
 	/* the new summary, its text (made in place) and refs variant */
@@ -266,6 +282,8 @@ fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalo
 	text = ((char *) meta) + meta->json_off + VARHDRSZ;
 
 	/* write it as write_table_metadata does, seed L0, compare-and-swap */
+	if (fc->rebase)
+		SkadeRebaseWrite(fc->rebase);
 	real_path = SkadeMetadataWrite(&fc->route, fc->location, text, meta->json_len, fc->gzip);
 	L0Seed(fc->location, meta, real_path);
 	SkadeCommitTable(catalog, ns, name, fc->base_location, fc->location);
@@ -315,6 +333,7 @@ load_base(FastCommit *fc)
 	}
 	fc->last_seq = fc->base->last_sequence_number;
 	fc->current = fc->base->current_snapshot_id;
+	fc->rebase_on = SkadeRebaseEnabled(fc->props);
 	return true;
 }
 
@@ -496,7 +515,7 @@ member_int(FastCommit *fc, const char *key, int64 *value)
 {
 	Member	   *m = member(fc, key);
 
-	return m != NULL && int_text(m->value.p, m->value.len, value);
+	return m != NULL && SkadeIntText(m->value.p, m->value.len, value);
 }
 
 /* ---------------------------------------------------------------- requirements */
@@ -560,7 +579,7 @@ check_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
 		if (!jstring(r, "uuid", &uuid) || !pg_is_ascii(uuid) || !pg_is_ascii(have_uuid))
 			return false;
 		if (raise && pg_strcasecmp(uuid, have_uuid) != 0)
-			requirement_failed(psprintf("UUID does not match: expected %s != %s", uuid, have_uuid));
+			requirement_failed(fc, psprintf("UUID does not match: expected %s != %s", uuid, have_uuid));
 		return true;
 	}
 	if (pg_strcasecmp(type, "assert-ref-snapshot-id") == 0)
@@ -574,7 +593,7 @@ check_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
 		want < PG_INT32_MIN || want > PG_INT32_MAX || have < PG_INT32_MIN || have > PG_INT32_MAX)
 		return false;
 	if (raise && want != have)
-		requirement_failed(psprintf("%s: expected id " INT64_FORMAT " != " INT64_FORMAT,
+		requirement_failed(fc, psprintf("%s: expected id " INT64_FORMAT " != " INT64_FORMAT,
 									ints[k][3], want, have));
 	return true;
 }
@@ -602,27 +621,131 @@ check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
 		if (fc->refs != NULL && jvalue(&fc->refs->root, ref, &v))
 			return false;
 		if (raise && w == J_INT)
-			requirement_failed(psprintf("branch or tag %s is missing, expected " INT64_FORMAT,
+			requirement_failed(fc, psprintf("branch or tag %s is missing, expected " INT64_FORMAT,
 										ref, want));
 		return true;
 	}
 	if (!jstring(cur, "type", &type) || jint(cur, "snapshot-id", &have) != J_INT)
 		return false;
-	if (raise && w == J_ABSENT)
-		requirement_failed(psprintf("%s %s was created concurrently", type, ref));
-	if (raise && have != want)
-		requirement_failed(psprintf("%s %s has changed: expected id " INT64_FORMAT " != " INT64_FORMAT,
-									type, ref, want, have));
+	if (raise && w == J_ABSENT &&
+		!hold_stale(fc, ref, type, have, psprintf("%s %s was created concurrently", type, ref)))
+		requirement_failed(fc, psprintf("%s %s was created concurrently", type, ref));
+	if (raise && w == J_INT && have != want &&
+		!hold_stale(fc, ref, type, have,
+					psprintf("%s %s has changed: expected id " INT64_FORMAT " != " INT64_FORMAT,
+							 type, ref, want, have)))
+		requirement_failed(fc, psprintf("%s %s has changed: expected id " INT64_FORMAT " != " INT64_FORMAT,
+										type, ref, want, have));
 	return true;
 }
 
-/* Raise a failed requirement as update_table's engine does. */
+/*
+ * A branch that moved since the client saw it, held back (true) when the
+ * table rebases appends and no other is held: the commit may still be
+ * rebased onto it (rebase_updates); otherwise its failure is raised then.
+ */
+static bool
+hold_stale(FastCommit *fc, const char *ref, const char *type, int64 have, char *what)
+{
+	if (!fc->rebase_on || fc->stale_msg != NULL || pg_strcasecmp(type, "branch") != 0)
+		return false;
+	fc->stale_ref = pstrdup(ref);
+	fc->stale_have = have;
+	fc->stale_msg = what;
+	return true;
+}
+
+/*
+ * Raise a failed requirement as update_table's engine does; a held-back
+ * stale branch came first in the engine's order, so it is the one raised.
+ */
 static void
-requirement_failed(const char *what)
+requirement_failed(FastCommit *fc, const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-			 errmsg("Requirement failed: %s", what)));
+			 errmsg("Requirement failed: %s", fc->stale_msg ? fc->stale_msg : what)));
+}
+
+/* ---------------------------------------------------------------- rebase */
+
+/*
+ * The updates of a commit whose only failing requirement is the branch
+ * held back, rebased onto the branch's head (commit_rebase.c): one
+ * add-snapshot of an append, then the set-snapshot-ref of that branch to
+ * it; the snapshot with its new parent, sequence number, manifest list
+ * and summary.  NULL if they are not such an append (nothing written).
+ */
+static Jsonb *
+rebase_updates(FastCommit *fc, Jsonb *updates)
+{
+	JsonbValue *e[2];
+	JsonbValue	v;
+	JsonbContainer *ref;
+	Jsonb	   *snap;
+	SkadeAppend a;
+	char	   *str;
+	int64		id;
+	JInt		parent;
+	SkadeRebase *rb;
+	StringInfoData buf;
+	int			i;
+
+	if (JsonContainerSize(&updates->root) != 2)
+		return NULL;
+	for (i = 0; i < 2; i++)
+	{
+		e[i] = getIthJsonbValueFromContainer(&updates->root, i);
+		if (e[i]->type != jbvBinary || !JsonContainerIsObject(e[i]->val.binary.data) ||
+			!jstring(e[i]->val.binary.data, "action", &str) ||
+			pg_strcasecmp(str, i == 0 ? "add-snapshot" : "set-snapshot-ref") != 0)
+			return NULL;
+	}
+	/* the branch moved to the added snapshot */
+	ref = e[1]->val.binary.data;
+	if (!jvalue(e[0]->val.binary.data, "snapshot", &v) || v.type != jbvBinary ||
+		!JsonContainerIsObject(v.val.binary.data))
+		return NULL;
+	snap = DatumGetJsonbP(DirectFunctionCall1(jsonb_strip_nulls,
+											  JsonbPGetDatum(JsonbValueToJsonb(&v))));
+	if (jint(&snap->root, "snapshot-id", &a.snapshot_id) != J_INT ||
+		!jstring(ref, "ref-name", &str) || strcmp(str, fc->stale_ref) != 0 ||
+		!jstring(ref, "type", &str) || pg_strcasecmp(str, "branch") != 0 ||
+		jint(ref, "snapshot-id", &id) != J_INT || id != a.snapshot_id)
+		return NULL;
+	/* the snapshot, as the client made it */
+	parent = jint(&snap->root, "parent-snapshot-id", &a.parent_id);
+	if (jint(&snap->root, "sequence-number", &a.seq) != J_INT ||
+		!jstring(&snap->root, "manifest-list", &str) ||
+		!jobject(&snap->root, "summary", &a.summary) ||
+		!jstring(a.summary, "operation", (char **) &a.operation) || parent == J_OTHER)
+		return NULL;
+	a.manifest_list = str;
+	a.has_parent = parent == J_INT;
+	if (!new_location(fc))
+		return NULL;
+	rb = SkadeRebasePlan(&fc->route, fc->base, fc->stale_have, &a,
+						 pnstrdup(fc->location, strrchr(fc->location, '/') - fc->location));
+	if (rb == NULL)
+		return NULL;
+	fc->rebase = rb;
+
+	/* [{"action": "add-snapshot", "snapshot": the rebased one}, the ref] */
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"parent-snapshot-id\": " INT64_FORMAT ", \"sequence-number\": "
+					 INT64_FORMAT ", \"manifest-list\": ", rb->parent_id, rb->seq);
+	escape_json(&buf, rb->manifest_list);
+	appendStringInfo(&buf, ", \"summary\": %s}", rb->summary);
+	snap = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(snap),
+											  DirectFunctionCall1(jsonb_in,
+																  CStringGetDatum(buf.data))));
+	resetStringInfo(&buf);
+	appendStringInfoString(&buf, "[{\"action\": \"add-snapshot\", \"snapshot\": ");
+	appendStringInfoString(&buf, JsonbToCString(NULL, &snap->root, VARSIZE(snap)));
+	appendStringInfoString(&buf, "}, ");
+	appendStringInfoString(&buf, JsonbToCString(NULL, ref, -1));
+	appendStringInfoChar(&buf, ']');
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
 }
 
 /* ---------------------------------------------------------------- updates */
@@ -945,7 +1068,7 @@ new_location(FastCommit *fc)
 	fc->maxlog = 100;
 	if (val[0] && val[0][0] != '\0')
 	{
-		if (strlen(val[0]) > 9 || !int_text(val[0], strlen(val[0]), &n))
+		if (strlen(val[0]) > 9 || !SkadeIntText(val[0], strlen(val[0]), &n))
 			return false;
 		fc->maxlog = (int) Max(1, n);
 	}
@@ -1241,7 +1364,7 @@ jint(JsonbContainer *obj, const char *key, int64 *value)
 	if (v.type != jbvNumeric)
 		return J_OTHER;
 	s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v.val.numeric)));
-	return int_text(s, strlen(s), value) ? J_INT : J_OTHER;
+	return SkadeIntText(s, strlen(s), value) ? J_INT : J_OTHER;
 }
 
 /* obj[key] if it is a string */
@@ -1273,26 +1396,6 @@ jobject(JsonbContainer *obj, const char *key, JsonbContainer **value)
 		return false;
 	*value = v.val.binary.data;
 	return true;
-}
-
-/* -?[0-9]+ within int64 (what JSON integers jansson reads look like) */
-static bool
-int_text(const char *s, int len, int64 *value)
-{
-	char		buf[24];
-	int			i = (len > 0 && s[0] == '-') ? 1 : 0;
-	char	   *end;
-
-	if (len - i < 1 || len > 20)
-		return false;
-	for (; i < len; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	errno = 0;
-	*value = strtoi64(buf, &end, 10);
-	return errno == 0 && *end == '\0';
 }
 
 /* a member's value as jsonb */

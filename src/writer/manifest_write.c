@@ -75,12 +75,12 @@
 #include "util/gzip.h"
 #include "util/names.h"
 #include "util/skade_limits.h"
+#include "writer/avro_out.h"
+#include "writer/manifest_list.h"
 
 PG_FUNCTION_INFO_V1(skade_rewrite_manifest_files);
 
-#define BLOCK_BYTES		(64 * 1024)
 #define ROLL_ROWS		250		/* entries between checks of a manifest's size */
-#define NCOUNTS			6		/* added/existing/deleted files, then rows */
 
 /* how the values of a partition type compare */
 typedef enum PartKind
@@ -97,38 +97,6 @@ typedef struct PartField
 	const char *iceberg_type;	/* JSON */
 	PartKind	kind;
 } PartField;
-
-/* a manifest list entry's summary of one partition field */
-typedef struct Summary
-{
-	bool		contains_null;
-	int			contains_nan;	/* -1: not recorded */
-	char	   *lower;			/* NULL: none */
-	int			lower_len;
-	char	   *upper;
-	int			upper_len;
-} Summary;
-
-/* a manifest list entry, read or to write */
-typedef struct ListEntry
-{
-	char	   *path;
-	int64		length;
-	int32		spec_id;
-	int32		content;
-	int64		seq;
-	int64		min_seq;
-	int64		added_snapshot_id;
-	bool		has_count[NCOUNTS];
-	int64		count[NCOUNTS];
-	int			nsummaries;		/* -1: partitions not recorded */
-	Summary    *summaries;
-	char	   *key_metadata;	/* NULL: none */
-	int			key_metadata_len;
-	bool		has_first_row_id;	/* v3 */
-	int64		first_row_id;
-	bool		rewrite;
-} ListEntry;
 
 /* a rewritten entry, encoded, with its partition tuple */
 typedef struct NewEntry
@@ -156,19 +124,10 @@ typedef struct Rewrite
 	int64		first_row_id;	/* v3: the new snapshot's, the table's next-row-id */
 	int64		next_row_id;	/* v3: the next to assign, after write_list */
 	int			nmanifests;		/* written so far: -m<N> */
-	List	   *created;		/* ListEntry of the new manifests */
+	List	   *created;		/* SkadeListEntry of the new manifests */
 	int64		entries;		/* live entries rewritten */
 	int			replaced;
 } Rewrite;
-
-/* an Avro object container being written */
-typedef struct AvroOut
-{
-	StringInfo	buf;
-	StringInfo	block;			/* records of the current block */
-	int64		nrecords;
-	char		sync[16];
-} AvroOut;
 
 /*
  * The Avro and Iceberg schemas of a manifest entry and of a manifest list
@@ -264,62 +223,6 @@ static const char ENTRY_ICEBERG_V3[] =
 	"nt_offset\",\"required\":false,\"type\":\"long\",\"doc\":\"The offset in the file where the content "
 	"starts\"},{\"id\":145,\"name\":\"content_size_in_bytes\",\"required\":false,\"type\":\"long\",\"doc"
 	"\":\"The length of referenced content stored in the file\"}]}}]}";
-
-static const char LIST_AVRO_V3[] =
-	"{\"type\":\"record\",\"name\":\"manifest_file\",\"fields\":[{\"name\":\"manifest_path\",\"type\":\"s"
-	"tring\",\"doc\":\"Location URI with FS scheme\",\"field-id\":500},{\"name\":\"manifest_length\",\"ty"
-	"pe\":\"long\",\"doc\":\"Total file size in bytes\",\"field-id\":501},{\"name\":\"partition_spec_id\""
-	",\"type\":\"int\",\"doc\":\"Spec ID used to write\",\"field-id\":502},{\"name\":\"content\",\"type\""
-	":\"int\",\"doc\":\"Contents of the manifest: 0=data, 1=deletes\",\"field-id\":517},{\"name\":\"seque"
-	"nce_number\",\"type\":\"long\",\"doc\":\"Sequence number when the manifest was added\",\"field-id\":"
-	"515},{\"name\":\"min_sequence_number\",\"type\":\"long\",\"doc\":\"Lowest sequence number in the man"
-	"ifest\",\"field-id\":516},{\"name\":\"added_snapshot_id\",\"type\":\"long\",\"doc\":\"Snapshot ID th"
-	"at added the manifest\",\"field-id\":503},{\"name\":\"added_files_count\",\"type\":\"int\",\"doc\":"
-	"\"Added entry count\",\"field-id\":504},{\"name\":\"existing_files_count\",\"type\":\"int\",\"doc\":"
-	"\"Existing entry count\",\"field-id\":505},{\"name\":\"deleted_files_count\",\"type\":\"int\",\"doc"
-	"\":\"Deleted entry count\",\"field-id\":506},{\"name\":\"added_rows_count\",\"type\":\"long\",\"doc"
-	"\":\"Added rows count\",\"field-id\":512},{\"name\":\"existing_rows_count\",\"type\":\"long\",\"doc"
-	"\":\"Existing rows count\",\"field-id\":513},{\"name\":\"deleted_rows_count\",\"type\":\"long\",\"do"
-	"c\":\"Deleted rows count\",\"field-id\":514},{\"name\":\"partitions\",\"type\":[\"null\",{\"type\":"
-	"\"array\",\"items\":{\"type\":\"record\",\"name\":\"r508\",\"fields\":[{\"name\":\"contains_null\","
-	"\"type\":\"boolean\",\"doc\":\"True if any file has a null partition value\",\"field-id\":509},{\"na"
-	"me\":\"contains_nan\",\"type\":[\"null\",\"boolean\"],\"doc\":\"True if any file has a nan partition"
-	" value\",\"default\":null,\"field-id\":518},{\"name\":\"lower_bound\",\"type\":[\"null\",\"bytes\"],"
-	"\"doc\":\"Partition lower bound for all files\",\"default\":null,\"field-id\":510},{\"name\":\"upper"
-	"_bound\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Partition upper bound for all files\",\"default\":n"
-	"ull,\"field-id\":511}]},\"element-id\":508}],\"doc\":\"Summary for each partition\",\"default\":null"
-	",\"field-id\":507},{\"name\":\"key_metadata\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Encryption key"
-	" metadata blob\",\"default\":null,\"field-id\":519},{\"name\":\"first_row_id\",\"type\":[\"null\",\""
-	"long\"],\"doc\":\"Starting row ID to assign to new rows in ADDED data files\",\"default\":null,\"fie"
-	"ld-id\":520}]}";
-
-static const char LIST_ICEBERG_V3[] =
-	"{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":500,\"name\":\"manifest_path\",\"required\""
-	":true,\"type\":\"string\",\"doc\":\"Location URI with FS scheme\"},{\"id\":501,\"name\":\"manifest_l"
-	"ength\",\"required\":true,\"type\":\"long\",\"doc\":\"Total file size in bytes\"},{\"id\":502,\"name"
-	"\":\"partition_spec_id\",\"required\":true,\"type\":\"int\",\"doc\":\"Spec ID used to write\"},{\"id"
-	"\":517,\"name\":\"content\",\"required\":true,\"type\":\"int\",\"doc\":\"Contents of the manifest: 0"
-	"=data, 1=deletes\"},{\"id\":515,\"name\":\"sequence_number\",\"required\":true,\"type\":\"long\",\"d"
-	"oc\":\"Sequence number when the manifest was added\"},{\"id\":516,\"name\":\"min_sequence_number\","
-	"\"required\":true,\"type\":\"long\",\"doc\":\"Lowest sequence number in the manifest\"},{\"id\":503,"
-	"\"name\":\"added_snapshot_id\",\"required\":true,\"type\":\"long\",\"doc\":\"Snapshot ID that added "
-	"the manifest\"},{\"id\":504,\"name\":\"added_files_count\",\"required\":true,\"type\":\"int\",\"doc"
-	"\":\"Added entry count\"},{\"id\":505,\"name\":\"existing_files_count\",\"required\":true,\"type\":"
-	"\"int\",\"doc\":\"Existing entry count\"},{\"id\":506,\"name\":\"deleted_files_count\",\"required\":"
-	"true,\"type\":\"int\",\"doc\":\"Deleted entry count\"},{\"id\":512,\"name\":\"added_rows_count\",\"r"
-	"equired\":true,\"type\":\"long\",\"doc\":\"Added rows count\"},{\"id\":513,\"name\":\"existing_rows_"
-	"count\",\"required\":true,\"type\":\"long\",\"doc\":\"Existing rows count\"},{\"id\":514,\"name\":\""
-	"deleted_rows_count\",\"required\":true,\"type\":\"long\",\"doc\":\"Deleted rows count\"},{\"id\":507"
-	",\"name\":\"partitions\",\"required\":false,\"type\":{\"type\":\"list\",\"element-id\":508,\"element"
-	"\":{\"type\":\"struct\",\"fields\":[{\"id\":509,\"name\":\"contains_null\",\"required\":true,\"type"
-	"\":\"boolean\",\"doc\":\"True if any file has a null partition value\"},{\"id\":518,\"name\":\"conta"
-	"ins_nan\",\"required\":false,\"type\":\"boolean\",\"doc\":\"True if any file has a nan partition val"
-	"ue\"},{\"id\":510,\"name\":\"lower_bound\",\"required\":false,\"type\":\"binary\",\"doc\":\"Partitio"
-	"n lower bound for all files\"},{\"id\":511,\"name\":\"upper_bound\",\"required\":false,\"type\":\"bi"
-	"nary\",\"doc\":\"Partition upper bound for all files\"}]},\"element-required\":true},\"doc\":\"Summa"
-	"ry for each partition\"},{\"id\":519,\"name\":\"key_metadata\",\"required\":false,\"type\":\"binary"
-	"\",\"doc\":\"Encryption key metadata blob\"},{\"id\":520,\"name\":\"first_row_id\",\"required\":fals"
-	"e,\"type\":\"long\",\"doc\":\"Starting row ID to assign to new rows in ADDED data files\"}]}";
 
 static const char ENTRY_AVRO_V2[] =
 	"{\"type\":\"record\",\"name\":\"manifest_entry\",\"fields\":[{\"name\":\"status\",\"type\":\"int\",\"field-"
@@ -467,120 +370,19 @@ static const char ENTRY_ICEBERG_V1[] =
 	"-required\":true},\"doc\":\"Splittable offsets\"},{\"id\":140,\"name\":\"sort_order_id\",\"required\""
 	":false,\"type\":\"int\",\"doc\":\"Sort order ID\"}]}}]}";
 
-static const char LIST_AVRO_V2[] =
-	"{\"type\":\"record\",\"name\":\"manifest_file\",\"fields\":[{\"name\":\"manifest_path\",\"type\":\"string"
-	"\",\"doc\":\"Location URI with FS scheme\",\"field-id\":500},{\"name\":\"manifest_length\",\"type\":\""
-	"long\",\"doc\":\"Total file size in bytes\",\"field-id\":501},{\"name\":\"partition_spec_id\",\"type"
-	"\":\"int\",\"doc\":\"Spec ID used to write\",\"field-id\":502},{\"name\":\"content\",\"type\":\"int\",\"do"
-	"c\":\"Contents of the manifest: 0=data, 1=deletes\",\"field-id\":517},{\"name\":\"sequence_numbe"
-	"r\",\"type\":\"long\",\"doc\":\"Sequence number when the manifest was added\",\"field-id\":515},{\"n"
-	"ame\":\"min_sequence_number\",\"type\":\"long\",\"doc\":\"Lowest sequence number in the manifest\","
-	"\"field-id\":516},{\"name\":\"added_snapshot_id\",\"type\":\"long\",\"doc\":\"Snapshot ID that added "
-	"the manifest\",\"field-id\":503},{\"name\":\"added_files_count\",\"type\":\"int\",\"doc\":\"Added entr"
-	"y count\",\"field-id\":504},{\"name\":\"existing_files_count\",\"type\":\"int\",\"doc\":\"Existing ent"
-	"ry count\",\"field-id\":505},{\"name\":\"deleted_files_count\",\"type\":\"int\",\"doc\":\"Deleted entr"
-	"y count\",\"field-id\":506},{\"name\":\"added_rows_count\",\"type\":\"long\",\"doc\":\"Added rows coun"
-	"t\",\"field-id\":512},{\"name\":\"existing_rows_count\",\"type\":\"long\",\"doc\":\"Existing rows coun"
-	"t\",\"field-id\":513},{\"name\":\"deleted_rows_count\",\"type\":\"long\",\"doc\":\"Deleted rows count\""
-	",\"field-id\":514},{\"name\":\"partitions\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":\"re"
-	"cord\",\"name\":\"r508\",\"fields\":[{\"name\":\"contains_null\",\"type\":\"boolean\",\"doc\":\"True if an"
-	"y file has a null partition value\",\"field-id\":509},{\"name\":\"contains_nan\",\"type\":[\"null\""
-	",\"boolean\"],\"doc\":\"True if any file has a nan partition value\",\"default\":null,\"field-id\""
-	":518},{\"name\":\"lower_bound\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Partition lower bound for all"
-	" files\",\"default\":null,\"field-id\":510},{\"name\":\"upper_bound\",\"type\":[\"null\",\"bytes\"],\"do"
-	"c\":\"Partition upper bound for all files\",\"default\":null,\"field-id\":511}]},\"element-id\":5"
-	"08}],\"doc\":\"Summary for each partition\",\"default\":null,\"field-id\":507},{\"name\":\"key_meta"
-	"data\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Encryption key metadata blob\",\"default\":null,\"field"
-	"-id\":519}]}";
-
-static const char LIST_ICEBERG_V2[] =
-	"{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":500,\"name\":\"manifest_path\",\"required\":tru"
-	"e,\"type\":\"string\",\"doc\":\"Location URI with FS scheme\"},{\"id\":501,\"name\":\"manifest_length"
-	"\",\"required\":true,\"type\":\"long\",\"doc\":\"Total file size in bytes\"},{\"id\":502,\"name\":\"part"
-	"ition_spec_id\",\"required\":true,\"type\":\"int\",\"doc\":\"Spec ID used to write\"},{\"id\":517,\"na"
-	"me\":\"content\",\"required\":true,\"type\":\"int\",\"doc\":\"Contents of the manifest: 0=data, 1=de"
-	"letes\"},{\"id\":515,\"name\":\"sequence_number\",\"required\":true,\"type\":\"long\",\"doc\":\"Sequence"
-	" number when the manifest was added\"},{\"id\":516,\"name\":\"min_sequence_number\",\"required\":"
-	"true,\"type\":\"long\",\"doc\":\"Lowest sequence number in the manifest\"},{\"id\":503,\"name\":\"add"
-	"ed_snapshot_id\",\"required\":true,\"type\":\"long\",\"doc\":\"Snapshot ID that added the manifest"
-	"\"},{\"id\":504,\"name\":\"added_files_count\",\"required\":true,\"type\":\"int\",\"doc\":\"Added entry "
-	"count\"},{\"id\":505,\"name\":\"existing_files_count\",\"required\":true,\"type\":\"int\",\"doc\":\"Exis"
-	"ting entry count\"},{\"id\":506,\"name\":\"deleted_files_count\",\"required\":true,\"type\":\"int\",\""
-	"doc\":\"Deleted entry count\"},{\"id\":512,\"name\":\"added_rows_count\",\"required\":true,\"type\":\""
-	"long\",\"doc\":\"Added rows count\"},{\"id\":513,\"name\":\"existing_rows_count\",\"required\":true,\""
-	"type\":\"long\",\"doc\":\"Existing rows count\"},{\"id\":514,\"name\":\"deleted_rows_count\",\"require"
-	"d\":true,\"type\":\"long\",\"doc\":\"Deleted rows count\"},{\"id\":507,\"name\":\"partitions\",\"require"
-	"d\":false,\"type\":{\"type\":\"list\",\"element-id\":508,\"element\":{\"type\":\"struct\",\"fields\":[{\"i"
-	"d\":509,\"name\":\"contains_null\",\"required\":true,\"type\":\"boolean\",\"doc\":\"True if any file h"
-	"as a null partition value\"},{\"id\":518,\"name\":\"contains_nan\",\"required\":false,\"type\":\"boo"
-	"lean\",\"doc\":\"True if any file has a nan partition value\"},{\"id\":510,\"name\":\"lower_bound\""
-	",\"required\":false,\"type\":\"binary\",\"doc\":\"Partition lower bound for all files\"},{\"id\":511"
-	",\"name\":\"upper_bound\",\"required\":false,\"type\":\"binary\",\"doc\":\"Partition upper bound for "
-	"all files\"}]},\"element-required\":true},\"doc\":\"Summary for each partition\"},{\"id\":519,\"na"
-	"me\":\"key_metadata\",\"required\":false,\"type\":\"binary\",\"doc\":\"Encryption key metadata blob\""
-	"}]}";
-
-static const char LIST_AVRO_V1[] =
-	"{\"type\":\"record\",\"name\":\"manifest_file\",\"fields\":[{\"name\":\"manifest_path\",\"type\":\"string"
-	"\",\"doc\":\"Location URI with FS scheme\",\"field-id\":500},{\"name\":\"manifest_length\",\"type\":\""
-	"long\",\"doc\":\"Total file size in bytes\",\"field-id\":501},{\"name\":\"partition_spec_id\",\"type"
-	"\":\"int\",\"doc\":\"Spec ID used to write\",\"field-id\":502},{\"name\":\"added_snapshot_id\",\"type\""
-	":\"long\",\"doc\":\"Snapshot ID that added the manifest\",\"field-id\":503},{\"name\":\"added_files"
-	"_count\",\"type\":[\"null\",\"int\"],\"doc\":\"Added entry count\",\"default\":null,\"field-id\":504},{"
-	"\"name\":\"existing_files_count\",\"type\":[\"null\",\"int\"],\"doc\":\"Existing entry count\",\"defaul"
-	"t\":null,\"field-id\":505},{\"name\":\"deleted_files_count\",\"type\":[\"null\",\"int\"],\"doc\":\"Delet"
-	"ed entry count\",\"default\":null,\"field-id\":506},{\"name\":\"partitions\",\"type\":[\"null\",{\"typ"
-	"e\":\"array\",\"items\":{\"type\":\"record\",\"name\":\"r508\",\"fields\":[{\"name\":\"contains_null\",\"typ"
-	"e\":\"boolean\",\"doc\":\"True if any file has a null partition value\",\"field-id\":509},{\"name\""
-	":\"contains_nan\",\"type\":[\"null\",\"boolean\"],\"doc\":\"True if any file has a nan partition va"
-	"lue\",\"default\":null,\"field-id\":518},{\"name\":\"lower_bound\",\"type\":[\"null\",\"bytes\"],\"doc\":"
-	"\"Partition lower bound for all files\",\"default\":null,\"field-id\":510},{\"name\":\"upper_boun"
-	"d\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Partition upper bound for all files\",\"default\":null,\"f"
-	"ield-id\":511}]},\"element-id\":508}],\"doc\":\"Summary for each partition\",\"default\":null,\"fi"
-	"eld-id\":507},{\"name\":\"added_rows_count\",\"type\":[\"null\",\"long\"],\"doc\":\"Added rows count\","
-	"\"default\":null,\"field-id\":512},{\"name\":\"existing_rows_count\",\"type\":[\"null\",\"long\"],\"doc"
-	"\":\"Existing rows count\",\"default\":null,\"field-id\":513},{\"name\":\"deleted_rows_count\",\"typ"
-	"e\":[\"null\",\"long\"],\"doc\":\"Deleted rows count\",\"default\":null,\"field-id\":514},{\"name\":\"ke"
-	"y_metadata\",\"type\":[\"null\",\"bytes\"],\"doc\":\"Encryption key metadata blob\",\"default\":null,"
-	"\"field-id\":519}]}";
-
-static const char LIST_ICEBERG_V1[] =
-	"{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":500,\"name\":\"manifest_path\",\"required\":tru"
-	"e,\"type\":\"string\",\"doc\":\"Location URI with FS scheme\"},{\"id\":501,\"name\":\"manifest_length"
-	"\",\"required\":true,\"type\":\"long\",\"doc\":\"Total file size in bytes\"},{\"id\":502,\"name\":\"part"
-	"ition_spec_id\",\"required\":true,\"type\":\"int\",\"doc\":\"Spec ID used to write\"},{\"id\":503,\"na"
-	"me\":\"added_snapshot_id\",\"required\":true,\"type\":\"long\",\"doc\":\"Snapshot ID that added the "
-	"manifest\"},{\"id\":504,\"name\":\"added_files_count\",\"required\":false,\"type\":\"int\",\"doc\":\"Add"
-	"ed entry count\"},{\"id\":505,\"name\":\"existing_files_count\",\"required\":false,\"type\":\"int\",\""
-	"doc\":\"Existing entry count\"},{\"id\":506,\"name\":\"deleted_files_count\",\"required\":false,\"ty"
-	"pe\":\"int\",\"doc\":\"Deleted entry count\"},{\"id\":507,\"name\":\"partitions\",\"required\":false,\"t"
-	"ype\":{\"type\":\"list\",\"element-id\":508,\"element\":{\"type\":\"struct\",\"fields\":[{\"id\":509,\"nam"
-	"e\":\"contains_null\",\"required\":true,\"type\":\"boolean\",\"doc\":\"True if any file has a null p"
-	"artition value\"},{\"id\":518,\"name\":\"contains_nan\",\"required\":false,\"type\":\"boolean\",\"doc\""
-	":\"True if any file has a nan partition value\"},{\"id\":510,\"name\":\"lower_bound\",\"required\""
-	":false,\"type\":\"binary\",\"doc\":\"Partition lower bound for all files\"},{\"id\":511,\"name\":\"up"
-	"per_bound\",\"required\":false,\"type\":\"binary\",\"doc\":\"Partition upper bound for all files\"}"
-	"]},\"element-required\":true},\"doc\":\"Summary for each partition\"},{\"id\":512,\"name\":\"added_"
-	"rows_count\",\"required\":false,\"type\":\"long\",\"doc\":\"Added rows count\"},{\"id\":513,\"name\":\"e"
-	"xisting_rows_count\",\"required\":false,\"type\":\"long\",\"doc\":\"Existing rows count\"},{\"id\":51"
-	"4,\"name\":\"deleted_rows_count\",\"required\":false,\"type\":\"long\",\"doc\":\"Deleted rows count\"}"
-	",{\"id\":519,\"name\":\"key_metadata\",\"required\":false,\"type\":\"binary\",\"doc\":\"Encryption key "
-	"metadata blob\"}]}";
-
 /* the partition tuple entry_cmp sorts by (qsort has no argument) */
 static const PartField *sort_parts;
 static int	sort_nparts;
 
 static int64 table_next_row_id(const char *metadata);
-static List *read_list(const SkadeRoute *route, const char *list, const SkadeMetaSnapshot *snap);
-static SkadeAvroFile *open_manifest(const Rewrite *rw, const ListEntry *le);
+static SkadeAvroFile *open_manifest(const Rewrite *rw, const SkadeListEntry *le);
 static bool choose(List *entries, int64 target);
 static void rewrite_spec(Rewrite *rw, List *entries, int32 spec_id);
 static PartField *partition_type(const Rewrite *rw, int32 spec_id, const char *manifest_schema,
 								 int *nfields);
 static void type_of(const char *type, PartField *pf);
 static char *entry_schema(const char *tmpl, const PartField *parts, int nparts, bool avro);
-static void read_manifest(Rewrite *rw, const ListEntry *le, SkadeAvroFile *w,
+static void read_manifest(Rewrite *rw, const SkadeListEntry *le, SkadeAvroFile *w,
 						  const PartField *parts, int nparts, List **out);
 static void partition_value(const SkadeAvroValue *part, int i, const PartField *pf,
 							NewEntry *e, const char *manifest);
@@ -589,17 +391,10 @@ static int	value_cmp(PartKind kind, const char *a, int alen, const char *b, int 
 static void write_manifests(Rewrite *rw, NewEntry **sorted, int n, int32 spec_id,
 							const PartField *parts, int nparts, const char *avro_schema,
 							const char *iceberg_schema);
-static void finish_manifest(Rewrite *rw, AvroOut *o, NewEntry **es, int n, int32 spec_id,
+static void finish_manifest(Rewrite *rw, SkadeAvroOut *o, NewEntry **es, int n, int32 spec_id,
 							const PartField *parts, int nparts);
 static char *write_list(Rewrite *rw, List *kept, int64 parent_id);
-static void assign_first_row_id(Rewrite *rw, ListEntry *le);
-static void put_list_entry(SkadeAvroValue *rec, const ListEntry *le, int fv);
-static void out_begin(AvroOut *o, const char **kv, int nkv);
-static void out_flush(AvroOut *o);
-static void avro_long(StringInfo s, int64 v);
-static void avro_bytes(StringInfo s, const char *p, size_t len);
 static char *spec_fields_json(const PartField *parts, int nparts);
-static char *bytes_dup(const char *p, size_t len);
 
 /*
  * skade.rewrite_manifest_files(metadata text, target_size_bytes bigint,
@@ -672,7 +467,7 @@ skade_rewrite_manifest_files(PG_FUNCTION_ARGS)
 				 errmsg("the current snapshot of the table has no manifest list"),
 				 errdetail("Format v1 snapshots that embed a \"manifests\" array are not rewritten.")));
 	list = pstrdup(SkadeMetaStr(rw.meta, snap->manifest_list));
-	entries = read_list(&rw.route, list, snap);
+	entries = SkadeManifestListRead(&rw.route, list, snap->snapshot_id, snap->sequence_number);
 	if (!choose(entries, rw.target))
 		PG_RETURN_NULL();
 
@@ -698,9 +493,9 @@ skade_rewrite_manifest_files(PG_FUNCTION_ARGS)
 
 	foreach(lc, entries)
 	{
-		ListEntry  *le = lfirst(lc);
+		SkadeListEntry *le = lfirst(lc);
 
-		if (!le->rewrite)
+		if (!le->chosen)
 			kept = lappend(kept, le);
 		else if (!list_member_int(specs, le->spec_id))
 			specs = lappend_int(specs, le->spec_id);
@@ -744,81 +539,6 @@ table_next_row_id(const char *metadata)
 	return n;
 }
 
-/* the entries of a manifest list (v1, v2 and v3 names) */
-static List *
-read_list(const SkadeRoute *route, const char *list, const SkadeMetaSnapshot *snap)
-{
-	static const char *const names[NCOUNTS][2] = {
-		{"added_files_count", "added_data_files_count"},
-		{"existing_files_count", "existing_data_files_count"},
-		{"deleted_files_count", "deleted_data_files_count"},
-		{"added_rows_count", NULL}, {"existing_rows_count", NULL}, {"deleted_rows_count", NULL}};
-	SkadeAvroFile *f = ManifestListOpen(route, list);
-	const SkadeAvroValue *rec;
-	List	   *out = NIL;
-
-	while ((rec = SkadeAvroNext(f)) != NULL)
-	{
-		ListEntry  *le = palloc0(sizeof(ListEntry));
-		SkadeAvroValue *arr;
-		const char *p;
-		size_t		len;
-		int64		v;
-		int			k;
-
-		CHECK_FOR_INTERRUPTS();
-		if (!SkadeAvroText(rec, "manifest_path", &le->path) || le->path[0] == '\0' ||
-			!SkadeAvroLong(rec, "manifest_length", &le->length) ||
-			!SkadeAvroLong(rec, "partition_spec_id", &v))
-			ereport(ERROR,
-					(errcode(ERRCODE_SKADE_INVALID_FILE),
-					 errmsg("manifest list \"%s\" has an entry without manifest_path, manifest_length or partition_spec_id",
-							list)));
-		le->spec_id = (int32) v;
-		le->content = SkadeAvroLong(rec, "content", &v) ? (int32) v : 0;
-		le->seq = SkadeAvroLong(rec, "sequence_number", &v) ? (v == -1 ? snap->sequence_number : v) : 0;
-		le->min_seq = SkadeAvroLong(rec, "min_sequence_number", &v) ? (v == -1 ? snap->sequence_number : v) : 0;
-		le->added_snapshot_id = SkadeAvroLong(rec, "added_snapshot_id", &v) ? v : snap->snapshot_id;
-		for (k = 0; k < NCOUNTS; k++)
-			le->has_count[k] = SkadeAvroLong(rec, names[k][0], &le->count[k]) ||
-				(names[k][1] && SkadeAvroLong(rec, names[k][1], &le->count[k]));
-		if (SkadeAvroBytes(rec, "key_metadata", &p, &len))
-		{
-			le->key_metadata = bytes_dup(p, len);
-			le->key_metadata_len = (int) len;
-		}
-		le->has_first_row_id = SkadeAvroLong(rec, "first_row_id", &le->first_row_id);
-		le->nsummaries = -1;
-		if (SkadeAvroField(rec, "partitions", &arr))
-		{
-			le->nsummaries = SkadeAvroArrayLength(arr);
-			le->summaries = palloc0(sizeof(Summary) * (le->nsummaries + 1));
-			for (k = 0; k < le->nsummaries; k++)
-			{
-				SkadeAvroValue *sv = SkadeAvroArrayElement(arr, k);
-				Summary    *s = &le->summaries[k];
-				bool		b;
-
-				s->contains_null = SkadeAvroBool(sv, "contains_null", &b) ? b : true;
-				s->contains_nan = SkadeAvroBool(sv, "contains_nan", &b) ? b : -1;
-				if (SkadeAvroBytes(sv, "lower_bound", &p, &len))
-				{
-					s->lower = bytes_dup(p, len);
-					s->lower_len = (int) len;
-				}
-				if (SkadeAvroBytes(sv, "upper_bound", &p, &len))
-				{
-					s->upper = bytes_dup(p, len);
-					s->upper_len = (int) len;
-				}
-			}
-		}
-		out = lappend(out, le);
-	}
-	SkadeAvroClose(f);
-	return out;
-}
-
 /*
  * Mark the data manifests to rewrite: per spec, those shorter than target,
  * when there are two or more.  False if there is none.
@@ -832,20 +552,20 @@ choose(List *entries, int64 target)
 
 	foreach(lc, entries)
 	{
-		ListEntry  *le = lfirst(lc);
+		SkadeListEntry *le = lfirst(lc);
 		int			n = 0;
 
 		if (le->content != 0 || le->length >= target)
 			continue;
 		foreach(lc2, entries)
 		{
-			ListEntry  *o = lfirst(lc2);
+			SkadeListEntry *o = lfirst(lc2);
 
 			if (o->content == 0 && o->length < target && o->spec_id == le->spec_id)
 				n++;
 		}
-		le->rewrite = n >= 2;
-		any |= le->rewrite;
+		le->chosen = n >= 2;
+		any |= le->chosen;
 	}
 	return any;
 }
@@ -869,9 +589,9 @@ rewrite_spec(Rewrite *rw, List *entries, int32 spec_id)
 
 	foreach(lc, entries)
 	{
-		ListEntry  *le = lfirst(lc);
+		SkadeListEntry *le = lfirst(lc);
 
-		if (!le->rewrite || le->spec_id != spec_id)
+		if (!le->chosen || le->spec_id != spec_id)
 			continue;
 		if (w == NULL)
 		{
@@ -1109,7 +829,7 @@ entry_schema(const char *tmpl, const PartField *parts, int nparts, bool avro)
  * became v3), every file's is null, and the new manifest's assigns them.
  */
 static void
-read_manifest(Rewrite *rw, const ListEntry *le, SkadeAvroFile *w, const PartField *parts,
+read_manifest(Rewrite *rw, const SkadeListEntry *le, SkadeAvroFile *w, const PartField *parts,
 			  int nparts, List **out)
 {
 	SkadeAvroFile *f = open_manifest(rw, le);
@@ -1382,10 +1102,10 @@ write_manifests(Rewrite *rw, NewEntry **sorted, int n, int32 spec_id, const Part
 				 errmsg("the table's metadata has no current schema")));
 	while (i < n)
 	{
-		AvroOut		o;
+		SkadeAvroOut o;
 		int			start = i;
 
-		out_begin(&o, kv, rw->fv >= 2 ? 8 : 7);
+		SkadeAvroOutBegin(&o, kv, rw->fv >= 2 ? 8 : 7);
 		while (i < n)
 		{
 			appendBinaryStringInfo(o.block, sorted[i]->bytes, sorted[i]->len);
@@ -1394,24 +1114,24 @@ write_manifests(Rewrite *rw, NewEntry **sorted, int n, int32 spec_id, const Part
 			/* Java's RollingManifestWriter: may roll every 250 entries */
 			if ((i - start) % ROLL_ROWS == 0)
 			{
-				out_flush(&o);
+				SkadeAvroOutFlush(&o);
 				if (o.buf->len >= rw->target)
 					break;
 			}
-			else if (o.block->len >= BLOCK_BYTES)
-				out_flush(&o);
+			else if (o.block->len >= SKADE_AVRO_BLOCK_BYTES)
+				SkadeAvroOutFlush(&o);
 		}
-		out_flush(&o);
+		SkadeAvroOutFlush(&o);
 		finish_manifest(rw, &o, sorted + start, i - start, spec_id, parts, nparts);
 	}
 }
 
 /* create a manifest's file; its manifest list entry goes to rw->created */
 static void
-finish_manifest(Rewrite *rw, AvroOut *o, NewEntry **es, int n, int32 spec_id,
+finish_manifest(Rewrite *rw, SkadeAvroOut *o, NewEntry **es, int n, int32 spec_id,
 				const PartField *parts, int nparts)
 {
-	ListEntry  *le = palloc0(sizeof(ListEntry));
+	SkadeListEntry *le = palloc0(sizeof(SkadeListEntry));
 	int			i,
 				k;
 
@@ -1422,11 +1142,11 @@ finish_manifest(Rewrite *rw, AvroOut *o, NewEntry **es, int n, int32 spec_id,
 	le->seq = rw->seq;
 	le->min_seq = PG_INT64_MAX;
 	le->added_snapshot_id = rw->snapshot_id;
-	for (k = 0; k < NCOUNTS; k++)
+	for (k = 0; k < SKADE_LIST_NCOUNTS; k++)
 		le->has_count[k] = true;
 	le->count[1] = n;
 	le->nsummaries = nparts;
-	le->summaries = palloc0(sizeof(Summary) * (nparts + 1));
+	le->summaries = palloc0(sizeof(SkadeListSummary) * (nparts + 1));
 	for (k = 0; k < nparts; k++)
 		le->summaries[k].contains_nan = 0;
 	for (i = 0; i < n; i++)
@@ -1435,7 +1155,7 @@ finish_manifest(Rewrite *rw, AvroOut *o, NewEntry **es, int n, int32 spec_id,
 		le->min_seq = Min(le->min_seq, es[i]->seq);
 		for (k = 0; k < nparts; k++)
 		{
-			Summary    *s = &le->summaries[k];
+			SkadeListSummary *s = &le->summaries[k];
 			const char *v = es[i]->part[k];
 			int			len = es[i]->part_len[k];
 
@@ -1451,9 +1171,9 @@ finish_manifest(Rewrite *rw, AvroOut *o, NewEntry **es, int n, int32 spec_id,
 				continue;
 			}
 			if (s->lower == NULL || value_cmp(parts[k].kind, v, len, s->lower, s->lower_len) < 0)
-				s->lower = bytes_dup(v, len), s->lower_len = len;
+				s->lower = SkadeBytesDup(v, len), s->lower_len = len;
 			if (s->upper == NULL || value_cmp(parts[k].kind, v, len, s->upper, s->upper_len) > 0)
-				s->upper = bytes_dup(v, len), s->upper_len = len;
+				s->upper = SkadeBytesDup(v, len), s->upper_len = len;
 		}
 	}
 	if (rw->fv < 2)
@@ -1463,227 +1183,33 @@ finish_manifest(Rewrite *rw, AvroOut *o, NewEntry **es, int n, int32 spec_id,
 	rw->created = lappend(rw->created, le);
 }
 
-/*
- * v3 (Java's ManifestListWriter.V3Writer): a data manifest without a
- * first_row_id (a new one, or one written before the table became v3) gets
- * the next row id, which then grows by its existing and added rows, as its
- * files without one inherit from it; others keep theirs, delete manifests
- * have none.
- */
-static void
-assign_first_row_id(Rewrite *rw, ListEntry *le)
-{
-	if (le->content != 0)
-	{
-		le->has_first_row_id = false;
-		return;
-	}
-	if (le->has_first_row_id)
-		return;
-	if (!le->has_count[3] || !le->has_count[4])
-		ereport(ERROR,
-				(errcode(ERRCODE_SKADE_INVALID_FILE),
-				 errmsg("manifest list entry \"%s\" lacks added_rows_count or existing_rows_count, which format v%d requires",
-						le->path, rw->fv)));
-	le->has_first_row_id = true;
-	le->first_row_id = rw->next_row_id;
-	rw->next_row_id += le->count[4] + le->count[3];
-}
-
 /* the new manifest list: the new manifests, then the kept ones in their order */
 static char *
 write_list(Rewrite *rw, List *kept, int64 parent_id)
 {
-	const char *kv[16];
 	char	   *path = psprintf("%s/snap-%lld-1-%s.avro", rw->dir, (long long) rw->snapshot_id,
 								rw->uuid);
-	SkadeAvroFile *w;
-	AvroOut		o;
-	ListCell   *lc;
-	List	   *all = list_concat_copy(rw->created, kept);
-	int			nkv = 0;
+	SkadeListHeader h;
 
-	kv[nkv++] = "snapshot-id";
-	kv[nkv++] = psprintf("%lld", (long long) rw->snapshot_id);
-	kv[nkv++] = "parent-snapshot-id";
-	kv[nkv++] = psprintf("%lld", (long long) parent_id);
-	kv[nkv++] = "format-version";
-	kv[nkv++] = psprintf("%d", rw->fv);
-	kv[nkv++] = "iceberg.schema";
-	kv[nkv++] = rw->fv >= 3 ? LIST_ICEBERG_V3 : rw->fv == 2 ? LIST_ICEBERG_V2 : LIST_ICEBERG_V1;
-	kv[nkv++] = "avro.schema";
-	kv[nkv++] = rw->fv >= 3 ? LIST_AVRO_V3 : rw->fv == 2 ? LIST_AVRO_V2 : LIST_AVRO_V1;
-	kv[nkv++] = "avro.codec";
-	kv[nkv++] = "deflate";
-	if (rw->fv >= 2)
-	{
-		kv[nkv++] = "sequence-number";
-		kv[nkv++] = psprintf("%lld", (long long) rw->seq);
-	}
-	if (rw->fv >= 3)
-	{
-		kv[nkv++] = "first-row-id";
-		kv[nkv++] = psprintf("%lld", (long long) rw->first_row_id);
-	}
-	w = SkadeAvroWriterCreate(kv[9], path);
-	out_begin(&o, kv, nkv / 2);
-	foreach(lc, all)
-	{
-		ListEntry  *le = lfirst(lc);
-
-		CHECK_FOR_INTERRUPTS();
-		if (rw->fv >= 3)
-			assign_first_row_id(rw, le);
-		put_list_entry(SkadeAvroWriterRecord(w), le, rw->fv);
-		SkadeAvroWriterEncode(w, o.block);
-		o.nrecords++;
-		if (o.block->len >= BLOCK_BYTES)
-			out_flush(&o);
-	}
-	out_flush(&o);
-	SkadeAvroWriterFree(w);
-	SkadeCreateFile(&rw->route, path, o.buf->data, o.buf->len);
+	h.format_version = rw->fv;
+	h.snapshot_id = rw->snapshot_id;
+	h.has_parent = true;
+	h.parent_id = parent_id;
+	h.seq = rw->seq;
+	h.first_row_id = rw->first_row_id;
+	SkadeManifestListWrite(&rw->route, path, &h, list_concat_copy(rw->created, kept),
+						   &rw->next_row_id);
 	return path;
 }
 
 /* The manifest of list entry le, read by the table's route, open for SkadeAvroNext. */
 static SkadeAvroFile *
-open_manifest(const Rewrite *rw, const ListEntry *le)
+open_manifest(const Rewrite *rw, const SkadeListEntry *le)
 {
 	char	   *real_path;
 	StringInfo	bytes = SkadeReadLocation(&rw->route, le->path, &real_path);
 
 	return SkadeAvroOpenBytes(le->path, bytes, real_path, SKADE_AVRO_MANIFEST, le->length);
-}
-
-static void
-put_list_entry(SkadeAvroValue *rec, const ListEntry *le, int fv)
-{
-	static const char *const names[NCOUNTS] = {
-		"added_files_count", "existing_files_count", "deleted_files_count",
-		"added_rows_count", "existing_rows_count", "deleted_rows_count"};
-	int			k;
-
-	SkadeAvroSetBytes(rec, "manifest_path", le->path, strlen(le->path));
-	SkadeAvroSetLong(rec, "manifest_length", le->length);
-	SkadeAvroSetLong(rec, "partition_spec_id", le->spec_id);
-	if (fv >= 2)
-	{
-		SkadeAvroSetLong(rec, "content", le->content);
-		SkadeAvroSetLong(rec, "sequence_number", le->seq);
-		SkadeAvroSetLong(rec, "min_sequence_number", le->min_seq);
-	}
-	SkadeAvroSetLong(rec, "added_snapshot_id", le->added_snapshot_id);
-	for (k = 0; k < NCOUNTS; k++)
-	{
-		if (le->has_count[k])
-			SkadeAvroSetLong(rec, names[k], le->count[k]);
-		else if (fv < 2)
-			SkadeAvroSetNull(rec, names[k]);
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_SKADE_INVALID_FILE),
-					 errmsg("manifest list entry \"%s\" lacks %s, which format v%d requires",
-							le->path, names[k], fv)));
-	}
-	if (le->nsummaries < 0)
-		SkadeAvroSetNull(rec, "partitions");
-	else
-	{
-		SkadeAvroValue *arr = SkadeAvroSetRecord(rec, "partitions");
-
-		for (k = 0; k < le->nsummaries; k++)
-		{
-			SkadeAvroValue *s = SkadeAvroAppend(arr);
-			const Summary *sm = &le->summaries[k];
-
-			SkadeAvroSetBool(s, "contains_null", sm->contains_null);
-			if (sm->contains_nan < 0)
-				SkadeAvroSetNull(s, "contains_nan");
-			else
-				SkadeAvroSetBool(s, "contains_nan", sm->contains_nan != 0);
-			if (sm->lower)
-				SkadeAvroSetBytes(s, "lower_bound", sm->lower, sm->lower_len);
-			else
-				SkadeAvroSetNull(s, "lower_bound");
-			if (sm->upper)
-				SkadeAvroSetBytes(s, "upper_bound", sm->upper, sm->upper_len);
-			else
-				SkadeAvroSetNull(s, "upper_bound");
-		}
-	}
-	if (le->key_metadata)
-		SkadeAvroSetBytes(rec, "key_metadata", le->key_metadata, le->key_metadata_len);
-	else
-		SkadeAvroSetNull(rec, "key_metadata");
-	if (fv >= 3 && le->has_first_row_id)
-		SkadeAvroSetLong(rec, "first_row_id", le->first_row_id);
-	else if (fv >= 3)
-		SkadeAvroSetNull(rec, "first_row_id");
-}
-
-/* ------------------------------------------------ the Avro object container */
-
-/* magic, the header metadata (nkv key/value pairs), a random sync marker */
-static void
-out_begin(AvroOut *o, const char **kv, int nkv)
-{
-	int			i;
-
-	o->buf = makeStringInfo();
-	o->block = makeStringInfo();
-	o->nrecords = 0;
-	if (!pg_strong_random(o->sync, sizeof(o->sync)))
-		elog(ERROR, "could not generate a random sync marker");
-	appendBinaryStringInfo(o->buf, "Obj\001", 4);
-	avro_long(o->buf, nkv);
-	for (i = 0; i < nkv; i++)
-	{
-		avro_bytes(o->buf, kv[2 * i], strlen(kv[2 * i]));
-		avro_bytes(o->buf, kv[2 * i + 1], strlen(kv[2 * i + 1]));
-	}
-	avro_long(o->buf, 0);
-	appendBinaryStringInfo(o->buf, o->sync, sizeof(o->sync));
-}
-
-/* the records of the current block, deflated, as a block */
-static void
-out_flush(AvroOut *o)
-{
-	StringInfoData z;
-
-	if (o->nrecords == 0)
-		return;
-	initStringInfo(&z);
-	SkadeDeflateRawAppend(o->block->data, o->block->len, &z);
-	avro_long(o->buf, o->nrecords);
-	avro_long(o->buf, z.len);
-	appendBinaryStringInfo(o->buf, z.data, z.len);
-	appendBinaryStringInfo(o->buf, o->sync, sizeof(o->sync));
-	pfree(z.data);
-	resetStringInfo(o->block);
-	o->nrecords = 0;
-}
-
-/* Avro's zig-zag varint */
-static void
-avro_long(StringInfo s, int64 v)
-{
-	uint64		n = ((uint64) v << 1) ^ (uint64) (v >> 63);
-
-	while (n & ~UINT64CONST(0x7f))
-	{
-		appendStringInfoChar(s, (char) ((n & 0x7f) | 0x80));
-		n >>= 7;
-	}
-	appendStringInfoChar(s, (char) n);
-}
-
-static void
-avro_bytes(StringInfo s, const char *p, size_t len)
-{
-	avro_long(s, (int64) len);
-	appendBinaryStringInfo(s, p, len);
 }
 
 /* the "partition-spec" header: the spec's fields (PartitionSpecParser.toJsonFields) */
@@ -1706,15 +1232,4 @@ spec_fields_json(const PartField *parts, int nparts)
 	}
 	appendStringInfoChar(&s, ']');
 	return s.data;
-}
-
-/* a copy of len bytes that may hold NULs (not pnstrdup) */
-static char *
-bytes_dup(const char *p, size_t len)
-{
-	char	   *out = palloc(len + 1);
-
-	memcpy(out, p, len);
-	out[len] = '\0';
-	return out;
 }
