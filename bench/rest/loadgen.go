@@ -6,6 +6,8 @@
 //	loadgen commit -url TABLE_URL [-H 'K: V']... [-c N] [-total N] [-d SECS] [-reload QUERY]
 //	               -manifest-list PATH -id-base N
 //	loadgen selftest [-size BYTES] [-c N] [-d SECS]
+//	loadgen append -url TABLE_URL [-H 'K: V']... [-c N] [-d SECS] -id-base N [-acked FILE]
+//	               (append.go: real manifests and lists per append, for bench/hot_table.sh)
 //	(every mode: -cacert PEM, the CA an https URL's certificate must chain to)
 //	loadgen mix    -base TABLES_URL -tables NAME:W,... [-mix KIND:W,...] [-H 'K: V']... [-c N]
 //	               [-d SECS] -manifest-list PATH -id-base N [-acked FILE] [-retries N]
@@ -693,7 +695,7 @@ func runMix(base string, hs headers, c int, dur time.Duration, tablesSpec, mixSp
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|mix|selftest [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|mix|append|selftest [flags]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
@@ -734,6 +736,8 @@ func main() {
 		emit(runGet(*url, hs, *c, sec(*d), sec(*maxd), *n, *expect))
 	case "commit":
 		emit(runCommit(*url, hs, *c, int64(*total), sec(*d), *reload, *ml, *idBase))
+	case "append":
+		emit(runAppend(*url, hs, *c, sec(*d), *idBase, *acked))
 	case "mix":
 		emit(runMix(*base, hs, *c, sec(*d), *tablesSpec, *mixSpec, *ml, *idBase, *acked, *retries))
 	case "selftest":
@@ -745,7 +749,7 @@ func main() {
 		go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
 		emit(runGet("http://"+ln.Addr().String()+"/", hs, *c, sec(*d), sec(*maxd), *n, 200))
 	default:
-		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|mix|selftest [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|mix|append|selftest [flags]")
 		os.Exit(2)
 	}
 }

@@ -38,7 +38,7 @@ if [[ $secure == 1 ]]; then
         "-Dskade.rest.truststore=$SKADE_REST_TRUSTSTORE" "-Dskade.rest.role=$SKADE_REST_SECURE_ROLE"
         "-Dskade.rest.token.lifetime=$SKADE_REST_TOKEN_LIFETIME")
 else
-    mvn_args+=(-Dtest=RestClientLifecycleTest "-Dskade.rest.uri=$SKADE_REST_URI"
+    mvn_args+=(-Dtest=RestClientLifecycleTest,RestRebaseTest "-Dskade.rest.uri=$SKADE_REST_URI"
         "-Dskade.rest.token=$SKADE_REST_WRITER_TOKEN" "-Dskade.rest.role=$SKADE_REST_WRITER_ROLE")
 fi
 [[ -n "${MAVEN_REPO_LOCAL:-}" ]] && mvn_args+=("-Dmaven.repo.local=$MAVEN_REPO_LOCAL")
