@@ -152,7 +152,7 @@ if [ "$PYW" != 0 ]; then
         name=py_$mode
         if [ $mode = strict ]; then table "$name" false; else table "$name" true; fi
         log "$PYW pyiceberg writers, $mode"
-        out=$("$venv/bin/python" "$HERE/hot/pywriters.py" "http://127.0.0.1:$RPORT" skade "$TOKEN" b "$name" "$PYW" "$SECS")
+        out=$("$venv/bin/python" "$HERE/hot/pywriters.py" "http://127.0.0.1:$RPORT" skade "$TOKEN" b "$name" "$PYW" "$SECS" 2>>"$WORK/pywriters.log")
         printf '%s\t%s\t%s\t%s\n' "py_$mode" "$PYW" "$out" '{}' >>"$RES"
         python3 - "$mode" "$PYW" "$out" <<'PY'
 import json, sys

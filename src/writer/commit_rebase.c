@@ -25,8 +25,10 @@
  *       the snapshot's own id -- so the new sequence number is what its
  *       files get (a file with an explicit old number would fall under a
  *       concurrent delete it was not written against).
- *   Anything else: NULL, and the caller raises the stale requirement as
- *   without rebase.
+ *   Anything else, and files the client names that cannot be read (missing,
+ *   outside the roots: SkadeProbeLocation, which never raises for those):
+ *   NULL, and the caller raises the stale requirement as without rebase.
+ *   A file that is there but malformed is an error of its own (22SK1).
  *
  * What changes
  *   The snapshot keeps its id, timestamp, schema and operation; its parent
@@ -119,6 +121,9 @@ SkadeRebasePlan(const SkadeRoute *route, const SkadeMeta *base, int64 head_id,
 	if (a->has_parent && (parent = find_snapshot(base, a->parent_id)) == NULL)
 		return NULL;
 
+	/* files the client names that cannot be read: not rebased (a 409, as without) */
+	if (SkadeProbeLocation(a->manifest_list) != SKADE_READ_OK)
+		return NULL;
 	client = SkadeManifestListRead(route, a->manifest_list, a->snapshot_id, a->seq);
 	foreach(lc, client)
 	{
@@ -242,7 +247,7 @@ added_only(const SkadeRoute *route, const SkadeListEntry *le, int64 id)
 	bool		ok = true;
 	int			k;
 
-	if (le->content != 0)
+	if (le->content != 0 || SkadeProbeLocation(le->path) != SKADE_READ_OK)
 		return false;
 	for (k = 1; k < SKADE_LIST_NCOUNTS; k++)
 		if (k != 3 && (!le->has_count[k] || le->count[k] != 0))

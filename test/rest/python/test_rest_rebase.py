@@ -10,6 +10,7 @@ the manifests of every snapshot readable through skade's own functions.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 
@@ -195,3 +196,155 @@ def test_concurrent_appenders_never_fail(cat):
     check_linear(t, committed)
     # the writers did collide (else this shows nothing): some snapshots were rebased
     assert any("-rebased-" in s.manifest_list for s in t.metadata.snapshots)
+
+
+# ------------------------------------------------------------ what is not a compatible append
+
+def intercept(cat, change):
+    """The next commit cat sends goes out as change(body) makes it (a dict in, a dict out)."""
+    post = cat._session.post
+
+    def wrapped(url, *args, data=None, **kw):
+        if data is not None and "/tables/" in url:
+            body = change(json.loads(data))
+            data = json.dumps(body).encode()
+            cat._session.post = post
+        return post(url, *args, data=data, **kw)
+
+    cat._session.post = wrapped
+
+
+def stale_pair(cat, name):
+    """A rebasing table with one row, and a second catalog's stale view of it after another
+    append: (table for a fresh look, the stale catalog, its stale table)."""
+    cat.create_table((NS, name), SCHEMA, properties=ON)
+    cat.load_table((NS, name)).append(rows([0], "base"))
+    stale_cat = restenv.make_catalog()
+    stale = stale_cat.load_table((NS, name))
+    cat.load_table((NS, name)).append(rows([1], "winner"))
+    return stale_cat, stale
+
+
+def snapshot_of(body):
+    return next(u for u in body["updates"] if u["action"] == "add-snapshot")["snapshot"]
+
+
+def unchanged(cat, name, ids=(0, 1)):
+    t = cat.load_table((NS, name))
+    assert ids_at(t) == list(ids)
+    assert len(history(t)) == len(ids)
+
+
+def test_not_an_append_is_409(cat):
+    stale_cat, stale = stale_pair(cat, "op")
+
+    def overwrite(body):
+        snapshot_of(body)["summary"]["operation"] = "overwrite"
+        return body
+    intercept(stale_cat, overwrite)
+    with pytest.raises(CommitFailedException, match="has changed"):
+        stale.append(rows([2], "stale"))
+    unchanged(cat, "op")
+
+
+def test_more_than_an_append_is_409(cat):
+    stale_cat, stale = stale_pair(cat, "more")
+
+    def plus_property(body):
+        body["updates"].append({"action": "set-properties", "updates": {"x": "y"}})
+        return body
+    intercept(stale_cat, plus_property)
+    with pytest.raises(CommitFailedException, match="has changed"):
+        stale.append(rows([2], "stale"))
+    unchanged(cat, "more")
+    assert "x" not in cat.load_table((NS, "more")).properties
+
+
+def test_replaced_manifests_are_409(cat):
+    """A list without its parent's manifests (the client dropped or replaced them) is no
+    fast append: rebasing it would lose the parent's rows."""
+    from pyiceberg.manifest import read_manifest_list, write_manifest_list
+    stale_cat, stale = stale_pair(cat, "replaced")
+
+    def drop_parents(body):
+        s = snapshot_of(body)
+        io = stale.io
+        mine = [m for m in read_manifest_list(io.new_input(s["manifest-list"]))
+                if m.added_snapshot_id == s["snapshot-id"]]
+        path = s["manifest-list"].replace(".avro", "-only-mine.avro")
+        with write_manifest_list(2, io.new_output(path), s["snapshot-id"], s.get("parent-snapshot-id"),
+                                 s["sequence-number"], "deflate") as w:
+            w.add_manifests(mine)
+        s["manifest-list"] = path
+        return body
+    intercept(stale_cat, drop_parents)
+    with pytest.raises(CommitFailedException, match="has changed"):
+        stale.append(rows([2], "stale"))
+    unchanged(cat, "replaced")
+
+
+def test_explicit_sequence_numbers_are_409(cat):
+    """Files whose data sequence number is written out (not inherited) would keep the stale
+    number after a rebase -- and fall under deletes committed meanwhile: 409."""
+    from pyiceberg.manifest import (ManifestEntry, ManifestEntryStatus, read_manifest_list, write_manifest,
+                                    write_manifest_list)
+    stale_cat, stale = stale_pair(cat, "explicit")
+
+    def explicit(body):
+        s = snapshot_of(body)
+        io = stale.io
+        listed = list(read_manifest_list(io.new_input(s["manifest-list"])))
+        out = []
+        for m in listed:
+            if m.added_snapshot_id != s["snapshot-id"]:
+                out.append(m)
+                continue
+            path = m.manifest_path.replace(".avro", "-explicit.avro")
+            with write_manifest(2, stale.spec(), stale.schema(), io.new_output(path), s["snapshot-id"],
+                                "deflate") as w:
+                for e in m.fetch_manifest_entry(io):
+                    w.add_entry(ManifestEntry.from_args(
+                        status=ManifestEntryStatus.ADDED, snapshot_id=s["snapshot-id"],
+                        sequence_number=s["sequence-number"], file_sequence_number=s["sequence-number"],
+                        data_file=e.data_file))
+            out.insert(0, w.to_manifest_file())
+        path = s["manifest-list"].replace(".avro", "-explicit.avro")
+        with write_manifest_list(2, io.new_output(path), s["snapshot-id"], s.get("parent-snapshot-id"),
+                                 s["sequence-number"], "deflate") as w:
+            w.add_manifests(out)
+        s["manifest-list"] = path
+        return body
+    intercept(stale_cat, explicit)
+    with pytest.raises(CommitFailedException, match="has changed"):
+        stale.append(rows([2], "stale"))
+    unchanged(cat, "explicit")
+
+
+def test_missing_manifest_list_is_409(cat):
+    """A stale append naming a list that is not there is not rebased: 409 as without rebase
+    (not a 404 that a client would read as a missing table), nothing committed."""
+    stale_cat, stale = stale_pair(cat, "missing")
+
+    def missing(body):
+        snapshot_of(body)["manifest-list"] += ".gone"
+        return body
+    intercept(stale_cat, missing)
+    with pytest.raises(CommitFailedException, match="has changed"):
+        stale.append(rows([2], "stale"))
+    unchanged(cat, "missing")
+
+
+def test_a_second_stale_requirement_is_409(cat):
+    """Only the branch may be stale: a stale assert-current-schema-id as well is a 409 (the
+    branch's, the first in the engine's order), as without rebase."""
+    stale_cat, stale = stale_pair(cat, "two_stale")
+    with cat.load_table((NS, "two_stale")).update_schema() as us:
+        us.add_column("extra", StringType())
+
+    def assert_schema(body):
+        body["requirements"].append({"type": "assert-current-schema-id", "current-schema-id": 0})
+        return body
+    intercept(stale_cat, assert_schema)
+    with pytest.raises(CommitFailedException, match="has changed"):
+        stale.append(rows([2], "stale"))
+    unchanged(cat, "two_stale")
