@@ -689,7 +689,7 @@ END
 $f$;
 
 -- update_table's fast path (commit_fast.c): the common shapes (appends, ref
--- moves, property changes on v2 tables) committed in C by splicing the base
+-- moves, property changes on v2 and v3 tables) committed in C by splicing the base
 -- text; NULL when the commit is left to update_table's engine (which then
 -- raises every error); skade.update_fast_path = off disables it
 CREATE FUNCTION skade.update_table_fast(namespace text, name text, base_location text,

@@ -216,7 +216,7 @@ bool		skade_index_enabled = true;
 
 /*
  * skade.update_fast_path: let skade.update_table() commit the common shapes
- * (appends, ref moves, property changes on v2 tables) in C by splicing the
+ * (appends, ref moves, property changes on v2 and v3 tables) in C by splicing the
  * base metadata text (commit_fast.c); off, every commit runs the PL/pgSQL
  * engine.  The results are the same; off is for verification.
  */

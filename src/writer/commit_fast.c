@@ -30,7 +30,9 @@
  *     requirements (above) and the errors of writing the file and of the
  *     compare-and-swap, raised by the same C code write_table_metadata and
  *     commit_table run.
- *   - Handled: format-version 2 tables; requirements other than
+ *   - Handled: format-version 2 and 3 tables (v3: add-snapshot's row
+ *     lineage as the engine's: first-row-id not behind next-row-id, which
+ *     grows by added-rows); requirements other than
  *     assert-create; updates add-snapshot (at most one), set-snapshot-ref
  *     (main at most once), set-properties (without format-version) and
  *     remove-properties, in any order.  The result is what the PL/pgSQL
@@ -76,6 +78,7 @@
 #include "access/xact.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
+#include "common/int.h"
 #include "common/string.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -153,6 +156,7 @@ typedef struct FastCommit
 	char	   *added_ml;
 	char	   *added_summary;
 	int64		last_seq;
+	int64		next_row_id;	/* v3: the table's, after the added snapshot */
 	/* main moved: the new current snapshot and its log entry */
 	bool		main_set;
 	int64		current;
@@ -308,9 +312,14 @@ load_base(FastCommit *fc)
 	fc->len = VARSIZE_ANY_EXHDR(json);
 	L0Fetch(&fc->route, fc->base_location, L0_WANT_SUMMARY, &r);
 	fc->base = r.summary;
-	if (fc->base->format_version != 2 || fc->base->table_uuid == 0)
+	if ((fc->base->format_version != 2 && fc->base->format_version != 3) ||
+		fc->base->table_uuid == 0)
 		return false;
 	if (!scan_members(fc))
+		return false;
+	/* v3: the row lineage counter, an integer the engine reads */
+	if (fc->base->format_version == 3 &&
+		(!member_int(fc, "next-row-id", &fc->next_row_id) || fc->next_row_id < 0))
 		return false;
 	/* the arrays we edit are arrays, and the summary counted what we found */
 	for (i = 0; i < 3; i++)
@@ -724,7 +733,7 @@ rebase_updates(FastCommit *fc, Jsonb *updates)
 	a.has_parent = parent == J_INT;
 	if (!new_location(fc))
 		return NULL;
-	rb = SkadeRebasePlan(&fc->route, fc->base, fc->stale_have, &a,
+	rb = SkadeRebasePlan(&fc->route, fc->base, fc->stale_have, fc->next_row_id, &a,
 						 pnstrdup(fc->location, strrchr(fc->location, '/') - fc->location));
 	if (rb == NULL)
 		return NULL;
@@ -735,7 +744,11 @@ rebase_updates(FastCommit *fc, Jsonb *updates)
 	appendStringInfo(&buf, "{\"parent-snapshot-id\": " INT64_FORMAT ", \"sequence-number\": "
 					 INT64_FORMAT ", \"manifest-list\": ", rb->parent_id, rb->seq);
 	escape_json(&buf, rb->manifest_list);
-	appendStringInfo(&buf, ", \"summary\": %s}", rb->summary);
+	appendStringInfo(&buf, ", \"summary\": %s", rb->summary);
+	if (rb->format_version >= 3)
+		appendStringInfo(&buf, ", \"first-row-id\": " INT64_FORMAT ", \"added-rows\": " INT64_FORMAT,
+						 rb->first_row_id, rb->added_rows);
+	appendStringInfoChar(&buf, '}');
 	snap = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(snap),
 											  DirectFunctionCall1(jsonb_in,
 																  CStringGetDatum(buf.data))));
@@ -828,6 +841,8 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 	int64		ts;
 	int64		seq;
 	int64		x;
+	int64		first;
+	int64		rows;
 
 	if (fc->added || !jvalue(u, "snapshot", &v) || v.type != jbvBinary ||
 		!JsonContainerIsObject(v.val.binary.data))
@@ -846,12 +861,19 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 		return false;
 	if (snapshot_known(fc, id) || ts > fc->now_ms + FUTURE_MARGIN_MS || seq <= fc->last_seq)
 		return false;
+	/* v3 row lineage: first-row-id not behind the table's next-row-id, which grows by added-rows */
+	if (fc->base->format_version == 3 &&
+		(jint(s, "first-row-id", &first) != J_INT || jint(s, "added-rows", &rows) != J_INT ||
+		 first < fc->next_row_id || rows < 0 ||
+		 pg_add_s64_overflow(fc->next_row_id, rows, &fc->next_row_id)))
+		return false;
 	fc->added = true;
 	fc->added_ts = ts;
 	fc->last_seq = seq;
 	fc->added_text = JsonbToCString(NULL, s, VARSIZE(snap));
 	/* its summary entry, read by the reader's own code */
-	SkadeParseSnapshot(fc->added_text, strlen(fc->added_text), 2, fc->base_location,
+	SkadeParseSnapshot(fc->added_text, strlen(fc->added_text), fc->base->format_version,
+					   fc->base_location,
 					   (int) fc->base->nsnapshots, &fc->added_snap,
 					   &fc->added_op, &fc->added_ml, &fc->added_summary);
 	fc->changes++;
@@ -1169,6 +1191,8 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 		appendStringInfoString(out, JsonbToCString(NULL, &fc->props->root, VARSIZE(fc->props)));
 	else if (strcmp(key, "current-snapshot-id") == 0 && fc->main_set)
 		appendStringInfo(out, INT64_FORMAT, fc->current);
+	else if (strcmp(key, "next-row-id") == 0 && fc->added && fc->base->format_version == 3)
+		appendStringInfo(out, INT64_FORMAT, fc->next_row_id);
 	else if (strcmp(key, "last-sequence-number") == 0 && fc->added)
 		appendStringInfo(out, INT64_FORMAT, fc->last_seq);
 	else if (strcmp(key, "last-updated-ms") == 0)

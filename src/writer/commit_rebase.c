@@ -7,7 +7,7 @@
  *	  server under the table's row lock instead of a 409 and a round trip.
  *
  * When (the caller, commit_fast.c, has checked the rest)
- *   The table (format v2) has skade.rebase-appends=true (or the setting
+ *   The table (format v2 or v3) has skade.rebase-appends=true (or the setting
  *   skade.rebase_appends as its default); the commit's only failing
  *   requirement is assert-ref-snapshot-id of the branch it moves; its
  *   updates are one add-snapshot of operation "append" and the
@@ -36,6 +36,11 @@
  *   list a new one (snap-<id>-rebased-<random>.avro beside the metadata):
  *   the added manifests (sequence number and minimum = the new one), then
  *   the head's manifests in their order, as Java's FastAppend orders them.
+ *   In v3 its first-row-id becomes the table's next-row-id and its
+ *   added-rows what the new list assigns (the added manifests' rows, and
+ *   those of any head manifest without a first_row_id, as Java's V3Writer
+ *   counts them); its files carry no first_row_id of their own (checked), so
+ *   they inherit their new ranges.
  *   Summary totals (total-*) are the head's plus what the snapshot added
  *   (the client's total minus its parent's); a total the head or the
  *   parent lacks is left out, as Java's SnapshotSummary leaves it out.
@@ -75,8 +80,9 @@ static List *snapshot_list(const SkadeRoute *route, const SkadeMeta *base,
 						   const SkadeMetaSnapshot *s);
 static bool same_paths(List *a, List *b);
 static int	path_cmp(const void *a, const void *b);
-static bool added_only(const SkadeRoute *route, const SkadeListEntry *le, int64 id);
-static bool entry_added(const SkadeAvroValue *rec, int64 id);
+static bool added_only(const SkadeRoute *route, const SkadeListEntry *le, int64 id, int fv);
+static bool entry_added(const SkadeAvroValue *rec, int64 id, int fv);
+static bool row_ranges(SkadeRebase *rb, int64 next_row_id);
 static char *new_summary(const SkadeMeta *base, const SkadeMetaSnapshot *head,
 						 const SkadeMetaSnapshot *parent, JsonbContainer *summary);
 static bool summary_total(const SkadeMeta *base, const SkadeMetaSnapshot *s,
@@ -104,7 +110,7 @@ SkadeRebaseEnabled(Jsonb *properties)
  * what it names (nothing written either way).
  */
 SkadeRebase *
-SkadeRebasePlan(const SkadeRoute *route, const SkadeMeta *base, int64 head_id,
+SkadeRebasePlan(const SkadeRoute *route, const SkadeMeta *base, int64 head_id, int64 next_row_id,
 				const SkadeAppend *a, const char *dir)
 {
 	const SkadeMetaSnapshot *head = find_snapshot(base, head_id);
@@ -116,7 +122,8 @@ SkadeRebasePlan(const SkadeRoute *route, const SkadeMeta *base, int64 head_id,
 	SkadeRebase *rb;
 	uint8		rnd[8];
 
-	if (base->format_version != 2 || head == NULL || strcmp(a->operation, "append") != 0)
+	if ((base->format_version != 2 && base->format_version != 3) || head == NULL ||
+		strcmp(a->operation, "append") != 0)
 		return NULL;
 	if (a->has_parent && (parent = find_snapshot(base, a->parent_id)) == NULL)
 		return NULL;
@@ -137,21 +144,25 @@ SkadeRebasePlan(const SkadeRoute *route, const SkadeMeta *base, int64 head_id,
 	if (!same_paths(carried, parent ? snapshot_list(route, base, parent) : NIL))
 		return NULL;
 	foreach(lc, added)
-		if (!added_only(route, lfirst(lc), a->snapshot_id))
+		if (!added_only(route, lfirst(lc), a->snapshot_id, base->format_version))
 			return NULL;
 
 	rb = palloc0(sizeof(SkadeRebase));
 	rb->route = route;
 	rb->snapshot_id = a->snapshot_id;
 	rb->parent_id = head_id;
+	rb->format_version = base->format_version;
 	rb->seq = base->last_sequence_number + 1;
 	foreach(lc, added)
 	{
 		SkadeListEntry *le = lfirst(lc);
 
 		le->seq = le->min_seq = rb->seq;
+		le->has_first_row_id = false;	/* v3: assigned anew from the head's next-row-id */
 	}
 	rb->entries = list_concat(added, snapshot_list(route, base, head));
+	if (rb->format_version >= 3 && !row_ranges(rb, next_row_id))
+		return NULL;
 	if (!pg_strong_random(rnd, sizeof(rnd)))
 		elog(ERROR, "could not generate a random file name");
 	rb->manifest_list = psprintf("%s/snap-%lld-rebased-%02x%02x%02x%02x%02x%02x%02x%02x.avro",
@@ -167,12 +178,12 @@ SkadeRebaseWrite(const SkadeRebase *rb)
 {
 	SkadeListHeader h;
 
-	h.format_version = 2;
+	h.format_version = rb->format_version;
 	h.snapshot_id = rb->snapshot_id;
 	h.has_parent = true;
 	h.parent_id = rb->parent_id;
 	h.seq = rb->seq;
-	h.first_row_id = 0;
+	h.first_row_id = rb->first_row_id;
 	SkadeManifestListWrite(rb->route, rb->manifest_list, &h, rb->entries, NULL);
 }
 
@@ -238,7 +249,7 @@ path_cmp(const void *a, const void *b)
  * and every entry ADDED by snapshot id with inherited sequence numbers.
  */
 static bool
-added_only(const SkadeRoute *route, const SkadeListEntry *le, int64 id)
+added_only(const SkadeRoute *route, const SkadeListEntry *le, int64 id, int fv)
 {
 	char	   *real_path;
 	StringInfo	bytes;
@@ -257,15 +268,18 @@ added_only(const SkadeRoute *route, const SkadeListEntry *le, int64 id)
 	while (ok && (rec = SkadeAvroNext(f)) != NULL)
 	{
 		CHECK_FOR_INTERRUPTS();
-		ok = entry_added(rec, id);
+		ok = entry_added(rec, id, fv);
 	}
 	SkadeAvroClose(f);
 	return ok;
 }
 
-/* status ADDED, snapshot id null or id, sequence numbers null, a data file */
+/*
+ * status ADDED, snapshot id null or id, sequence numbers null, a data file
+ * (in v3 without a first_row_id of its own: it inherits its manifest's)
+ */
 static bool
-entry_added(const SkadeAvroValue *rec, int64 id)
+entry_added(const SkadeAvroValue *rec, int64 id, int fv)
 {
 	SkadeAvroValue *df;
 	int64		v;
@@ -278,7 +292,36 @@ entry_added(const SkadeAvroValue *rec, int64 id)
 		return false;
 	if (!SkadeAvroField(rec, "data_file", &df))
 		return false;
+	if (fv >= 3 && SkadeAvroLong(df, "first_row_id", &v))
+		return false;
 	return !SkadeAvroLong(df, "content", &v) || v == 0;
+}
+
+/*
+ * v3 row lineage as the new list assigns it (SkadeManifestListWrite, Java's
+ * V3Writer): from the table's next-row-id, each data manifest without a
+ * first_row_id (the added ones, and any the head's list has without one)
+ * gets a range of its added and existing rows; false if one lacks them.
+ */
+static bool
+row_ranges(SkadeRebase *rb, int64 next_row_id)
+{
+	ListCell   *lc;
+	int64		rows = 0;
+
+	rb->first_row_id = next_row_id;
+	foreach(lc, rb->entries)
+	{
+		SkadeListEntry *le = lfirst(lc);
+
+		if (le->content != 0 || le->has_first_row_id)
+			continue;
+		if (!le->has_count[3] || !le->has_count[4] || le->count[3] < 0 || le->count[4] < 0 ||
+			pg_add_s64_overflow(rows, le->count[3] + le->count[4], &rows))
+			return false;
+	}
+	rb->added_rows = rows;
+	return true;
 }
 
 /*

@@ -37,7 +37,10 @@ typedef struct SkadeRebase
 	int64		seq;			/* the head's table's next */
 	char	   *manifest_list;	/* the new list (SkadeRebaseWrite) */
 	char	   *summary;		/* JSON object, totals re-derived */
+	int64		first_row_id;	/* v3: the table's next-row-id */
+	int64		added_rows;		/* v3: the rows the new list assigns ids to */
 	/* what the new list holds */
+	int			format_version;
 	const SkadeRoute *route;
 	int64		snapshot_id;
 	List	   *entries;		/* SkadeListEntry: the added manifests, then the head's */
@@ -45,7 +48,8 @@ typedef struct SkadeRebase
 
 extern bool SkadeRebaseEnabled(Jsonb *properties);
 extern SkadeRebase *SkadeRebasePlan(const SkadeRoute *route, const SkadeMeta *base,
-									int64 head_id, const SkadeAppend *a, const char *dir);
+									int64 head_id, int64 next_row_id, const SkadeAppend *a,
+									const char *dir);
 extern void SkadeRebaseWrite(const SkadeRebase *rb);
 extern bool SkadeIntText(const char *s, int len, int64 *value);
 

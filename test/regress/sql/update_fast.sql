@@ -228,6 +228,22 @@ SELECT * FROM pg_temp.same('uf', 't', '[]',
   '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 18, "parent-snapshot-id": 17, "sequence-number": 8, "timestamp-ms": 1700000008000,
      "manifest-list": "/m/snap-18.avro", "summary": {"operation": "append"}, "first-row-id": 0, "added-rows": 5}},
     {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 18, "type": "branch"}]');
+-- v3 row lineage on the C path as in the engine: first-row-id behind the
+-- table's next-row-id (40001) and a snapshot without added-rows (22023) are the
+-- engine's errors; a good one moves next-row-id by added-rows
+SELECT * FROM pg_temp.same('uf', 't', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 19, "parent-snapshot-id": 18, "sequence-number": 9, "timestamp-ms": 1700000009000,
+     "manifest-list": "/m/snap-19.avro", "summary": {"operation": "append"}, "first-row-id": 2, "added-rows": 1}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 19, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 19, "parent-snapshot-id": 18, "sequence-number": 9, "timestamp-ms": 1700000009000,
+     "manifest-list": "/m/snap-19.avro", "summary": {"operation": "append"}, "first-row-id": 5}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 19, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 19, "parent-snapshot-id": 18, "sequence-number": 9, "timestamp-ms": 1700000009000,
+     "manifest-list": "/m/snap-19.avro", "summary": {"operation": "append"}, "first-row-id": 7, "added-rows": 3}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 19, "type": "branch"}]');
+SELECT (metadata::jsonb)->'next-row-id' AS next_row_id FROM skade.load_table('uf', 't');
 SELECT skade.create_table('uf', 'v1', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}', format_version => 1) IS NOT NULL AS created;
 SELECT * FROM pg_temp.same('uf', 'v1', '[]',
   '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 21, "timestamp-ms": 1700000000000, "manifest-list": "/m/snap-21.avro", "summary": {"operation": "append"}}},

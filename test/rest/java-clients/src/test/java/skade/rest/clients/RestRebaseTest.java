@@ -7,7 +7,8 @@
  *    TableMetadataParser and rebuilds with TableMetadata.buildFrom(..).build() (its
  *    validation);
  *  - history is linear, sequence numbers 1..n, each data file's data sequence number is that
- *    of the snapshot that added it;
+ *    of the snapshot that added it; in format v3 each snapshot's first-row-id follows the
+ *    rows before it, added-rows is its rows, next-row-id all of them;
  *  - the client's post-commit clean-up deleted nothing a snapshot uses: every manifest list
  *    and manifest of every snapshot exists;
  *  - each snapshot's scan plans exactly the files appended up to it, each once;
@@ -147,6 +148,7 @@ class RestRebaseTest {
     }
     List<Snapshot> chain = history(t);
     List<String> upTo = new ArrayList<>();
+    long rowsBefore = 0;
     for (int i = 0; i < chain.size(); i++) {
       Snapshot s = chain.get(i);
       assertEquals(i + 1, s.sequenceNumber(), "sequence number of " + s.snapshotId());
@@ -162,7 +164,17 @@ class RestRebaseTest {
           }
         }
       }
-      s.addedDataFiles(io).forEach(df -> upTo.add(df.path().toString()));
+      long rows = 0;
+      for (DataFile df : s.addedDataFiles(io)) {
+        upTo.add(df.path().toString());
+        rows += df.recordCount();
+      }
+      if (current.formatVersion() >= 3) {
+        // row lineage: each snapshot's range follows the one before, as many ids as rows
+        assertEquals(rowsBefore, (long) s.firstRowId(), "first-row-id of " + s.snapshotId());
+        assertEquals(rows, (long) s.addedRows(), "added-rows of " + s.snapshotId());
+      }
+      rowsBefore += rows;
       List<String> planned = new ArrayList<>();
       try (CloseableIterable<FileScanTask> tasks = t.newScan().useSnapshot(s.snapshotId()).planFiles()) {
         tasks.forEach(task -> planned.add(task.file().path().toString()));
@@ -171,6 +183,9 @@ class RestRebaseTest {
       assertEquals(new HashSet<>(upTo), new HashSet<>(planned), "files planned at " + s.snapshotId());
       assertEquals(String.valueOf(upTo.size()), s.summary().get("total-data-files"),
           "total-data-files of " + s.snapshotId());
+    }
+    if (current.formatVersion() >= 3) {
+      assertEquals(rowsBefore, current.nextRowId(), "next-row-id");
     }
     assertEquals(upTo.size(), new HashSet<>(upTo).size(), "a file appended twice");
     assertEquals(acked, new HashSet<>(upTo), "the appended files are the acknowledged ones");
@@ -210,10 +225,21 @@ class RestRebaseTest {
 
   @Test
   void concurrentAppendersNeverFail() throws Exception {
+    concurrentAppenders("2");
+  }
+
+  @Test
+  void concurrentAppendersNeverFailV3() throws Exception {
+    concurrentAppenders("3");
+  }
+
+  private void concurrentAppenders(String formatVersion) throws Exception {
     RESTCatalog c0 = catalog();
     Namespace n = freshNamespace(c0);
     TableIdentifier id = TableIdentifier.of(n, "hot");
-    c0.createTable(id, SCHEMA, SPEC, new HashMap<>(ON));
+    Map<String, String> props = new HashMap<>(ON);
+    props.put("format-version", formatVersion);
+    c0.createTable(id, SCHEMA, SPEC, props);
     AtomicInteger failures = new AtomicInteger();
     Set<String> acked = appendConcurrently(id, 8, 8, failures);
     assertEquals(0, failures.get(), "appends answered 409");
