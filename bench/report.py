@@ -621,6 +621,42 @@ def parse_rest_load(text: str, r: Result) -> None:
         r.notes.append(f"rest_load.sh's own run time: {m.group(1)} s; no baseline server: the verdicts are the result")
 
 
+def parse_hot_table(text: str, r: Result) -> None:
+    """bench/hot_table.sh: appends to one hot table, strict vs rebase vs the fixture, and
+    pyiceberg writers (its results table and ratio lines)."""
+    rows = {}
+    for m in re.finditer(r"^\s*(\d+) (strict|rebase|fixture|py_strict|py_rebase)\s+([\d.]+)\s+([\d.]+)\s+"
+                         r"([\d.]+)\s+([\d.]+)%\s+(\d*)\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", text, re.M):
+        rows[(m.group(2), int(m.group(1)))] = m
+    for (mode, w), m in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        rate, p99, c409 = float(m.group(3)), float(m.group(5)), float(m.group(6))
+        base = rows.get(("strict" if mode == "rebase" else "py_strict" if mode == "py_rebase" else "", w))
+        if base is not None:
+            b = float(base.group(3))
+            target = ">= 10x" if (mode == "rebase" and w >= 32) else ">= 2x" if mode == "py_rebase" else None
+            ratio = div(rate, b)
+            r.add(f"{mode}, {w} writers: commits/s", rate, "commits/s", "strict (today), same run", b, ratio,
+                  "rebase/strict", target, None if target is None else at_least(ratio, float(target[3:-1])))
+        else:
+            r.add(f"{mode}, {w} writers: commits/s", rate, "commits/s")
+        r.add(f"{mode}, {w} writers: commit p99", p99, "ms")
+        r.add(f"{mode}, {w} writers: 409 rate", c409, "%", target="< 1%" if mode.endswith("rebase") else None,
+              met=(c409 < 1) if mode.endswith("rebase") else None)
+        bad = sum(int(m.group(i)) for i in (9, 10, 11))
+        r.add(f"{mode}, {w} writers: lost + duplicated + extra appends", bad, target="= 0", met=bad == 0)
+        r.point(mode, w, rate)
+    for m in re.finditer(r"^\s+(\d+) writers: rebase/strict\s+([\d.]+)x(?:\s+rebase/fixture\s+([\d.]+)x)?",
+                         text, re.M):
+        if m.group(3):
+            w, ratio = int(m.group(1)), float(m.group(3))
+            r.add(f"rebase vs the fixture, {w} writers", ratio, "x", target=">= 20x" if w >= 32 else None,
+                  met=(ratio >= 20) if w >= 32 else None)
+    r.notes.append("group commit (issue 30 part 2) is not built: its rows say so")
+    m = re.search(r"Run time (\d+) s", text)
+    if m:
+        r.notes.append(f"hot_table.sh's own run time: {m.group(1)} s")
+
+
 def parse_rest_abuse(text: str, r: Result) -> None:
     """bench/rest_abuse.sh: a normal client's p50/p99 per abuse condition, beside (a) alone."""
     rows = {}
@@ -736,6 +772,13 @@ if (BENCH / "rest_load.sh").exists():
         {"secs": 20, "clients": 8, "warmup": 5, "interval": 5},
         lambda p: [(["bench/rest_load.sh", p["secs"], p["clients"]],
                     _env(SKADE_BENCH_MEM_WARMUP=p["warmup"], SKADE_BENCH_MEM_INTERVAL=p["interval"]))], 900))
+
+if (BENCH / "hot_table.sh").exists():
+    BENCHES.append(Bench(
+        "hot_table", "appends to one hot table: strict, rebase, the fixture, pyiceberg (issue 30)", parse_hot_table,
+        {"secs": 10, "writers": "1 8 32", "py": 8}, {"secs": 3, "writers": "1 8", "py": 2},
+        lambda p: [(["bench/hot_table.sh", p["secs"]],
+                    _env(SKADE_BENCH_WRITERS=p["writers"], SKADE_BENCH_PY_WRITERS=p["py"]))], 1200))
 
 if (BENCH / "rest_abuse.sh").exists():
     BENCHES.append(Bench(
