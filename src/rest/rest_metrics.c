@@ -242,9 +242,12 @@ RestMetricsRender(StringInfo out)
 						 "# HELP skade_commits_total Pointer changes logged, all paths.\n"
 						 "# TYPE skade_commits_total counter\nskade_commits_total " UINT64_FORMAT "\n"
 						 "# HELP skade_commit_conflicts_total Compare-and-swap commits lost through the SQL API.\n"
-						 "# TYPE skade_commit_conflicts_total counter\nskade_commit_conflicts_total " UINT64_FORMAT "\n",
+						 "# TYPE skade_commit_conflicts_total counter\nskade_commit_conflicts_total " UINT64_FORMAT "\n"
+						 "# HELP skade_commits_rebased_total Stale appends rebased onto their branch's head instead of a 409.\n"
+						 "# TYPE skade_commits_rebased_total counter\nskade_commits_rebased_total " UINT64_FORMAT "\n",
 						 pg_atomic_read_u64(&skade_shared->commits),
-						 pg_atomic_read_u64(&skade_shared->conflicts));
+						 pg_atomic_read_u64(&skade_shared->conflicts),
+						 pg_atomic_read_u64(&skade_shared->rebased));
 	if (skade_shared)
 		appendStringInfo(out,
 						 "# HELP skade_s3_requests_total S3 request attempts by every process.\n"

@@ -18,6 +18,7 @@ typedef struct SkadeShared
 {
 	pg_atomic_uint64 commits;	/* pointer changes logged (all paths) */
 	pg_atomic_uint64 conflicts; /* CAS commits lost through the SQL API */
+	pg_atomic_uint64 rebased;	/* stale appends rebased (commit_rebase.c) */
 	LWLock	   *journal_lock;	/* the journal of written files: shared to
 								 * append, exclusive to compact */
 	uint64		journal_compacted;	/* its size after the last compaction

@@ -291,6 +291,8 @@ fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalo
 	real_path = SkadeMetadataWrite(&fc->route, fc->location, text, meta->json_len, fc->gzip);
 	L0Seed(fc->location, meta, real_path);
 	SkadeCommitTable(catalog, ns, name, fc->base_location, fc->location);
+	if (fc->rebase)
+		pg_atomic_fetch_add_u64(&skade_shared->rebased, 1);
 	return fc->location;
 }
 

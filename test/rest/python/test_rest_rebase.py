@@ -78,7 +78,16 @@ def check_linear(table, committed: dict[int, list[int]]):
     assert len(seen) == len(set(seen)), "a row appended twice"
 
 
+def rebased_total() -> int:
+    """skade_commits_rebased_total of GET /metrics (answered to loopback clients)."""
+    import requests
+    text = requests.get(f"{restenv.URI}/metrics", timeout=10).text
+    return int(next(line.split()[1] for line in text.splitlines()
+                    if line.startswith("skade_commits_rebased_total ")))
+
+
 def test_stale_append_is_rebased(cat, pg):
+    before = rebased_total()
     t = cat.create_table((NS, "two"), SCHEMA, properties=ON)
     a = cat.load_table((NS, "two"))
     b = cat.load_table((NS, "two"))
@@ -92,6 +101,7 @@ def test_stale_append_is_rebased(cat, pg):
     # the client's answer is the committed metadata: its next append builds on it, no rebase
     b.append(rows(range(5, 6), "b"))
     assert b.current_snapshot().parent_snapshot_id == sb.snapshot_id
+    assert rebased_total() == before + 1
     # skade reads the rebased manifest list as every reader does
     with pg.cursor() as cur:
         cur.execute("SELECT count(*), sum(record_count) FROM skade.files(%s, %s, %s, %s) WHERE content = 'data'",
