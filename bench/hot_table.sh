@@ -7,6 +7,9 @@
 #   fixture   Iceberg's REST fixture 1.11.0 (a JdbcCatalog, test/rest/fixture.sh) on the same
 #             PostgreSQL, same warehouse
 #   group     rebase + group commit: NOT BUILT YET (issue 30 part 2) -- reported as such
+#   sql_strict, sql_rebase  the same two through SQL: SELECT skade.update_table(...) on a
+#             connection per writer as the REST writers' role (loadgen "sqlappend", pgwire.go),
+#             40001 counted as a 409, the next base read from skade.snapshots()
 # The writers are loadgen's "append" mode (bench/rest/append.go + avro.go, Go standard
 # library): per attempt a real manifest of one data file and a real manifest list over the
 # base snapshot's (read from the warehouse), then the commit -- so the server reads, checks
@@ -49,7 +52,7 @@ if [ "${SKADE_BENCH_NO_BUILD:-0}" != 1 ]; then
 fi
 GO=$(command -v go || echo /usr/local/go/bin/go)
 [ -x "$GO" ] || { install_packages golang-go; GO=$(command -v go); }
-(cd "$HERE/rest" && "$GO" build -o "$WORK/loadgen" loadgen.go avro.go append.go)
+(cd "$HERE/rest" && "$GO" build -o "$WORK/loadgen" loadgen.go avro.go append.go pgwire.go)
 LG=$WORK/loadgen
 if [ "$FIXTURE" = 1 ]; then
     command -v java >/dev/null && command -v mvn >/dev/null || install_packages default-jdk-headless maven
@@ -116,7 +119,7 @@ EOF
 # ---------------------------------------------------------------- light writers
 n=0
 for w in $WRITERS; do
-    for mode in strict rebase fixture; do
+    for mode in strict rebase fixture sql_strict sql_rebase; do
         [ "$mode" = fixture ] && [ "$FIXTURE" != 1 ] && continue
         n=$((n + 1))
         name=${mode}_$w
@@ -124,10 +127,18 @@ for w in $WRITERS; do
             strict) table "$name" false; u=$SK/$name h=$AUTH ;;
             rebase) table "$name" true; u=$SK/$name h=$AUTH ;;
             fixture) table "$name" false; u=$FU/$name h="X-No: auth" ;;
+            sql_strict) table "$name" false ;;
+            sql_rebase) table "$name" true ;;
         esac
         log "$w writers, $mode"
-        out=$("$LG" append -url "$u" -H "$h" -H "Accept-Encoding: gzip" -c "$w" -d "$SECS" \
-            -id-base $((5000000000000000000 + n * 10000000000000)) -acked "$WORK/acked_$name")
+        ids=$((5000000000000000000 + n * 10000000000000))
+        if [ "${mode#sql_}" != "$mode" ]; then
+            out=$("$LG" sqlappend -url "127.0.0.1:$PGPORT" -table "b.$name" -catalog skade -role bench \
+                -dir "$WH/b/$name/metadata" -c "$w" -d "$SECS" -id-base "$ids" -acked "$WORK/acked_$name")
+        else
+            out=$("$LG" append -url "$u" -H "$h" -H "Accept-Encoding: gzip" -c "$w" -d "$SECS" \
+                -id-base "$ids" -acked "$WORK/acked_$name")
+        fi
         chk=$(python3 "$HERE/hot/check.py" "$(location "$name")" "$WORK/acked_$name")
         printf '%s\t%s\t%s\t%s\n' "$mode" "$w" "$out" "$chk" >>"$RES"
         python3 - "$mode" "$w" "$out" "$chk" <<'PY'

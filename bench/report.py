@@ -625,12 +625,12 @@ def parse_hot_table(text: str, r: Result) -> None:
     """bench/hot_table.sh: appends to one hot table, strict vs rebase vs the fixture, and
     pyiceberg writers (its results table and ratio lines)."""
     rows = {}
-    for m in re.finditer(r"^\s*(\d+) (strict|rebase|fixture|py_strict|py_rebase)\s+([\d.]+)\s+([\d.]+)\s+"
+    for m in re.finditer(r"^\s*(\d+) (strict|rebase|fixture|py_strict|py_rebase|sql_strict|sql_rebase)\s+([\d.]+)\s+([\d.]+)\s+"
                          r"([\d.]+)\s+([\d.]+)%\s+(\d*)\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", text, re.M):
         rows[(m.group(2), int(m.group(1)))] = m
     for (mode, w), m in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         rate, p99, c409 = float(m.group(3)), float(m.group(5)), float(m.group(6))
-        base = rows.get(("strict" if mode == "rebase" else "py_strict" if mode == "py_rebase" else "", w))
+        base = rows.get(({"rebase": "strict", "py_rebase": "py_strict", "sql_rebase": "sql_strict"}.get(mode, ""), w))
         if base is not None:
             b = float(base.group(3))
             target = ">= 10x" if (mode == "rebase" and w >= 32) else ">= 2x" if mode == "py_rebase" else None

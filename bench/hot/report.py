@@ -16,7 +16,7 @@ def main():
             order.append(int(w))
     print(f"{'writers':>7} {'mode':10} {'commits/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'409 rate':>9} {'rebased':>8} {'errors':>7} {'lost':>5} {'dup':>4} {'extra':>6}")
     for w in order:
-        for mode in ("strict", "rebase", "group", "fixture"):
+        for mode in ("strict", "rebase", "group", "fixture", "sql_strict", "sql_rebase"):
             if (mode, w) not in runs:
                 continue
             o, c = runs[(mode, w)]
@@ -43,8 +43,12 @@ def main():
         if f:
             rf = f[0]["commits_per_s"]
             line += f"   rebase/fixture {rr / rf if rf else float('inf'):6.2f}x"
+        qs, qr = runs.get(("sql_strict", w)), runs.get(("sql_rebase", w))
+        if qs and qr:
+            a, b = qs[0]["commits_per_s"], qr[0]["commits_per_s"]
+            line += f"   SQL rebase/strict {b / a if a else float('inf'):6.2f}x"
         print(line)
-        lost = sum(x[1].get(k, 0) for x in (s, r, f) if x for k in ("lost", "dup", "extra"))
+        lost = sum(x[1].get(k, 0) for x in (s, r, f, qs, qr) if x for k in ("lost", "dup", "extra"))
         if lost:
             print(f"      LOST/DUPLICATED/EXTRA appends at {w} writers: {lost}")
             bad += 1

@@ -1,8 +1,10 @@
-// append.go: loadgen's "append" mode (bench/hot_table.sh): c writers append to one table
-// through REST as a light Iceberg client does -- per attempt a real manifest of one data file
+// append.go: loadgen's "append" and "sqlappend" modes (bench/hot_table.sh): c writers append
+// to one table as a light Iceberg client does -- per attempt a real manifest of one data file
 // and a manifest list over the base snapshot's (avro.go), then the commit (requirement
 // assert-ref-snapshot-id main = the base; add-snapshot + set-snapshot-ref main) -- for d
-// seconds. A 409 reloads the table (snapshots=refs) and tries again with the same snapshot id
+// seconds: "append" through REST (POST the table; the answer is the next base), "sqlappend"
+// through SQL (pgwire.go: SELECT skade.update_table(...) on a connection per writer as the
+// given role, 40001 counted as 409; the next base from skade.snapshots()). A 409 reloads the table (snapshots=refs) and tries again with the same snapshot id
 // and fresh files, as Java's SnapshotProducer retries; a 200's answer is the writer's next
 // base. Reports commits/s, commit p50/p99 (first attempt to success), attempt p50/p99, the 409
 // rate, answers whose manifest list is not the one sent (rebased), errors; writes the
@@ -63,8 +65,131 @@ func (v *appendView) base() (appendBase, error) {
 	return b, fmt.Errorf("current snapshot %d not in the answer", b.cur)
 }
 
-func runAppend(url string, hs headers, c int, dur time.Duration, idBase int64, acked string) map[string]any {
-	client := newClient(c)
+// a writer's way to the server: the table's current state, and a commit (200, or 409 for a
+// failed requirement) with the new state on success
+type appendTransport interface {
+	load() (appendBase, error)
+	commit(req, upd []any, id int64) (int, appendBase, string, error) // and the committed snapshot's list
+}
+
+type restTransport struct {
+	client *http.Client
+	url    string
+	hs     headers
+}
+
+func (r *restTransport) load() (appendBase, error) {
+	req, _ := http.NewRequest("GET", r.url+"?snapshots=refs", nil)
+	apply(req, r.hs)
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return appendBase{}, err
+	}
+	b, err := readBody(resp)
+	if err != nil {
+		return appendBase{}, err
+	}
+	if resp.StatusCode != 200 {
+		return appendBase{}, fmt.Errorf("reload: status %d: %.300s", resp.StatusCode, b)
+	}
+	var v appendView
+	if err := json.Unmarshal(b, &v); err != nil {
+		return appendBase{}, err
+	}
+	return v.base()
+}
+
+func (r *restTransport) commit(reqs, upd []any, id int64) (int, appendBase, string, error) {
+	data, _ := json.Marshal(map[string]any{"requirements": reqs, "updates": upd})
+	req, _ := http.NewRequest("POST", r.url, bytes.NewReader(data))
+	apply(req, r.hs)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return 0, appendBase{}, "", err
+	}
+	rb, err := readBody(resp)
+	if err != nil {
+		return resp.StatusCode, appendBase{}, "", err
+	}
+	switch resp.StatusCode {
+	case 200:
+		var v appendView
+		if err := json.Unmarshal(rb, &v); err != nil {
+			return 200, appendBase{}, "", err
+		}
+		nb, err := v.base()
+		own := ""
+		for _, s := range v.Metadata.Snapshots {
+			if s.ID == id {
+				own = s.List
+			}
+		}
+		return 200, nb, own, err
+	case 409:
+		return 409, appendBase{}, "", nil
+	}
+	return resp.StatusCode, appendBase{}, "", fmt.Errorf("commit: status %d: %.300s", resp.StatusCode, rb)
+}
+
+// sqlTransport: ns.name of catalog on one connection; dir is the table's metadata directory
+type sqlTransport struct {
+	conn               *pgConn
+	ns, name, cat, dir string
+}
+
+func sqlText(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func (s *sqlTransport) load() (appendBase, error) {
+	rows, err := s.conn.query(fmt.Sprintf("SELECT max(sequence_number), max(snapshot_id) FILTER (WHERE is_current),"+
+		" max(manifest_list) FILTER (WHERE is_current), max(summary->>'total-records') FILTER (WHERE is_current),"+
+		" max(summary->>'total-data-files') FILTER (WHERE is_current) FROM skade.snapshots(%s, %s, %s)",
+		sqlText(s.ns), sqlText(s.name), sqlText(s.cat)))
+	if err != nil {
+		return appendBase{}, err
+	}
+	b := appendBase{cur: -1, dir: s.dir}
+	r := rows[0]
+	if r[0] != nil {
+		fmt.Sscan(*r[0], &b.seq)
+	}
+	if r[1] != nil {
+		fmt.Sscan(*r[1], &b.cur)
+		b.list = *r[2]
+		if r[3] != nil {
+			fmt.Sscan(*r[3], &b.records)
+		}
+		if r[4] != nil {
+			fmt.Sscan(*r[4], &b.files)
+		}
+	}
+	return b, nil
+}
+
+func (s *sqlTransport) commit(req, upd []any, id int64) (int, appendBase, string, error) {
+	rj, _ := json.Marshal(req)
+	uj, _ := json.Marshal(upd)
+	_, err := s.conn.query(fmt.Sprintf("SELECT skade.update_table(%s, %s, %s::jsonb, %s::jsonb, %s)",
+		sqlText(s.ns), sqlText(s.name), sqlText(string(rj)), sqlText(string(uj)), sqlText(s.cat)))
+	if e, ok := err.(*pgError); ok && e.code == "40001" {
+		return 409, appendBase{}, "", nil
+	} else if err != nil {
+		return 0, appendBase{}, "", err
+	}
+	nb, err := s.load()
+	if err != nil {
+		return 200, nb, "", err
+	}
+	rows, err := s.conn.query(fmt.Sprintf("SELECT manifest_list FROM skade.snapshots(%s, %s, %s) WHERE snapshot_id = %d",
+		sqlText(s.ns), sqlText(s.name), sqlText(s.cat), id))
+	own := ""
+	if err == nil && len(rows) == 1 && rows[0][0] != nil {
+		own = *rows[0][0]
+	}
+	return 200, nb, own, err
+}
+
+func runAppend(newTransport func() (appendTransport, error), c int, dur time.Duration, idBase int64, acked string) map[string]any {
 	var nextID atomic.Int64
 	nextID.Store(idBase)
 	var mu sync.Mutex
@@ -77,31 +202,12 @@ func runAppend(url string, hs headers, c int, dur time.Duration, idBase int64, a
 		atomic.AddInt64(&errs, 1)
 		firstErr.CompareAndSwap(nil, err.Error())
 	}
-	load := func() (appendBase, error) {
-		req, _ := http.NewRequest("GET", url+"?snapshots=refs", nil)
-		apply(req, hs)
-		resp, err := client.Do(req)
-		if err != nil {
-			return appendBase{}, err
-		}
-		b, err := readBody(resp)
-		if err != nil {
-			return appendBase{}, err
-		}
-		if resp.StatusCode != 200 {
-			return appendBase{}, fmt.Errorf("reload: status %d: %.300s", resp.StatusCode, b)
-		}
-		var v appendView
-		if err := json.Unmarshal(b, &v); err != nil {
-			return appendBase{}, err
-		}
-		return v.base()
-	}
 	// one attempt: files, then the commit; the answer's view on 200
-	attempt := func(b appendBase, id int64) (int, appendBase, string, error) {
+	// (rebased: the committed snapshot's manifest list is not the one this attempt wrote)
+	attempt := func(tr appendTransport, b appendBase, id int64) (int, appendBase, bool, error) {
 		list, err := appendFiles(b.dir, id, b.cur, b.seq+1, b.list, 1)
 		if err != nil {
-			return 0, b, "", err
+			return 0, b, false, err
 		}
 		var want any
 		var parent any
@@ -117,37 +223,16 @@ func runAppend(url string, hs headers, c int, dur time.Duration, idBase int64, a
 		if parent != nil {
 			snap["parent-snapshot-id"] = parent
 		}
-		body := map[string]any{
-			"requirements": []any{map[string]any{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": want}},
-			"updates": []any{
-				map[string]any{"action": "add-snapshot", "snapshot": snap},
-				map[string]any{"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": id},
-			},
+		reqs := []any{map[string]any{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": want}}
+		upd := []any{
+			map[string]any{"action": "add-snapshot", "snapshot": snap},
+			map[string]any{"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": id},
 		}
-		data, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", url, bytes.NewReader(data))
-		apply(req, hs)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
-		if err != nil {
-			return 0, b, list, err
+		st, nb, own, err := tr.commit(reqs, upd, id)
+		if st == 200 {
+			return st, nb, own != "" && own != list, err
 		}
-		rb, err := readBody(resp)
-		if err != nil {
-			return resp.StatusCode, b, list, err
-		}
-		switch resp.StatusCode {
-		case 200:
-			var v appendView
-			if err := json.Unmarshal(rb, &v); err != nil {
-				return 200, b, list, err
-			}
-			nb, err := v.base()
-			return 200, nb, list, err
-		case 409:
-			return 409, b, list, nil
-		}
-		return resp.StatusCode, b, list, fmt.Errorf("commit: status %d: %.300s", resp.StatusCode, rb)
+		return st, b, false, err
 	}
 
 	start := time.Now()
@@ -158,7 +243,12 @@ func runAppend(url string, hs headers, c int, dur time.Duration, idBase int64, a
 			defer wg.Done()
 			var mine, mineA []float64
 			var myIDs []int64
-			b, err := load()
+			tr, err := newTransport()
+			if err != nil {
+				fail(err)
+				return
+			}
+			b, err := tr.load()
 			if err != nil {
 				fail(err)
 				return
@@ -168,7 +258,7 @@ func runAppend(url string, hs headers, c int, dur time.Duration, idBase int64, a
 				t0 := time.Now()
 				for {
 					ta := time.Now()
-					st, nb, sent, err := attempt(b, id)
+					st, nb, wasRebased, err := attempt(tr, b, id)
 					atomic.AddInt64(&attempts, 1)
 					mineA = append(mineA, ms(time.Since(ta)))
 					if err != nil {
@@ -178,7 +268,7 @@ func runAppend(url string, hs headers, c int, dur time.Duration, idBase int64, a
 							myIDs = append(myIDs, id)
 						}
 						time.Sleep(50 * time.Millisecond)
-						if b2, err := load(); err == nil {
+						if b2, err := tr.load(); err == nil {
 							b = b2
 						}
 						break
@@ -187,7 +277,7 @@ func runAppend(url string, hs headers, c int, dur time.Duration, idBase int64, a
 						atomic.AddInt64(&ok, 1)
 						mine = append(mine, ms(time.Since(t0)))
 						myIDs = append(myIDs, id)
-						if nb.list != sent {
+						if wasRebased {
 							atomic.AddInt64(&rebased, 1)
 						}
 						b = nb
@@ -197,7 +287,7 @@ func runAppend(url string, hs headers, c int, dur time.Duration, idBase int64, a
 					if time.Since(start) >= dur+30*time.Second {
 						break
 					}
-					if b2, err := load(); err == nil {
+					if b2, err := tr.load(); err == nil {
 						b = b2
 					} else {
 						fail(err)

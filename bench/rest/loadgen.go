@@ -7,6 +7,8 @@
 //	               -manifest-list PATH -id-base N
 //	loadgen selftest [-size BYTES] [-c N] [-d SECS]
 //	loadgen append -url TABLE_URL [-H 'K: V']... [-c N] [-d SECS] -id-base N [-acked FILE]
+//	loadgen sqlappend -url HOST:PORT -table NS.NAME -catalog C [-role R] -dir METADATA_DIR [-c N] [-d SECS]
+//	               -id-base N [-acked FILE]
 //	               (append.go: real manifests and lists per append, for bench/hot_table.sh)
 //	(every mode: -cacert PEM, the CA an https URL's certificate must chain to)
 //	loadgen mix    -base TABLES_URL -tables NAME:W,... [-mix KIND:W,...] [-H 'K: V']... [-c N]
@@ -695,7 +697,7 @@ func runMix(base string, hs headers, c int, dur time.Duration, tablesSpec, mixSp
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|mix|append|selftest [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|mix|append|sqlappend|selftest [flags]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
@@ -718,6 +720,10 @@ func main() {
 	acked := fs.String("acked", "", "mix: write the acknowledged commits (TABLE ID ok|unknown) here")
 	retries := fs.Int("retries", 100, "mix: retries of a commit after 409s")
 	cacert := fs.String("cacert", "", "a PEM file of the CA an https server's certificate chains to")
+	table := fs.String("table", "", "sqlappend: NAMESPACE.NAME")
+	catalog := fs.String("catalog", "", "sqlappend: the catalog")
+	role := fs.String("role", "postgres", "sqlappend: the role to connect as")
+	dir := fs.String("dir", "", "sqlappend: the table's metadata directory")
 	fs.Parse(os.Args[2:])
 	if *cacert != "" {
 		pem, err := os.ReadFile(*cacert)
@@ -737,7 +743,19 @@ func main() {
 	case "commit":
 		emit(runCommit(*url, hs, *c, int64(*total), sec(*d), *reload, *ml, *idBase))
 	case "append":
-		emit(runAppend(*url, hs, *c, sec(*d), *idBase, *acked))
+		client := newClient(*c)
+		emit(runAppend(func() (appendTransport, error) { return &restTransport{client, *url, hs}, nil },
+			*c, sec(*d), *idBase, *acked))
+	case "sqlappend":
+		// -url host:port, -table NS.NAME, -catalog, -role, -dir the table's metadata directory
+		parts := strings.SplitN(*table, ".", 2)
+		emit(runAppend(func() (appendTransport, error) {
+			conn, err := pgConnect(*url, *role, "postgres")
+			if err != nil {
+				return nil, err
+			}
+			return &sqlTransport{conn, parts[0], parts[1], *catalog, *dir}, nil
+		}, *c, sec(*d), *idBase, *acked))
 	case "mix":
 		emit(runMix(*base, hs, *c, sec(*d), *tablesSpec, *mixSpec, *ml, *idBase, *acked, *retries))
 	case "selftest":
@@ -749,7 +767,7 @@ func main() {
 		go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
 		emit(runGet("http://"+ln.Addr().String()+"/", hs, *c, sec(*d), sec(*maxd), *n, 200))
 	default:
-		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|mix|append|selftest [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen get|commit|mix|append|sqlappend|selftest [flags]")
 		os.Exit(2)
 	}
 }
