@@ -35,9 +35,9 @@ for fast in on off; do
     log "UpdateTableRandomTest: $N sequences, seed $SEED, skade.update_fast_path = $fast"
     start=$(date +%s)
     if mvn -B -q -Dstyle.color=never -Pmain -Dtest=UpdateTableRandomTest -Dsurefire.failIfNoSpecifiedTests=false \
-        "-Dskade.sequences=$N" "-Dskade.seed=$SEED" test 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g' | grep -v "^#" | tail -40; then :; fi
+        "-Dskade.sequences=$N" "-Dskade.seed=$SEED" test 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g' | grep -v "^#" | grep -v "^  " | tail -20; then :; fi
     out=$(ls target/surefire-reports/*UpdateTableRandomTest-output.txt 2>/dev/null | head -1 || true)
-    [ -n "$out" ] && grep -v "^#" "$out" | tail -30
+    [ -n "$out" ] && grep -E "^UpdateTableRandomTest: seed .* sequences:|mismatch" "$out" | head -40
     f=$(ls target/surefire-reports/TEST-*UpdateTableRandomTest.xml 2>/dev/null | head -1 || true)
     if [ -z "$f" ] || grep -q '<failure\|<error' "$f"; then
         echo "fast path $fast: FAILED"; rc=1
