@@ -230,7 +230,7 @@ def test_concurrent_appends_rebased(spark, skade):
     spark.sql(f"DROP TABLE IF EXISTS {H} PURGE")
     spark.sql(f"CREATE TABLE {H} (id bigint, who string) USING iceberg TBLPROPERTIES ("
               "'format-version' = '2', 'skade.rebase-appends' = 'true', 'commit.retry.num-retries' = '0')")
-    writers, per = 4, 6
+    writers, per = 4, 4
     errors = []
 
     def run(w):

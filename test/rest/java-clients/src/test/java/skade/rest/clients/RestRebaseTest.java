@@ -241,9 +241,9 @@ class RestRebaseTest {
     props.put("format-version", formatVersion);
     c0.createTable(id, SCHEMA, SPEC, props);
     AtomicInteger failures = new AtomicInteger();
-    Set<String> acked = appendConcurrently(id, 8, 8, failures);
+    Set<String> acked = appendConcurrently(id, 8, 5, failures);
     assertEquals(0, failures.get(), "appends answered 409");
-    assertEquals(64, acked.size());
+    assertEquals(40, acked.size());
     Table t = c0.loadTable(id);
     check(t, acked);
     boolean rebased = false;
@@ -263,9 +263,9 @@ class RestRebaseTest {
     c0.createTable(id, SCHEMA, SPEC, new HashMap<>(Map.of("format-version", "2",
         "commit.retry.num-retries", "0")));
     AtomicInteger failures = new AtomicInteger();
-    Set<String> acked = appendConcurrently(id, 8, 8, failures);
+    Set<String> acked = appendConcurrently(id, 8, 5, failures);
     assertTrue(failures.get() > 0, "stale appends fail with CommitFailedException");
-    assertEquals(64, acked.size() + failures.get());
+    assertEquals(40, acked.size() + failures.get());
     check(c0.loadTable(id), acked);
   }
 }
