@@ -50,9 +50,7 @@ if [ "${SKADE_BENCH_NO_BUILD:-0}" != 1 ]; then
     install_build_deps
     build_and_install
 fi
-GO=$(command -v go || echo /usr/local/go/bin/go)
-[ -x "$GO" ] || { install_packages golang-go; GO=$(command -v go); }
-(cd "$HERE/rest" && "$GO" build -o "$WORK/loadgen" loadgen.go avro.go append.go pgwire.go)
+build_loadgen "$WORK/loadgen"
 LG=$WORK/loadgen
 if [ "$FIXTURE" = 1 ]; then
     command -v java >/dev/null && command -v mvn >/dev/null || install_packages default-jdk-headless maven

@@ -52,9 +52,7 @@ build_tools() {
         install_build_deps
         build_and_install
     fi
-    GO=$(command -v go || echo /usr/local/go/bin/go)
-    [ -x "$GO" ] || { install_packages golang-go; GO=$(command -v go); }
-    (cd "$HERE" && "$GO" build -o "$WORK/loadgen" loadgen.go)
+    build_loadgen "$WORK/loadgen"
     LG=$WORK/loadgen
 }
 

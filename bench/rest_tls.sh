@@ -34,9 +34,7 @@ if [ "${SKADE_BENCH_NO_BUILD:-0}" != 1 ]; then
 fi
 command -v openssl >/dev/null || install_packages openssl
 command -v curl >/dev/null || install_packages curl
-GO=$(command -v go || echo /usr/local/go/bin/go)
-[ -x "$GO" ] || { install_packages golang-go; GO=$(command -v go); }
-(cd "$HERE" && "$GO" build -o "$WORK/loadgen" loadgen.go)
+build_loadgen "$WORK/loadgen"
 LG=$WORK/loadgen
 
 PGPORT=$(free_port)

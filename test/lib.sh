@@ -52,6 +52,15 @@ bench_build_and_install() {
     fi
 }
 
+# build_loadgen OUT : the benchmarks' HTTP/SQL load generator (bench/rest/*.go, Go's standard
+# library, one package without a module) built into OUT; Go installed when missing
+build_loadgen() {
+    local go
+    go=$(command -v go || echo /usr/local/go/bin/go)
+    [ -x "$go" ] || { install_packages golang-go; go=$(command -v go); }
+    (cd "$SKADE_ROOT/bench/rest" && "$go" build -o "$1" $(ls *.go | grep -v '_test\.go$'))
+}
+
 # a TCP port on 127.0.0.1 that nothing listens on now
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

@@ -73,6 +73,17 @@ layout_check() {
     python3 "$SKADE_ROOT/test/layout/layout.py" check && python3 "$SKADE_ROOT/test/layout/layout.py" selftest
 }
 suite "layout: src/ includes only below each folder (src/README.md)" layout_check
+# the benchmarks' load generator compiles (bench/rest/*.go is one package: a file built alone
+# misses its siblings)
+loadgen_build() {
+    local out
+    out=$(mktemp -d /tmp/skade-loadgen.XXXXXX)
+    build_loadgen "$out/loadgen" && "$out/loadgen" selftest -d 0.2 >/dev/null
+    local rc=$?
+    rm -rf "$out"
+    return $rc
+}
+suite "bench tools: the load generator builds and runs (bench/rest/*.go)" loadgen_build
 suite "make installcheck (regress, isolation, TAP)" installcheck
 as_pg make -s -C "$WORK" regress-clean >/dev/null 2>&1 || true
 
