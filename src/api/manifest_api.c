@@ -876,8 +876,7 @@ snapshot_arg(FunctionCallInfo fcinfo, int argno, SkadeMeta **meta, SkadeRoute *r
 static const SkadeMetaSnapshot *
 require_snapshot(const SkadeMeta *m, const char *ns, const char *name, bool given, int64 id)
 {
-	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(m);
-	uint32		i;
+	const SkadeMetaSnapshot *s;
 
 	if (!given)
 	{
@@ -885,9 +884,8 @@ require_snapshot(const SkadeMeta *m, const char *ns, const char *name, bool give
 			return NULL;
 		id = m->current_snapshot_id;
 	}
-	for (i = 0; i < m->nsnapshots; i++)
-		if (snaps[i].snapshot_id == id)
-			return &snaps[i];
+	if ((s = SkadeMetaSnapshotById(m, id)) != NULL)
+		return s;
 	ereport(ERROR,
 			(errcode(ERRCODE_NO_DATA_FOUND),
 			 errmsg("table \"%s.%s\" has no snapshot %lld", ns, name, (long long) id),

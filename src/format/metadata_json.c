@@ -559,6 +559,19 @@ write_refs_variant(MetaBuild *b)
 }
 
 
+/* the snapshot id of summary m (NULL: none) -- a linear scan, as a summary's are few */
+const SkadeMetaSnapshot *
+SkadeMetaSnapshotById(const SkadeMeta *m, int64 id)
+{
+	const SkadeMetaSnapshot *s = SkadeMetaSnapshots(m);
+	uint32		i;
+
+	for (i = 0; i < m->nsnapshots; i++)
+		if (s[i].snapshot_id == id)
+			return &s[i];
+	return NULL;
+}
+
 /*
  * SkadeMetaAssemble
  *		Lay out the parts of a summary as one flat, palloc'd SkadeMeta (in

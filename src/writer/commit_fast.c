@@ -638,15 +638,16 @@ check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
 	}
 	if (!jstring(cur, "type", &type) || jint(cur, "snapshot-id", &have) != J_INT)
 		return false;
-	if (raise && w == J_ABSENT &&
-		!hold_stale(fc, ref, type, have, psprintf("%s %s was created concurrently", type, ref)))
-		requirement_failed(fc, psprintf("%s %s was created concurrently", type, ref));
-	if (raise && w == J_INT && have != want &&
-		!hold_stale(fc, ref, type, have,
-					psprintf("%s %s has changed: expected id " INT64_FORMAT " != " INT64_FORMAT,
-							 type, ref, want, have)))
-		requirement_failed(fc, psprintf("%s %s has changed: expected id " INT64_FORMAT " != " INT64_FORMAT,
-										type, ref, want, have));
+	if (raise && (w == J_ABSENT || have != want))
+	{
+		char	   *what = w == J_ABSENT ?
+			psprintf("%s %s was created concurrently", type, ref) :
+			psprintf("%s %s has changed: expected id " INT64_FORMAT " != " INT64_FORMAT,
+					 type, ref, want, have);
+
+		if (!hold_stale(fc, ref, type, have, what))
+			requirement_failed(fc, what);
+	}
 	return true;
 }
 
@@ -1048,15 +1049,8 @@ remove_properties(FastCommit *fc, JsonbContainer *u)
 static bool
 snapshot_known(FastCommit *fc, int64 id)
 {
-	const SkadeMetaSnapshot *s = SkadeMetaSnapshots(fc->base);
-	uint32		i;
-
-	if (fc->added && fc->added_snap.snapshot_id == id)
-		return true;
-	for (i = 0; i < fc->base->nsnapshots; i++)
-		if (s[i].snapshot_id == id)
-			return true;
-	return false;
+	return (fc->added && fc->added_snap.snapshot_id == id) ||
+		SkadeMetaSnapshotById(fc->base, id) != NULL;
 }
 
 /* ---------------------------------------------------------------- the new file */

@@ -75,7 +75,6 @@
 
 #define REBASE_PROPERTY "skade.rebase-appends"
 
-static const SkadeMetaSnapshot *find_snapshot(const SkadeMeta *base, int64 id);
 static List *snapshot_list(const SkadeRoute *route, const SkadeMeta *base,
 						   const SkadeMetaSnapshot *s);
 static bool same_paths(List *a, List *b);
@@ -85,8 +84,8 @@ static bool entry_added(const SkadeAvroValue *rec, int64 id, int fv);
 static bool row_ranges(SkadeRebase *rb, int64 next_row_id);
 static char *new_summary(const SkadeMeta *base, const SkadeMetaSnapshot *head,
 						 const SkadeMetaSnapshot *parent, JsonbContainer *summary);
-static bool summary_total(const SkadeMeta *base, const SkadeMetaSnapshot *s,
-						  const char *key, int64 *total);
+static Jsonb *summary_of(const SkadeMeta *base, const SkadeMetaSnapshot *s);
+static bool summary_total(Jsonb *summary, const char *key, int64 *total);
 
 /* Whether the table (its properties, an object or NULL) rebases appends. */
 bool
@@ -113,19 +112,23 @@ SkadeRebase *
 SkadeRebasePlan(const SkadeRoute *route, const SkadeMeta *base, int64 head_id, int64 next_row_id,
 				const SkadeAppend *a, const char *dir)
 {
-	const SkadeMetaSnapshot *head = find_snapshot(base, head_id);
+	const SkadeMetaSnapshot *head = SkadeMetaSnapshotById(base, head_id);
 	const SkadeMetaSnapshot *parent = NULL;
 	List	   *client;
 	List	   *added = NIL;
 	List	   *carried = NIL;
 	ListCell   *lc;
 	SkadeRebase *rb;
+	char	   *summary;
 	uint8		rnd[8];
 
 	if ((base->format_version != 2 && base->format_version != 3) || head == NULL ||
 		strcmp(a->operation, "append") != 0)
 		return NULL;
-	if (a->has_parent && (parent = find_snapshot(base, a->parent_id)) == NULL)
+	if (a->has_parent && (parent = SkadeMetaSnapshotById(base, a->parent_id)) == NULL)
+		return NULL;
+	/* the summary first: it needs no file */
+	if ((summary = new_summary(base, head, parent, a->summary)) == NULL)
 		return NULL;
 
 	/* files the client names that cannot be read: not rebased (a 409, as without) */
@@ -168,8 +171,8 @@ SkadeRebasePlan(const SkadeRoute *route, const SkadeMeta *base, int64 head_id, i
 	rb->manifest_list = psprintf("%s/snap-%lld-rebased-%02x%02x%02x%02x%02x%02x%02x%02x.avro",
 								 dir, (long long) a->snapshot_id, rnd[0], rnd[1], rnd[2],
 								 rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-	rb->summary = new_summary(base, head, parent, a->summary);
-	return rb->summary ? rb : NULL;
+	rb->summary = summary;
+	return rb;
 }
 
 /* The rebased snapshot's manifest list, created (fsync'ed, journalled). */
@@ -185,18 +188,6 @@ SkadeRebaseWrite(const SkadeRebase *rb)
 	h.seq = rb->seq;
 	h.first_row_id = rb->first_row_id;
 	SkadeManifestListWrite(rb->route, rb->manifest_list, &h, rb->entries, NULL);
-}
-
-static const SkadeMetaSnapshot *
-find_snapshot(const SkadeMeta *base, int64 id)
-{
-	const SkadeMetaSnapshot *s = SkadeMetaSnapshots(base);
-	uint32		i;
-
-	for (i = 0; i < base->nsnapshots; i++)
-		if (s[i].snapshot_id == id)
-			return &s[i];
-	return NULL;
 }
 
 /* the entries of snapshot s's manifest list (none without one) */
@@ -317,7 +308,8 @@ row_ranges(SkadeRebase *rb, int64 next_row_id)
 		if (le->content != 0 || le->has_first_row_id)
 			continue;
 		if (!le->has_count[3] || !le->has_count[4] || le->count[3] < 0 || le->count[4] < 0 ||
-			pg_add_s64_overflow(rows, le->count[3] + le->count[4], &rows))
+			pg_add_s64_overflow(rows, le->count[3], &rows) ||
+			pg_add_s64_overflow(rows, le->count[4], &rows))
 			return false;
 	}
 	rb->added_rows = rows;
@@ -339,6 +331,8 @@ new_summary(const SkadeMeta *base, const SkadeMetaSnapshot *head, const SkadeMet
 	StringInfoData out;
 	char	   *key = NULL;
 	bool		first = true;
+	Jsonb	   *head_summary = summary_of(base, head);
+	Jsonb	   *parent_summary = parent ? summary_of(base, parent) : NULL;
 
 	initStringInfo(&out);
 	appendStringInfoChar(&out, '{');
@@ -362,8 +356,8 @@ new_summary(const SkadeMeta *base, const SkadeMetaSnapshot *head, const SkadeMet
 		if (strncmp(key, "total-", 6) == 0)
 		{
 			if (!SkadeIntText(value, strlen(value), &mine) ||
-				!summary_total(base, head, key, &theirs) ||
-				(parent && !summary_total(base, parent, key, &before)) ||
+				!summary_total(head_summary, key, &theirs) ||
+				(parent && !summary_total(parent_summary, key, &before)) ||
 				pg_sub_s64_overflow(mine, before, &mine) ||
 				pg_add_s64_overflow(theirs, mine, &mine))
 				continue;		/* left out */
@@ -380,19 +374,27 @@ new_summary(const SkadeMeta *base, const SkadeMetaSnapshot *head, const SkadeMet
 	return out.data;
 }
 
-/* summary[key] of snapshot s, an integer string */
-static bool
-summary_total(const SkadeMeta *base, const SkadeMetaSnapshot *s, const char *key, int64 *total)
+/* snapshot s's summary (an object, or NULL), parsed once per rebase */
+static Jsonb *
+summary_of(const SkadeMeta *base, const SkadeMetaSnapshot *s)
 {
 	const char *text = SkadeMetaStr(base, s->summary);
 	Jsonb	   *j;
-	JsonbValue	v;
 
 	if (text == NULL)
-		return false;
+		return NULL;
 	j = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
-	if (!JsonContainerIsObject(&j->root) ||
-		getKeyJsonValueFromContainer(&j->root, key, strlen(key), &v) == NULL ||
+	return JsonContainerIsObject(&j->root) ? j : NULL;
+}
+
+/* summary[key], an integer string */
+static bool
+summary_total(Jsonb *summary, const char *key, int64 *total)
+{
+	JsonbValue	v;
+
+	if (summary == NULL ||
+		getKeyJsonValueFromContainer(&summary->root, key, strlen(key), &v) == NULL ||
 		v.type != jbvString)
 		return false;
 	return SkadeIntText(v.val.string.val, v.val.string.len, total);

@@ -423,7 +423,6 @@ skade_rewrite_manifest_files(PG_FUNCTION_ARGS)
 	char	   *list;
 	uint8		rnd[16];
 	StringInfoData res;
-	uint32		i;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
@@ -458,9 +457,7 @@ skade_rewrite_manifest_files(PG_FUNCTION_ARGS)
 				 errmsg("rewrite_manifests does not support format v%d tables", rw.fv)));
 	if (rw.fv >= 3)
 		rw.first_row_id = rw.next_row_id = table_next_row_id(mstr);
-	for (i = 0; i < rw.meta->nsnapshots; i++)
-		if (SkadeMetaSnapshots(rw.meta)[i].snapshot_id == rw.meta->current_snapshot_id)
-			snap = &SkadeMetaSnapshots(rw.meta)[i];
+	snap = SkadeMetaSnapshotById(rw.meta, rw.meta->current_snapshot_id);
 	if (snap == NULL || snap->manifest_list == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -477,9 +474,8 @@ skade_rewrite_manifest_files(PG_FUNCTION_ARGS)
 		if (!pg_strong_random(&rw.snapshot_id, sizeof(rw.snapshot_id)))
 			elog(ERROR, "could not generate a random snapshot id");
 		rw.snapshot_id &= PG_INT64_MAX;
-		for (i = 0; i < rw.meta->nsnapshots; i++)
-			if (SkadeMetaSnapshots(rw.meta)[i].snapshot_id == rw.snapshot_id)
-				rw.snapshot_id = 0;
+		if (SkadeMetaSnapshotById(rw.meta, rw.snapshot_id) != NULL)
+			rw.snapshot_id = 0;
 	} while (rw.snapshot_id == 0);
 	if (!pg_strong_random(rnd, sizeof(rnd)))
 		elog(ERROR, "could not generate a random UUID");
