@@ -245,62 +245,61 @@ def unchanged(cat, name, ids=(0, 1)):
     assert len(history(t)) == len(ids)
 
 
-def test_not_an_append_is_409(cat):
-    stale_cat, stale = stale_pair(cat, "op")
-
-    def overwrite(body):
-        snapshot_of(body)["summary"]["operation"] = "overwrite"
-        return body
-    intercept(stale_cat, overwrite)
+def stale_append_is_409(cat, name, change):
+    """The stale catalog's append, sent as change(body) makes it, fails with the stale branch's
+    409 (not rebased), and the table is as the winner left it."""
+    stale_cat, stale = stale_pair(cat, name)
+    intercept(stale_cat, lambda body: change(stale, body))
     with pytest.raises(CommitFailedException, match="has changed"):
         stale.append(rows([2], "stale"))
-    unchanged(cat, "op")
+    unchanged(cat, name)
+
+
+def replace_list(stale, s, manifests, suffix):
+    """s (an add-snapshot's snapshot) names a new list of manifests, written beside its own."""
+    from pyiceberg.manifest import write_manifest_list
+    path = s["manifest-list"].replace(".avro", suffix)
+    with write_manifest_list(2, stale.io.new_output(path), s["snapshot-id"], s.get("parent-snapshot-id"),
+                             s["sequence-number"], "deflate") as w:
+        w.add_manifests(manifests)
+    s["manifest-list"] = path
+
+
+def test_not_an_append_is_409(cat):
+    def overwrite(stale, body):
+        snapshot_of(body)["summary"]["operation"] = "overwrite"
+        return body
+    stale_append_is_409(cat, "op", overwrite)
 
 
 def test_more_than_an_append_is_409(cat):
-    stale_cat, stale = stale_pair(cat, "more")
-
-    def plus_property(body):
+    def plus_property(stale, body):
         body["updates"].append({"action": "set-properties", "updates": {"x": "y"}})
         return body
-    intercept(stale_cat, plus_property)
-    with pytest.raises(CommitFailedException, match="has changed"):
-        stale.append(rows([2], "stale"))
-    unchanged(cat, "more")
+    stale_append_is_409(cat, "more", plus_property)
     assert "x" not in cat.load_table((NS, "more")).properties
 
 
 def test_replaced_manifests_are_409(cat):
     """A list without its parent's manifests (the client dropped or replaced them) is no
     fast append: rebasing it would lose the parent's rows."""
-    from pyiceberg.manifest import read_manifest_list, write_manifest_list
-    stale_cat, stale = stale_pair(cat, "replaced")
+    from pyiceberg.manifest import read_manifest_list
 
-    def drop_parents(body):
+    def drop_parents(stale, body):
         s = snapshot_of(body)
-        io = stale.io
-        mine = [m for m in read_manifest_list(io.new_input(s["manifest-list"]))
+        mine = [m for m in read_manifest_list(stale.io.new_input(s["manifest-list"]))
                 if m.added_snapshot_id == s["snapshot-id"]]
-        path = s["manifest-list"].replace(".avro", "-only-mine.avro")
-        with write_manifest_list(2, io.new_output(path), s["snapshot-id"], s.get("parent-snapshot-id"),
-                                 s["sequence-number"], "deflate") as w:
-            w.add_manifests(mine)
-        s["manifest-list"] = path
+        replace_list(stale, s, mine, "-only-mine.avro")
         return body
-    intercept(stale_cat, drop_parents)
-    with pytest.raises(CommitFailedException, match="has changed"):
-        stale.append(rows([2], "stale"))
-    unchanged(cat, "replaced")
+    stale_append_is_409(cat, "replaced", drop_parents)
 
 
 def test_explicit_sequence_numbers_are_409(cat):
     """Files whose data sequence number is written out (not inherited) would keep the stale
     number after a rebase -- and fall under deletes committed meanwhile: 409."""
-    from pyiceberg.manifest import (ManifestEntry, ManifestEntryStatus, read_manifest_list, write_manifest,
-                                    write_manifest_list)
-    stale_cat, stale = stale_pair(cat, "explicit")
+    from pyiceberg.manifest import ManifestEntry, ManifestEntryStatus, read_manifest_list, write_manifest
 
-    def explicit(body):
+    def explicit(stale, body):
         s = snapshot_of(body)
         io = stale.io
         listed = list(read_manifest_list(io.new_input(s["manifest-list"])))
@@ -318,30 +317,18 @@ def test_explicit_sequence_numbers_are_409(cat):
                         sequence_number=s["sequence-number"], file_sequence_number=s["sequence-number"],
                         data_file=e.data_file))
             out.insert(0, w.to_manifest_file())
-        path = s["manifest-list"].replace(".avro", "-explicit.avro")
-        with write_manifest_list(2, io.new_output(path), s["snapshot-id"], s.get("parent-snapshot-id"),
-                                 s["sequence-number"], "deflate") as w:
-            w.add_manifests(out)
-        s["manifest-list"] = path
+        replace_list(stale, s, out, "-explicit.avro")
         return body
-    intercept(stale_cat, explicit)
-    with pytest.raises(CommitFailedException, match="has changed"):
-        stale.append(rows([2], "stale"))
-    unchanged(cat, "explicit")
+    stale_append_is_409(cat, "explicit", explicit)
 
 
 def test_missing_manifest_list_is_409(cat):
     """A stale append naming a list that is not there is not rebased: 409 as without rebase
     (not a 404 that a client would read as a missing table), nothing committed."""
-    stale_cat, stale = stale_pair(cat, "missing")
-
-    def missing(body):
+    def missing(stale, body):
         snapshot_of(body)["manifest-list"] += ".gone"
         return body
-    intercept(stale_cat, missing)
-    with pytest.raises(CommitFailedException, match="has changed"):
-        stale.append(rows([2], "stale"))
-    unchanged(cat, "missing")
+    stale_append_is_409(cat, "missing", missing)
 
 
 def test_a_second_stale_requirement_is_409(cat):
