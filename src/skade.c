@@ -38,6 +38,7 @@
 #include "rest/rest_worker.h"
 #include "util/guc.h"
 #include "util/shmem.h"
+#include "writer/commit_group.h"
 
 PG_MODULE_MAGIC;
 
@@ -93,6 +94,7 @@ skade_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	SkadeSharedShmemRequest();
+	SkadeGroupShmemRequest();
 	RequestAddinShmemSpace(L0ShmemSize());
 	RequestAddinShmemSpace(ManifestCacheShmemSize());
 	RequestAddinShmemSpace(MirrorShmemSize());
@@ -111,6 +113,7 @@ skade_shmem_startup(void)
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	SkadeSharedShmemInit();
+	SkadeGroupShmemInit();
 	L0ShmemInit();
 	ManifestCacheShmemInit();
 	MirrorShmemInit();

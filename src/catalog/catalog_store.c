@@ -60,6 +60,7 @@ typedef enum StoreQueryId
 	Q_REMOVE_PROPERTIES,
 	Q_DELETE_NAMESPACE,
 	Q_GET_TABLE,
+	Q_LOCK_TABLE,
 	Q_LIST_TABLES,
 	Q_INSERT_TABLE,
 	Q_CAS_TABLE,
@@ -153,6 +154,11 @@ static const StoreQuery store_queries[Q_COUNT] = {
 		" COALESCE(iceberg_type = 'VIEW', false), xmin, xmax"
 		" FROM public.iceberg_tables"
 		" WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3",
+		3, {T, T, T}},
+	[Q_LOCK_TABLE] = {
+		"SELECT metadata_location::text FROM public.iceberg_tables"
+		" WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3"
+		TABLE_FILTER " FOR UPDATE",
 		3, {T, T, T}},
 	[Q_LIST_TABLES] = {
 		"SELECT table_name::text FROM public.iceberg_tables"
@@ -421,6 +427,27 @@ StoreGetTable(const char *catalog, const char *ns, const char *name,
 	}
 	SPI_finish();
 	return found;
+}
+
+/*
+ * StoreLockTable
+ *		Lock the row of table ns.name (FOR UPDATE, as update_table does:
+ *		commits to it from every path queue here); its metadata location,
+ *		or NULL when there is no such table.
+ */
+char *
+StoreLockTable(const char *catalog, const char *ns, const char *name)
+{
+	Datum		args[3] = {CStringGetTextDatum(catalog), CStringGetTextDatum(ns),
+	CStringGetTextDatum(name)};
+	char	   *location = NULL;
+
+	store_connect();
+	store_exec(Q_LOCK_TABLE, args, false);
+	if (SPI_processed > 0)
+		location = store_text_result(0, 1);
+	SPI_finish();
+	return location;
 }
 
 /* Names of the tables (not views) in ns, sorted byte-wise. */

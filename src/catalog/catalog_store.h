@@ -38,6 +38,7 @@ extern void StoreDeleteNamespace(const char *catalog, const char *ns);
 /* tables (views are rows of iceberg_tables too, typed 'VIEW') */
 extern bool StoreGetTable(const char *catalog, const char *ns, const char *name,
 						  bool latest, StoreTable *out);
+extern char *StoreLockTable(const char *catalog, const char *ns, const char *name);
 extern List *StoreListTables(const char *catalog, const char *ns);
 extern void StoreInsertTable(const char *catalog, const char *ns, const char *name,
 							 const char *location);

@@ -244,10 +244,16 @@ RestMetricsRender(StringInfo out)
 						 "# HELP skade_commit_conflicts_total Compare-and-swap commits lost through the SQL API.\n"
 						 "# TYPE skade_commit_conflicts_total counter\nskade_commit_conflicts_total " UINT64_FORMAT "\n"
 						 "# HELP skade_commits_rebased_total Stale appends rebased onto their branch's head instead of a 409.\n"
-						 "# TYPE skade_commits_rebased_total counter\nskade_commits_rebased_total " UINT64_FORMAT "\n",
+						 "# TYPE skade_commits_rebased_total counter\nskade_commits_rebased_total " UINT64_FORMAT "\n"
+						 "# HELP skade_commit_groups_total Group commits that made other requests' commits too.\n"
+						 "# TYPE skade_commit_groups_total counter\nskade_commit_groups_total " UINT64_FORMAT "\n"
+						 "# HELP skade_commits_grouped_total Commits made by another request's group commit.\n"
+						 "# TYPE skade_commits_grouped_total counter\nskade_commits_grouped_total " UINT64_FORMAT "\n",
 						 pg_atomic_read_u64(&skade_shared->commits),
 						 pg_atomic_read_u64(&skade_shared->conflicts),
-						 pg_atomic_read_u64(&skade_shared->rebased));
+						 pg_atomic_read_u64(&skade_shared->rebased),
+						 pg_atomic_read_u64(&skade_shared->group_commits),
+						 pg_atomic_read_u64(&skade_shared->group_members));
 	if (skade_shared)
 		appendStringInfo(out,
 						 "# HELP skade_s3_requests_total S3 request attempts by every process.\n"

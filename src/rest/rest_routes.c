@@ -84,6 +84,7 @@
 #include "rest/rest_http.h"
 #include "rest/rest_request.h"
 #include "rest/rest_routes.h"
+#include "writer/commit_group.h"
 #include "util/sigv4.h"
 #include "util/skade_limits.h"
 #include "util/location.h"
@@ -1279,6 +1280,29 @@ commit_table(Ctx *x)
 {
 	const char *args[4] = {x->ns, x->name, x->catalog, x->req->body.data};
 
+	/* concurrent appends share one commit (commit_group.c); a keyed
+	 * request's stored answer must commit with its own change */
+	if (skade_group_commit && !keyed(x))
+	{
+		SkadeGroupResult g;
+
+		require_privilege(x->route->function);
+		require_privilege("skade.update_table_fast(text,text,text,jsonb,jsonb,text)");
+		g = SkadeGroupCommit(x->catalog, x->ns, x->name, x->req->body.data);
+		if (g == SKADE_GROUP_COMMITTED)
+		{
+			/* durable already: a late cancel must not answer it as failed */
+			HOLD_CANCEL_INTERRUPTS();
+			table_answer(x, "all", false);
+			RESUME_CANCEL_INTERRUPTS();
+			return;
+		}
+		if (g == SKADE_GROUP_LED)
+		{
+			table_answer(x, "all", false);
+			return;
+		}
+	}
 	(void) q1(x, "SELECT skade.update_table($1, $2,"
 			  " coalesce($4::pg_catalog.jsonb -> 'requirements', '[]'),"
 			  " coalesce($4::pg_catalog.jsonb -> 'updates', '[]'), $3)", 4, args);

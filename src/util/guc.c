@@ -231,6 +231,13 @@ bool		skade_update_fast_path = true;
 bool		skade_rebase_appends = false;
 
 /*
+ * skade.group_commit: concurrent REST appends to one table that rebases
+ * them are applied by one committer into one metadata file, one pointer
+ * move (commit_group.c); off, each takes the row lock in turn.
+ */
+bool		skade_group_commit = true;
+
+/*
  * skade.decode_helper: let a helper process decode a plan's uncached local
  * manifests from the end of its list while the backend decodes from the
  * start (manifest_helper.c); off, the backend decodes them all.  The
@@ -822,6 +829,15 @@ define_behaviour_settings(void)
 							 &skade_rebase_appends,
 							 false,
 							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("skade.group_commit",
+							 "Commit concurrent REST appends to a table that rebases them as one group: one metadata file, one pointer move.",
+							 NULL,
+							 &skade_group_commit,
+							 true,
+							 PGC_SIGHUP,
 							 0,
 							 NULL, NULL, NULL);
 

@@ -19,6 +19,9 @@ typedef struct SkadeShared
 	pg_atomic_uint64 commits;	/* pointer changes logged (all paths) */
 	pg_atomic_uint64 conflicts; /* CAS commits lost through the SQL API */
 	pg_atomic_uint64 rebased;	/* stale appends rebased (commit_rebase.c) */
+	pg_atomic_uint64 group_commits; /* groups that committed others' commits
+									 * (commit_group.c) */
+	pg_atomic_uint64 group_members; /* commits made by another's group */
 	LWLock	   *journal_lock;	/* the journal of written files: shared to
 								 * append, exclusive to compact */
 	uint64		journal_compacted;	/* its size after the last compaction

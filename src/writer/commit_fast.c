@@ -173,10 +173,38 @@ typedef struct FastCommit
 	int64		stale_have;		/* where it is */
 	char	   *stale_msg;		/* the failure, raised if no rebase */
 	SkadeRebase *rebase;
+	/* a step of a group (SkadeFastChain): the base is the chain's head, never written */
+	const SkadeMeta *head;		/* NULL: the base is in L0 */
+	const char *chain_location; /* the group's new file (NULL: not chosen yet) */
+	bool		chain_gzip;
 } FastCommit;
+
+/* commits applied in memory one onto another, written once (commit_group.c) */
+struct SkadeFastChain
+{
+	SkadeRoute	route;
+	const char *name;
+	char	   *base_location;	/* the real base: the pointer, locked */
+	SkadeMeta  *head;			/* the result so far (NULL: none yet) */
+	MemoryContext head_cxt;		/* holds head */
+	char	   *location;		/* the new file */
+	bool		gzip;
+	bool		rebase_on;		/* the table rebases stale appends (known
+								 * after a step that was ours) */
+	int			rebased;		/* of the steps applied */
+};
+
+typedef enum FastApply
+{
+	FAST_NOT_OURS,				/* nothing done: the engine's */
+	FAST_NO_CHANGE,
+	FAST_APPLIED				/* fc->result: the new summary and text */
+} FastApply;
 
 static char *fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalog,
 						 Jsonb *requirements, Jsonb *updates);
+static FastApply fast_apply(FastCommit *fc, const char *catalog, const char *ns,
+							Jsonb *requirements, Jsonb *updates, SkadeMeta **result);
 static bool load_base(FastCommit *fc);
 static bool scan_members(FastCommit *fc);
 static const char *skip_ws(const char *p, const char *end);
@@ -254,18 +282,48 @@ static char *
 fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalog,
 			Jsonb *requirements, Jsonb *updates)
 {
-	const char *text;
-	StringInfoData refs_text;
 	SkadeMeta  *meta;
 	char	   *real_path;
 
+	switch (fast_apply(fc, catalog, ns, requirements, updates, &meta))
+	{
+		case FAST_NOT_OURS:
+			return NULL;
+		case FAST_NO_CHANGE:
+			return pstrdup(fc->base_location);
+		case FAST_APPLIED:
+			break;
+	}
+	/* write it as write_table_metadata does, seed L0, compare-and-swap */
+	if (fc->rebase)
+		SkadeRebaseWrite(fc->rebase);
+	real_path = SkadeMetadataWrite(&fc->route, fc->location,
+								   ((char *) meta) + meta->json_off + VARHDRSZ,
+								   meta->json_len, fc->gzip);
+	L0Seed(fc->location, meta, real_path);
+	SkadeCommitTable(catalog, ns, name, fc->base_location, fc->location);
+	if (fc->rebase)
+		pg_atomic_fetch_add_u64(&skade_shared->rebased, 1);
+	return fc->location;
+}
+
+/*
+ * The commit applied in memory: its new summary with the text made in
+ * place (nothing written, the rebased list aside: the caller writes it).
+ */
+static FastApply
+fast_apply(FastCommit *fc, const char *catalog, const char *ns, Jsonb *requirements,
+		   Jsonb *updates, SkadeMeta **result)
+{
+	StringInfoData refs_text;
+
 	if (!JB_ROOT_IS_ARRAY(requirements) || JB_ROOT_IS_SCALAR(requirements) ||
 		!JB_ROOT_IS_ARRAY(updates) || JB_ROOT_IS_SCALAR(updates))
-		return NULL;
+		return FAST_NOT_OURS;
 	fc->route.catalog = catalog;
 	fc->route.ns = ns;
 	if (!load_base(fc) || !check_requirements(fc, requirements))
-		return NULL;
+		return FAST_NOT_OURS;
 	/* a stale branch: rebased, or its failure (the engine's first error) */
 	if (fc->stale_msg && (updates = rebase_updates(fc, updates)) == NULL)
 		requirement_failed(fc, NULL);
@@ -273,27 +331,125 @@ fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalo
 	{
 		if (fc->stale_msg)
 			requirement_failed(fc, NULL);
-		return NULL;
+		return FAST_NOT_OURS;
 	}
 	if (fc->changes == 0)
-		return pstrdup(fc->base_location);
+		return FAST_NO_CHANGE;
 	if (fc->location == NULL && !new_location(fc))
-		return NULL;
+		return FAST_NOT_OURS;
 
 	/* the new summary, its text (made in place) and refs variant */
 	initStringInfo(&refs_text);
-	meta = new_summary(fc, &refs_text);
-	text = ((char *) meta) + meta->json_off + VARHDRSZ;
+	*result = new_summary(fc, &refs_text);
+	return FAST_APPLIED;
+}
 
-	/* write it as write_table_metadata does, seed L0, compare-and-swap */
-	if (fc->rebase)
-		SkadeRebaseWrite(fc->rebase);
-	real_path = SkadeMetadataWrite(&fc->route, fc->location, text, meta->json_len, fc->gzip);
-	L0Seed(fc->location, meta, real_path);
-	SkadeCommitTable(catalog, ns, name, fc->base_location, fc->location);
-	if (fc->rebase)
-		pg_atomic_fetch_add_u64(&skade_shared->rebased, 1);
-	return fc->location;
+/* ---------------------------------------------------------------- a chain */
+
+/*
+ * SkadeFastChainBegin
+ *		A chain of commits onto base_location, the table's pointer, whose row
+ *		the caller has locked.  Allocated in the current context.
+ */
+SkadeFastChain *
+SkadeFastChainBegin(const char *catalog, const char *ns, const char *name,
+					const char *base_location)
+{
+	SkadeFastChain *ch = palloc0(sizeof(SkadeFastChain));
+
+	ch->route.catalog = pstrdup(catalog);
+	ch->route.ns = pstrdup(ns);
+	ch->name = pstrdup(name);
+	ch->base_location = pstrdup(base_location);
+	return ch;
+}
+
+/*
+ * SkadeFastChainStep
+ *		Apply one commit onto the chain's head, in memory (a rebased list is
+ *		written, for the next step reads it).  false: not ours (the chain is
+ *		unchanged; so is it when this raises, the commit's own error).  A
+ *		commit that changes nothing is applied.
+ */
+bool
+SkadeFastChainStep(SkadeFastChain *ch, Jsonb *requirements, Jsonb *updates)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext cxt;
+	FastCommit *fc;
+	SkadeMeta  *meta = NULL;
+	FastApply	r;
+
+	if (!skade_update_fast_path || skade_shared == NULL || XactReadOnly)
+		return false;
+	cxt = AllocSetContextCreate(caller, "skade group step", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(cxt);
+	fc = palloc0(sizeof(FastCommit));
+	fc->base_location = ch->head ? ch->location : ch->base_location;
+	fc->head = ch->head;
+	fc->chain_location = ch->location;
+	fc->chain_gzip = ch->gzip;
+	fc->now_ms = GetCurrentTimestamp() / 1000 +
+		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
+	r = fast_apply(fc, ch->route.catalog, ch->route.ns, requirements, updates, &meta);
+	if (r != FAST_NOT_OURS)
+		ch->rebase_on = fc->rebase_on;
+	if (r == FAST_APPLIED)
+	{
+		MemoryContext head_cxt;
+
+		if (fc->rebase)
+			SkadeRebaseWrite(fc->rebase);
+		/* the new head, kept; the old one and the step's memory go */
+		head_cxt = AllocSetContextCreate(caller, "skade group head", ALLOCSET_DEFAULT_SIZES);
+		if (ch->location == NULL)
+		{
+			ch->location = MemoryContextStrdup(caller, fc->location);
+			ch->gzip = fc->gzip;
+		}
+		ch->head = MemoryContextAlloc(head_cxt, meta->total_size);
+		memcpy(ch->head, meta, meta->total_size);
+		if (ch->head_cxt)
+			MemoryContextDelete(ch->head_cxt);
+		ch->head_cxt = head_cxt;
+		if (fc->rebase)
+			ch->rebased++;
+	}
+	MemoryContextSwitchTo(caller);
+	MemoryContextDelete(cxt);
+	return r != FAST_NOT_OURS;
+}
+
+/* Does the chain's table rebase stale appends (after a step that was ours)? */
+bool
+SkadeFastChainRebases(const SkadeFastChain *ch)
+{
+	return ch->rebase_on;
+}
+
+/*
+ * SkadeFastChainFinish
+ *		Write the chain's head once and move the pointer once; its location
+ *		(the base's when no step changed anything).
+ */
+char *
+SkadeFastChainFinish(SkadeFastChain *ch)
+{
+	char	   *real_path;
+	SkadeMeta  *meta;
+
+	if (ch->head == NULL)
+		return ch->base_location;
+	real_path = SkadeMetadataWrite(&ch->route, ch->location,
+								   ((char *) ch->head) + ch->head->json_off + VARHDRSZ,
+								   ch->head->json_len, ch->gzip);
+	meta = palloc(ch->head->total_size);
+	memcpy(meta, ch->head, ch->head->total_size);
+	L0Seed(ch->location, meta, real_path);
+	SkadeCommitTable(ch->route.catalog, ch->route.ns, ch->name, ch->base_location, ch->location);
+	if (ch->rebased > 0)
+		pg_atomic_fetch_add_u64(&skade_shared->rebased, ch->rebased);
+	return ch->location;
 }
 
 /* ---------------------------------------------------------------- the base */
@@ -308,12 +464,22 @@ load_base(FastCommit *fc)
 	const char *arrays[3] = {"snapshots", "snapshot-log", "metadata-log"};
 	int			i;
 
-	/* the text first: it fills the entry (and pins it) */
-	json = L0FetchJsonPinned(&fc->route, fc->base_location, false);
-	fc->text = VARDATA_ANY(json);
-	fc->len = VARSIZE_ANY_EXHDR(json);
-	L0Fetch(&fc->route, fc->base_location, L0_WANT_SUMMARY, &r);
-	fc->base = r.summary;
+	if (fc->head)
+	{
+		/* a group's head: made by this path, in memory */
+		fc->base = (SkadeMeta *) fc->head;
+		fc->text = ((const char *) fc->head) + fc->head->json_off + VARHDRSZ;
+		fc->len = fc->head->json_len;
+	}
+	else
+	{
+		/* the text first: it fills the entry (and pins it) */
+		json = L0FetchJsonPinned(&fc->route, fc->base_location, false);
+		fc->text = VARDATA_ANY(json);
+		fc->len = VARSIZE_ANY_EXHDR(json);
+		L0Fetch(&fc->route, fc->base_location, L0_WANT_SUMMARY, &r);
+		fc->base = r.summary;
+	}
 	if ((fc->base->format_version != 2 && fc->base->format_version != 3) ||
 		fc->base->table_uuid == 0)
 		return false;
@@ -1095,6 +1261,13 @@ new_location(FastCommit *fc)
 		digits++;
 	if (digits > 18)
 		return false;
+	if (fc->chain_location)
+	{
+		/* a later step of a group: the group's one new file */
+		fc->location = pstrdup(fc->chain_location);
+		fc->gzip = fc->chain_gzip;
+		return true;
+	}
 	fc->location = SkadeNextMetadataLocation(fc->base_location,
 											 SkadeMetaStr(fc->base, fc->base->table_location),
 											 val[1], val[2], &fc->gzip);
@@ -1198,6 +1371,12 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 		/* the base's entries and the base itself, the newest maxlog of them */
 		int			n = m ? m->nelems : 0;
 
+		if (fc->head)
+		{
+			/* a group's head was never written: the log is the group's base's */
+			appendBinaryStringInfo(out, m ? m->value.p : "[]", m ? m->value.len : 2);
+			return;
+		}
 		appendStringInfoChar(out, '[');
 		for (i = Max(0, n + 1 - fc->maxlog); i < n; i++)
 		{

@@ -78,12 +78,26 @@ def check_linear(table, committed: dict[int, list[int]]):
     assert len(seen) == len(set(seen)), "a row appended twice"
 
 
-def rebased_total() -> int:
-    """skade_commits_rebased_total of GET /metrics (answered to loopback clients)."""
+def metric(name: str) -> int:
+    """A counter of GET /metrics (answered to loopback clients)."""
     import requests
     text = requests.get(f"{restenv.URI}/metrics", timeout=10).text
-    return int(next(line.split()[1] for line in text.splitlines()
-                    if line.startswith("skade_commits_rebased_total ")))
+    return int(next(line.split()[1] for line in text.splitlines() if line.startswith(name + " ")))
+
+
+def rebased_total() -> int:
+    return metric("skade_commits_rebased_total")
+
+
+def appended_by(table) -> dict[int, list[int]]:
+    """snapshot id -> the ids it added, from the table's data: under group commit a client's
+    answer is the table as its group left it, whose current snapshot may be a later member's."""
+    out, before = {}, set()
+    for s in history(table):
+        now = set(ids_at(table, s.snapshot_id))
+        out[s.snapshot_id] = sorted(now - before)
+        before = now
+    return out
 
 
 def test_stale_append_is_rebased(cat, pg):
@@ -177,7 +191,7 @@ def test_concurrent_appenders_never_fail(cat):
     cat.create_table((NS, "hot"), SCHEMA, properties=ON)
     writers, per = 8, 6
     lock = threading.Lock()
-    committed: dict[int, list[int]] = {}
+    acked: list[list[int]] = []
     failures = Counter()
 
     def run(w: int):
@@ -193,7 +207,7 @@ def test_concurrent_appenders_never_fail(cat):
                 t = c.load_table((NS, "hot"))
                 continue
             with lock:
-                committed[t.current_snapshot().snapshot_id] = ids
+                acked.append(ids)
 
     threads = [threading.Thread(target=run, args=(w,)) for w in range(writers)]
     for th in threads:
@@ -201,11 +215,151 @@ def test_concurrent_appenders_never_fail(cat):
     for th in threads:
         th.join()
     assert not failures, failures
-    assert len(committed) == writers * per
+    assert len(acked) == writers * per
     t = cat.load_table((NS, "hot"))
+    committed = appended_by(t)
+    assert sorted(committed.values()) == sorted(acked)
     check_linear(t, committed)
     # the writers did collide (else this shows nothing): some snapshots were rebased
     assert any("-rebased-" in s.manifest_list for s in t.metadata.snapshots)
+
+
+# ------------------------------------------------------------ group commit (commit_group.c)
+
+@pytest.fixture(scope="module")
+def roomy(pg):
+    """Room for the groups: the REST pool runs the commits of one table on at most half of
+    skade.rest_max_workers executors (the others queue in the listener), so a group holds at
+    most that many; and a longer lock wait for the held row lock."""
+    import time
+    restenv.alter_system(pg, rest_max_workers="8", rest_lock_timeout="30s")
+    time.sleep(1.5)  # the reload reaches the listener and the executors in their own time
+    yield
+    restenv.alter_system(pg, rest_max_workers=None, rest_lock_timeout=None)
+
+
+def held_back_appends(cat, pg, name, writers, change=None, grouped=True):
+    """writers stale appends to table name, posted while another session holds the table's row
+    lock, which it releases once the first to arrive waits for the lock and the others wait
+    for that one: they commit as one group.  change(k, body) may alter writer k's commit.
+    Returns (ids acknowledged per writer or the exception raised, commit-log rows made)."""
+    import psycopg2
+    cat.create_table((NS, name), SCHEMA, properties=ON)
+    cat.load_table((NS, name)).append(rows([0], "base"))
+    tables = [restenv.make_catalog().load_table((NS, name)) for _ in range(writers)]
+    ready = threading.Barrier(writers + 1)
+    go = threading.Event()
+    outcome: dict[int, object] = {}
+
+    def hold_post(k, t):
+        post = t.catalog._session.post
+
+        def wrapped(url, *args, data=None, **kw):
+            if data is not None and f"/tables/{name}" in url:
+                t.catalog._session.post = post
+                if change is not None:
+                    data = json.dumps(change(k, json.loads(data))).encode()
+                ready.wait(30)
+                go.wait(30)
+            return post(url, *args, data=data, **kw)
+        t.catalog._session.post = wrapped
+
+    def run(k, t):
+        hold_post(k, t)
+        try:
+            t.append(rows([100 + k], f"g{k}"))
+            outcome[k] = [100 + k]
+        except Exception as e:  # noqa: BLE001 (the test reads it)
+            outcome[k] = e
+
+    threads = [threading.Thread(target=run, args=(k, t)) for k, t in enumerate(tables)]
+    for th in threads:
+        th.start()
+    ready.wait(60)  # every commit built, none sent
+    seq = restenv.sql(pg, "SELECT coalesce(max(seq), 0) FROM skade.commit_log")[0][0]
+    holder = psycopg2.connect(restenv.PG_DSN)
+    try:
+        with holder.cursor() as cur:
+            cur.execute("SELECT 1 FROM public.iceberg_tables WHERE catalog_name = %s"
+                        " AND table_namespace = %s AND table_name = %s FOR UPDATE", (restenv.CATALOG, NS, name))
+        go.set()
+
+        seen = []
+
+        def queued():
+            waits = restenv.sql(pg, "SELECT wait_event_type FROM pg_stat_activity WHERE state = 'active'"
+                                " AND query LIKE %s", (f"POST %/tables/{name}",))
+            kinds = Counter(w for (w,) in waits)
+            seen[:] = [kinds]
+            if not grouped:  # each waits for the row lock itself
+                return kinds["Lock"] == writers
+            return kinds["Lock"] == 1 and kinds["Extension"] == writers - 1
+        assert restenv.wait_for(queued, timeout=4), f"the commits did not queue: {seen}"
+    finally:
+        holder.rollback()
+        holder.close()
+    for th in threads:
+        th.join()
+    made = restenv.sql(pg, "SELECT count(*) FROM skade.commit_log WHERE seq > %s AND table_name = %s", (seq, name))[0][0]
+    return outcome, made, tables
+
+
+def test_waiting_appends_commit_as_one_group(cat, pg, roomy):
+    """Three stale appends queued behind a held row lock: the first leads, takes the other two
+    once it has the lock, and writes one metadata file for the three (one pointer move, one
+    commit-log row); each client has its own snapshot, answered with the table as the group
+    left it; history is linear and every row is there once."""
+    groups, grouped = metric("skade_commit_groups_total"), metric("skade_commits_grouped_total")
+    outcome, made, tables = held_back_appends(cat, pg, "group", 3)
+    assert all(isinstance(v, list) for v in outcome.values()), outcome
+    assert made == 1
+    assert metric("skade_commit_groups_total") == groups + 1
+    assert metric("skade_commits_grouped_total") == grouped + 2
+    t = cat.load_table((NS, "group"))
+    committed = appended_by(t)
+    assert sorted(committed.values()) == [[0], [100], [101], [102]]
+    check_linear(t, committed)
+    # every client was answered with the group's one file
+    assert {x.metadata_location for x in tables} == {t.metadata_location}
+
+
+def test_a_bad_member_fails_only_itself(cat, pg, roomy):
+    """One member of a group asserts a table uuid that is not the table's: it alone fails
+    with 409, the others commit in the same group."""
+    def bad_uuid(k, body):
+        if k == 1:
+            # first, so that it is the first failure whether the member leads or follows
+            body["requirements"].insert(0, {"type": "assert-table-uuid",
+                                            "uuid": "00000000-0000-0000-0000-000000000000"})
+        return body
+    grouped = metric("skade_commits_grouped_total")
+    outcome, made, _ = held_back_appends(cat, pg, "badmember", 3, bad_uuid)
+    assert isinstance(outcome[1], CommitFailedException) and "UUID does not match" in str(outcome[1])
+    assert isinstance(outcome[0], list) and isinstance(outcome[2], list), outcome
+    assert made == 1
+    t = cat.load_table((NS, "badmember"))
+    committed = appended_by(t)
+    assert sorted(committed.values()) == [[0], [100], [102]]
+    check_linear(t, committed)
+    assert metric("skade_commits_grouped_total") == grouped + 1
+
+
+def test_group_commit_off_commits_one_by_one(cat, pg, roomy):
+    """skade.group_commit = off: the same queue commits each append on its own (three
+    commit-log rows), still rebased, none failing."""
+    restenv.alter_system(pg, group_commit="off")
+    try:
+        assert restenv.wait_for(lambda: restenv.sql(pg, "SHOW skade.group_commit")[0][0] == "off")
+        import time
+        time.sleep(1.5)  # the reload reaches the REST workers in their own time
+        groups = metric("skade_commit_groups_total")
+        outcome, made, _ = held_back_appends(cat, pg, "ungrouped", 3, grouped=False)
+    finally:
+        restenv.alter_system(pg, group_commit=None)
+    assert all(isinstance(v, list) for v in outcome.values()), outcome
+    assert made == 3
+    assert metric("skade_commit_groups_total") == groups
+    check_linear(cat.load_table((NS, "ungrouped")), appended_by(cat.load_table((NS, "ungrouped"))))
 
 
 # ------------------------------------------------------------ what is not a compatible append
