@@ -3,10 +3,12 @@
 #   strict    skade, Iceberg's optimistic concurrency (today: a stale append gets 409, the
 #             writer reloads and tries again)
 #   rebase    skade, the table property skade.rebase-appends=true (commit_rebase.c: a stale
-#             fast append is rebased onto the head by the server)
+#             fast append is rebased onto the head by the server), skade.group_commit = off
 #   fixture   Iceberg's REST fixture 1.11.0 (a JdbcCatalog, test/rest/fixture.sh) on the same
 #             PostgreSQL, same warehouse
-#   group     rebase + group commit: NOT BUILT YET (issue 30 part 2) -- reported as such
+#   group     rebase + group commit (skade.group_commit = on, the default; commit_group.c:
+#             appends that arrive while a commit is in flight are applied by one committer
+#             into one metadata file, one pointer move)
 #   sql_strict, sql_rebase  the same two through SQL: SELECT skade.update_table(...) on a
 #             connection per writer as the REST writers' role (loadgen "sqlappend", pgwire.go),
 #             40001 counted as a 409, the next base read from skade.snapshots()
@@ -19,16 +21,17 @@
 # (bench/hot/check.py: every acknowledged snapshot in the table's parent chain once, nothing
 # else in it) -- lost, dup and extra must be 0.
 # Then pyiceberg writers beside them (bench/hot/pywriters.py, W processes, pyiceberg's own
-# retries as it ships them): strict vs rebase, commits/s, p50/p99 of an append, the 409 rate,
-# failures, and a scan: every acknowledged row in the table once.
-# Ratios (same run): rebase/strict and rebase/fixture commits/s; targets (issue 30): at 32
-# writers rebase >= 10x strict and >= 20x fixture, 409 rate < 1%, p99 < 100 ms; 8 pyiceberg
-# writers >= 2x strict, 409 rate < 1%.
+# retries as it ships them): strict, rebase and rebase + group, commits/s, p50/p99 of an
+# append, the 409 rate, failures, and a scan: every acknowledged row in the table once.
+# Ratios (same run): group/strict, rebase/strict, group/rebase and group/fixture commits/s;
+# targets (issue 30), on rebase + group: at 32 writers >= 10x strict and >= 20x fixture, 409
+# rate < 1%, p99 < 100 ms; 8 pyiceberg writers >= 2x strict, 409 rate < 1%.
 #
 # Usage: bash bench/hot_table.sh [seconds-per-run=10]
 # Environment: SKADE_BENCH_WRITERS ("1 8 32"), SKADE_BENCH_PY_WRITERS (8; 0: no pyiceberg
 #   phase), SKADE_BENCH_FIXTURE (1; 0: no fixture), SKADE_BENCH_REST_WORKERS (skade.rest_workers,
-#   2), SKADE_BENCH_NO_BUILD=1 (use the skade installed), SKADE_BENCH_KEEP=1 (keep the work
+#   4), SKADE_BENCH_REST_MAX_WORKERS (skade.rest_max_workers, 16: the commits of one table run
+#   on at most half of them, so a group holds at most that many; every mode runs with it), SKADE_BENCH_NO_BUILD=1 (use the skade installed), SKADE_BENCH_KEEP=1 (keep the work
 #   directory), SKADE_VENV (pyiceberg's virtualenv, default test/interop/python/.venv)
 set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
@@ -37,7 +40,8 @@ SECS=${1:-10}
 WRITERS=${SKADE_BENCH_WRITERS:-1 8 32}
 PYW=${SKADE_BENCH_PY_WRITERS:-8}
 FIXTURE=${SKADE_BENCH_FIXTURE:-1}
-WORKERS=${SKADE_BENCH_REST_WORKERS:-2}
+WORKERS=${SKADE_BENCH_REST_WORKERS:-4}
+MAX_WORKERS=${SKADE_BENCH_REST_MAX_WORKERS:-16}
 HERE=$SKADE_ROOT/bench
 START=$SECONDS
 
@@ -71,6 +75,7 @@ skade.allowed_roots = '$WH'
 skade.write_roots = '$WH'
 skade.rest_port = $RPORT
 skade.rest_workers = $WORKERS
+skade.rest_max_workers = $MAX_WORKERS
 skade.rest_listen_addresses = '127.0.0.1'
 CONF
 as_pg "$PGBIN/pg_ctl" -D "$DATA" -w restart -l "$DATA/server.log" >/dev/null
@@ -104,6 +109,12 @@ table() {
         location => '$WH/b/$1', catalog => 'skade')" >/dev/null
     chmod -R a+rwX "$WH/b/$1"
 }
+# group_commit on|off : skade.group_commit for the next run (a reload; the REST workers read it
+# at their next request, well within the pause)
+group_commit() {
+    pg "$PGPORT" -Atq -c "ALTER SYSTEM SET skade.group_commit = $1" -c "SELECT pg_reload_conf()" >/dev/null
+    sleep 1
+}
 location() {
     pg "$PGPORT" -Atq -c "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = 'skade' AND table_namespace = 'b' AND table_name = '$1'"
 }
@@ -117,13 +128,14 @@ EOF
 # ---------------------------------------------------------------- light writers
 n=0
 for w in $WRITERS; do
-    for mode in strict rebase fixture sql_strict sql_rebase; do
+    for mode in strict rebase group fixture sql_strict sql_rebase; do
         [ "$mode" = fixture ] && [ "$FIXTURE" != 1 ] && continue
         n=$((n + 1))
         name=${mode}_$w
         case $mode in
             strict) table "$name" false; u=$SK/$name h=$AUTH ;;
-            rebase) table "$name" true; u=$SK/$name h=$AUTH ;;
+            rebase) table "$name" true; group_commit off; u=$SK/$name h=$AUTH ;;
+            group) table "$name" true; group_commit on; u=$SK/$name h=$AUTH ;;
             fixture) table "$name" false; u=$FU/$name h="X-No: auth" ;;
             sql_strict) table "$name" false ;;
             sql_rebase) table "$name" true ;;
@@ -147,7 +159,6 @@ print(f"  {mode:8} {w:>3} writers: {o['commits_per_s']:8.1f} commits/s  p50 {o['
       f"  lost {c['lost']} dup {c['dup']} extra {c['extra']}" + (f"  first error: {o['first_error']}" if o.get('first_error') else ""))
 PY
     done
-    printf '%s\t%s\t%s\t%s\n' group "$w" '{}' '{}' >>"$RES"
 done
 
 # ---------------------------------------------------------------- pyiceberg writers
@@ -157,9 +168,13 @@ if [ "$PYW" != 0 ]; then
         python3 -m venv "$venv"
         "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$SKADE_ROOT/test/interop/python/requirements.txt"
     fi
-    for mode in strict rebase; do
+    for mode in strict rebase group; do
         name=py_$mode
-        if [ $mode = strict ]; then table "$name" false; else table "$name" true; fi
+        case $mode in
+            strict) table "$name" false ;;
+            rebase) table "$name" true; group_commit off ;;
+            group) table "$name" true; group_commit on ;;
+        esac
         log "$PYW pyiceberg writers, $mode"
         out=$("$venv/bin/python" "$HERE/hot/pywriters.py" "http://127.0.0.1:$RPORT" skade "$TOKEN" b "$name" "$PYW" "$SECS" 2>>"$WORK/pywriters.log")
         printf '%s\t%s\t%s\t%s\n' "py_$mode" "$PYW" "$out" '{}' >>"$RES"

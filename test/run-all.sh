@@ -146,6 +146,10 @@ suite "REST fuzzer (bounded pass, seed 1)" "$SKADE_ROOT/test/rest/fuzz/run.sh" -
 
 # a full disk under skade's writes (mounts a small tmpfs: root)
 suite "faults: a full disk" "$SKADE_ROOT/test/faults/disk_full.sh"
+# group commit under crashes: 32 REST writers on one table, a SIGKILL and an immediate
+# shutdown under them; no acknowledged append lost or duplicated, nothing half-applied
+suite "faults: REST appends under group commit survive a SIGKILL and an immediate shutdown" \
+    "$SKADE_ROOT/test/rest/crash.sh"
 
 # object storage: a moto S3 server (from PyPI, in test/s3/.venv),
 # the fixtures on S3 answering as on local files, then S3 faults through a

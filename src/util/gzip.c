@@ -368,11 +368,12 @@ SkadeGzipLevel(const char *buf, size_t len, int level)
 
 /*
  * SkadeDeflateRawAppend
- *		buf (len bytes) as a raw deflate stream (no header, level 9: Avro's
- *		"deflate" codec as Java's Avro writes manifests), appended to out.
+ *		buf (len bytes) as a raw deflate stream (no header: Avro's "deflate"
+ *		codec) at zlib level level (Java's Avro writes manifests at 9),
+ *		appended to out.
  */
 void
-SkadeDeflateRawAppend(const char *buf, size_t len, StringInfo out)
+SkadeDeflateRawAppend(const char *buf, size_t len, int level, StringInfo out)
 {
 	z_stream	zs;
 	int			rc;
@@ -384,7 +385,7 @@ SkadeDeflateRawAppend(const char *buf, size_t len, StringInfo out)
 	zs.zalloc = gzip_zalloc;
 	zs.zfree = gzip_zfree;
 	/* windowBits -15: raw deflate */
-	if (deflateInit2(&zs, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		elog(ERROR, "could not initialize zlib: %s", zs.msg ? zs.msg : "unknown error");
 	bound = deflateBound(&zs, (uLong) len);
 	enlargeStringInfo(out, (int) bound);

@@ -21,6 +21,6 @@ extern void SkadeInflateRaw(const char *buf, size_t len, StringInfo out, size_t 
 extern uint32 SkadeCrc32(const char *buf, size_t len);
 extern StringInfo SkadeGzip(const char *buf, size_t len);
 extern StringInfo SkadeGzipLevel(const char *buf, size_t len, int level);
-extern void SkadeDeflateRawAppend(const char *buf, size_t len, StringInfo out);
+extern void SkadeDeflateRawAppend(const char *buf, size_t len, int level, StringInfo out);
 
 #endif							/* SKADE_GZIP_H */

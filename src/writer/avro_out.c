@@ -34,6 +34,7 @@ SkadeAvroOutBegin(SkadeAvroOut *o, const char **kv, int nkv)
 	o->buf = makeStringInfo();
 	o->block = makeStringInfo();
 	o->nrecords = 0;
+	o->level = 9;
 	if (!pg_strong_random(o->sync, sizeof(o->sync)))
 		elog(ERROR, "could not generate a random sync marker");
 	appendBinaryStringInfo(o->buf, "Obj\001", 4);
@@ -56,7 +57,7 @@ SkadeAvroOutFlush(SkadeAvroOut *o)
 	if (o->nrecords == 0)
 		return;
 	initStringInfo(&z);
-	SkadeDeflateRawAppend(o->block->data, o->block->len, &z);
+	SkadeDeflateRawAppend(o->block->data, o->block->len, o->level, &z);
 	avro_long(o->buf, o->nrecords);
 	avro_long(o->buf, z.len);
 	appendBinaryStringInfo(o->buf, z.data, z.len);

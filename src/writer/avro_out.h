@@ -22,6 +22,7 @@ typedef struct SkadeAvroOut
 	StringInfo	buf;			/* the file so far */
 	StringInfo	block;			/* records of the current block, encoded */
 	int64		nrecords;		/* in block */
+	int			level;			/* zlib level of the blocks (Begin: 9, Java's) */
 	char		sync[16];
 } SkadeAvroOut;
 
