@@ -43,7 +43,10 @@
  *
  * Locking: group->lock (exclusive, short: no I/O, no allocation while
  * held) guards every slot and next_seq.  Latches wake the waiters.
- * Memory: the leader's in "skade group commit", in its caller's context.
+ * Memory: the leader's in "skade group commit", in its caller's context,
+ * which also holds the rebase's memo of manifest lists while the group is
+ * applied (commit_rebase.c: the members share their parent's list and each
+ * rebases onto the list the one before wrote).
  *
  * IDENTIFICATION
  *	  src/writer/commit_group.c
@@ -71,6 +74,7 @@
 #include "catalog/catalog_store.h"
 #include "writer/commit_fast.h"
 #include "writer/commit_group.h"
+#include "writer/commit_rebase.h"
 #include "util/guc.h"
 #include "util/shmem.h"
 
@@ -435,9 +439,12 @@ lead(const char *catalog, const char *ns, const char *name, const char *body)
 	}
 	cxt = AllocSetContextCreate(caller, "skade group commit", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(cxt);
+	/* (ended here, or at the transaction's end: group_xact_callback) */
+	SkadeRebaseMemoBegin(cxt);
 	ch = SkadeFastChainBegin(catalog, ns, name, base);
 	if (!step_body(ch, body))
 	{
+		SkadeRebaseMemoEnd();
 		MemoryContextSwitchTo(caller);
 		MemoryContextDelete(cxt);
 		hand_off(false);
@@ -453,6 +460,7 @@ lead(const char *catalog, const char *ns, const char *name, const char *body)
 	else
 		hand_off(true);			/* a table without rebase: no groups */
 	(void) SkadeFastChainFinish(ch);
+	SkadeRebaseMemoEnd();
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(cxt);
 	return true;
@@ -608,6 +616,7 @@ group_xact_callback(XactEvent event, void *arg)
 
 	if (!committed && event != XACT_EVENT_ABORT && event != XACT_EVENT_PARALLEL_ABORT)
 		return;
+	SkadeRebaseMemoEnd();		/* a leader's error left it on */
 	if (nclaimed == 0 && my_slot < 0)
 		return;
 	LWLockAcquire(group->lock, LW_EXCLUSIVE);

@@ -53,6 +53,16 @@
  * written (SkadeCreateFile: create-only, fsync'ed, journalled) only by
  * SkadeRebaseWrite, after every check of the commit has passed.
  *
+ * The memo (a group's chain, commit_group.c): between SkadeRebaseMemoBegin
+ * and SkadeRebaseMemoEnd, the parent's and head's lists are remembered by
+ * path in the memo's context -- the lists read, and the ones written here
+ * (the next member's head) -- so the members of a group, which share their
+ * parent and each rebase onto the one before, read neither again.  A list
+ * file is never changed once written (its name is new, create-only), and
+ * an entry reads back as it was written (SkadeManifestListRead of
+ * put_list_entry's fields), so the memo answers what a read would.  The
+ * caller gets copies of the entries (the rebase renumbers its own).
+ *
  * IDENTIFICATION
  *	  src/writer/commit_rebase.c
  *
@@ -70,13 +80,26 @@
 #include "format/avro_reader.h"
 #include "io/file_access.h"
 #include "util/guc.h"
+#include "writer/avro_out.h"
 #include "writer/commit_rebase.h"
 #include "writer/manifest_list.h"
 
 #define REBASE_PROPERTY "skade.rebase-appends"
 
+/* lists by path while a chain runs (the memo, above) */
+typedef struct MemoList
+{
+	char	   *path;
+	List	   *entries;		/* of SkadeListEntry, in memo_cxt */
+} MemoList;
+
+static MemoryContext memo_cxt = NULL;
+static List *memo = NIL;		/* of MemoList, in memo_cxt */
+
 static List *snapshot_list(const SkadeRoute *route, const SkadeMeta *base,
 						   const SkadeMetaSnapshot *s);
+static void memo_put(const char *path, List *entries);
+static SkadeListEntry *entry_copy(const SkadeListEntry *le, bool deep);
 static bool same_paths(List *a, List *b);
 static int	path_cmp(const void *a, const void *b);
 static bool added_only(const SkadeRoute *route, const SkadeListEntry *le, int64 id, int fv);
@@ -188,6 +211,75 @@ SkadeRebaseWrite(const SkadeRebase *rb)
 	h.seq = rb->seq;
 	h.first_row_id = rb->first_row_id;
 	SkadeManifestListWrite(rb->route, rb->manifest_list, &h, rb->entries, NULL);
+	/* as written (v3: with the row ids the write assigned) */
+	memo_put(rb->manifest_list, rb->entries);
+}
+
+/*
+ * SkadeRebaseMemoBegin
+ *		Remember lists in cxt until SkadeRebaseMemoEnd (which the caller
+ *		must reach on every path, errors included, before cxt goes).
+ */
+void
+SkadeRebaseMemoBegin(MemoryContext cxt)
+{
+	memo_cxt = cxt;
+	memo = NIL;
+}
+
+void
+SkadeRebaseMemoEnd(void)
+{
+	memo_cxt = NULL;
+	memo = NIL;
+}
+
+/* remember path's entries (copied into the memo) */
+static void
+memo_put(const char *path, List *entries)
+{
+	MemoryContext old;
+	MemoList   *m;
+	ListCell   *lc;
+
+	if (memo_cxt == NULL)
+		return;
+	old = MemoryContextSwitchTo(memo_cxt);
+	m = palloc0(sizeof(MemoList));
+	m->path = pstrdup(path);
+	foreach(lc, entries)
+		m->entries = lappend(m->entries, entry_copy(lfirst(lc), true));
+	memo = lappend(memo, m);
+	MemoryContextSwitchTo(old);
+}
+
+/* le copied in the current context: its strings too (deep), or shared */
+static SkadeListEntry *
+entry_copy(const SkadeListEntry *le, bool deep)
+{
+	SkadeListEntry *c = palloc(sizeof(SkadeListEntry));
+	int			k;
+
+	*c = *le;
+	c->chosen = false;
+	if (!deep)
+		return c;
+	c->path = pstrdup(le->path);
+	if (le->key_metadata)
+		c->key_metadata = SkadeBytesDup(le->key_metadata, le->key_metadata_len);
+	if (le->nsummaries > 0)
+	{
+		c->summaries = palloc0(sizeof(SkadeListSummary) * (le->nsummaries + 1));
+		for (k = 0; k < le->nsummaries; k++)
+		{
+			c->summaries[k] = le->summaries[k];
+			if (le->summaries[k].lower)
+				c->summaries[k].lower = SkadeBytesDup(le->summaries[k].lower, le->summaries[k].lower_len);
+			if (le->summaries[k].upper)
+				c->summaries[k].upper = SkadeBytesDup(le->summaries[k].upper, le->summaries[k].upper_len);
+		}
+	}
+	return c;
 }
 
 /* the entries of snapshot s's manifest list (none without one) */
@@ -195,10 +287,28 @@ static List *
 snapshot_list(const SkadeRoute *route, const SkadeMeta *base, const SkadeMetaSnapshot *s)
 {
 	const char *ml = SkadeMetaStr(base, s->manifest_list);
+	List	   *entries;
+	List	   *out = NIL;
+	ListCell   *lc;
 
 	if (ml == NULL)
 		return NIL;
-	return SkadeManifestListRead(route, ml, s->snapshot_id, s->sequence_number);
+	if (memo_cxt == NULL)
+		return SkadeManifestListRead(route, ml, s->snapshot_id, s->sequence_number);
+	foreach(lc, memo)
+	{
+		MemoList   *m = lfirst(lc);
+		ListCell   *e;
+
+		if (strcmp(m->path, ml) != 0)
+			continue;
+		foreach(e, m->entries)
+			out = lappend(out, entry_copy(lfirst(e), false));
+		return out;
+	}
+	entries = SkadeManifestListRead(route, ml, s->snapshot_id, s->sequence_number);
+	memo_put(ml, entries);
+	return entries;
 }
 
 /* the same manifest paths, as many times each */

@@ -51,6 +51,8 @@ extern SkadeRebase *SkadeRebasePlan(const SkadeRoute *route, const SkadeMeta *ba
 									int64 head_id, int64 next_row_id, const SkadeAppend *a,
 									const char *dir);
 extern void SkadeRebaseWrite(const SkadeRebase *rb);
+extern void SkadeRebaseMemoBegin(MemoryContext cxt);
+extern void SkadeRebaseMemoEnd(void);
 extern bool SkadeIntText(const char *s, int len, int64 *value);
 
 #endif							/* SKADE_COMMIT_REBASE_H */
