@@ -38,7 +38,11 @@ if [[ $secure == 1 ]]; then
         "-Dskade.rest.truststore=$SKADE_REST_TRUSTSTORE" "-Dskade.rest.role=$SKADE_REST_SECURE_ROLE"
         "-Dskade.rest.token.lifetime=$SKADE_REST_TOKEN_LIFETIME")
 else
-    mvn_args+=(-Dtest=RestClientLifecycleTest,RestRebaseTest "-Dskade.rest.uri=$SKADE_REST_URI"
+    # the rebase and group commit against the newest client only (CI time: the server's
+    # side is the same for both; the lifecycle covers what differs between releases)
+    tests=RestClientLifecycleTest
+    [[ $profile == iceberg-1.12 ]] && tests+=,RestRebaseTest
+    mvn_args+=(-Dtest=$tests "-Dskade.rest.uri=$SKADE_REST_URI"
         "-Dskade.rest.token=$SKADE_REST_WRITER_TOKEN" "-Dskade.rest.role=$SKADE_REST_WRITER_ROLE")
 fi
 [[ -n "${MAVEN_REPO_LOCAL:-}" ]] && mvn_args+=("-Dmaven.repo.local=$MAVEN_REPO_LOCAL")
