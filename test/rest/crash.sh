@@ -78,8 +78,15 @@ log "$WRITERS writers for ${SECS}s; a SIGKILL, then an immediate shutdown, under
 LGPID=$!
 sleep 4
 grouped=$(metric skade_commits_grouped_total)
-victim=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'skade rest worker' AND state = 'active'
-             AND query LIKE 'POST %' ORDER BY wait_event_type IS DISTINCT FROM 'Lock', pid LIMIT 1")
+# a REST worker busy with a commit (the committer of a group first), looked for a few times:
+# a sample can fall between two requests
+victim=
+for i in $(seq 1 50); do
+    victim=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'skade rest worker' AND state = 'active'
+                 AND query LIKE 'POST %' ORDER BY coalesce(wait_event_type, '') = 'Extension', pid LIMIT 1")
+    [ -n "$victim" ] && break
+    sleep 0.1
+done
 before_kill=$(snapshots)
 echo "before the SIGKILL: $before_kill snapshots, ${grouped:-?} commits grouped; killing REST worker ${victim:-none}"
 [ -n "$victim" ] && kill -9 "$victim"

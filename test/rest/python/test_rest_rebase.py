@@ -294,7 +294,7 @@ def held_back_appends(cat, pg, name, writers, change=None, grouped=True):
             if not grouped:  # each waits for the row lock itself
                 return kinds["Lock"] == writers
             return kinds["Lock"] == 1 and kinds["Extension"] == writers - 1
-        assert restenv.wait_for(queued, timeout=4), f"the commits did not queue: {seen}"
+        assert restenv.wait_for(queued, timeout=15), f"the commits did not queue: {seen}"
     finally:
         holder.rollback()
         holder.close()
