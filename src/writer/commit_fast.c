@@ -66,6 +66,17 @@
  *   caller's (update_table's SELECT ... FOR UPDATE).  All memory lives in
  *   the "skade update fast" context, deleted before returning.
  *
+ * A chain (SkadeFastChainBegin/Step/Finish: group commit, commit_group.c)
+ *   applies commits one onto another with the same code: each step's base
+ *   is the previous step's result, kept in memory ("skade group head", a
+ *   flat SkadeMeta copy) and never written; a step needs only what it
+ *   alone writes (a rebased manifest list), in its own "skade group step"
+ *   context.  Finish writes the last result once, under the group's one new
+ *   name, with the metadata-log of the real base, and moves the pointer
+ *   from the locked base by the same compare-and-swap.  The caller (the
+ *   group's leader) holds the row lock and checked update_table's and this
+ *   function's EXECUTE for the role.
+ *
  * IDENTIFICATION
  *	  src/writer/commit_fast.c
  *

@@ -19,8 +19,9 @@
  *     slot still waiting becomes the next leader, and waits for the row
  *     lock: the next group gathers while this one is made durable),
  *     applies each claimed commit onto the result in a subtransaction of
- *     its own (a failing one fails only itself: its SQLSTATE and message
- *     are kept; one the fast path does not take goes back to the usual
+ *     its own (a failing one fails only itself: its SQLSTATE and message,
+ *     cut at GROUP_MESSAGE bytes, are kept -- not its detail or hint; one
+ *     the fast path does not take goes back to the usual
  *     path), writes the one file, moves the pointer (one commit-log row)
  *     and returns: its transaction commits it.
  *   - Each commit keeps its own snapshot (history stays linear); every
