@@ -105,6 +105,16 @@ CREATE FUNCTION skade.cache_stats(OUT hits bigint, OUT misses bigint,
 								  OUT manifest_capacity bigint)
 	RETURNS record AS 'MODULE_PATHNAME', 'skade_cache_stats' LANGUAGE C VOLATILE
 	PARALLEL RESTRICTED;
+-- the cluster's commit counters (cluster-wide, since the server started, not
+-- transactional): pointer changes logged, CAS commits lost through the SQL API,
+-- stale appends rebased, group commits and the commits they made for others,
+-- and commits to existing tables through update_table by the engine that
+-- applied them (update_c: the C path, update_plpgsql: the PL/pgSQL engine)
+CREATE FUNCTION skade.commit_stats(OUT commits bigint, OUT conflicts bigint, OUT rebased bigint,
+								   OUT group_commits bigint, OUT grouped bigint,
+								   OUT update_c bigint, OUT update_plpgsql bigint)
+	RETURNS record AS 'MODULE_PATHNAME', 'skade_commit_stats' LANGUAGE C VOLATILE
+	PARALLEL RESTRICTED;
 CREATE FUNCTION skade.cache_reset() RETURNS void
 	AS 'MODULE_PATHNAME', 'skade_cache_reset' LANGUAGE C VOLATILE;
 

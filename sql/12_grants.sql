@@ -24,6 +24,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.files(text, text, bigint, text),
 	skade.plan_files(text, text, jsonb, bigint, text),
 	skade.cache_stats(),
+	skade.commit_stats(),
 	skade.resolve_many(bigint[]),
 	skade.resolve_locations(bigint[]),
 	skade.load_table_at(text, text, bigint, text, text),

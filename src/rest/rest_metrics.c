@@ -248,12 +248,18 @@ RestMetricsRender(StringInfo out)
 						 "# HELP skade_commit_groups_total Group commits that made other requests' commits too.\n"
 						 "# TYPE skade_commit_groups_total counter\nskade_commit_groups_total " UINT64_FORMAT "\n"
 						 "# HELP skade_commits_grouped_total Commits made by another request's group commit.\n"
-						 "# TYPE skade_commits_grouped_total counter\nskade_commits_grouped_total " UINT64_FORMAT "\n",
+						 "# TYPE skade_commits_grouped_total counter\nskade_commits_grouped_total " UINT64_FORMAT "\n"
+						 "# HELP skade_update_table_total Commits to existing tables through update_table, by the engine that applied them.\n"
+						 "# TYPE skade_update_table_total counter\n"
+						 "skade_update_table_total{engine=\"c\"} " UINT64_FORMAT "\n"
+						 "skade_update_table_total{engine=\"plpgsql\"} " UINT64_FORMAT "\n",
 						 pg_atomic_read_u64(&skade_shared->commits),
 						 pg_atomic_read_u64(&skade_shared->conflicts),
 						 pg_atomic_read_u64(&skade_shared->rebased),
 						 pg_atomic_read_u64(&skade_shared->group_commits),
-						 pg_atomic_read_u64(&skade_shared->group_members));
+						 pg_atomic_read_u64(&skade_shared->group_members),
+						 pg_atomic_read_u64(&skade_shared->update_c),
+						 pg_atomic_read_u64(&skade_shared->update_engine));
 	if (skade_shared)
 		appendStringInfo(out,
 						 "# HELP skade_s3_requests_total S3 request attempts by every process.\n"

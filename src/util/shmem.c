@@ -65,6 +65,8 @@ SkadeSharedShmemInit(void)
 		pg_atomic_init_u64(&skade_shared->rebased, 0);
 		pg_atomic_init_u64(&skade_shared->group_commits, 0);
 		pg_atomic_init_u64(&skade_shared->group_members, 0);
+		pg_atomic_init_u64(&skade_shared->update_c, 0);
+		pg_atomic_init_u64(&skade_shared->update_engine, 0);
 		pg_atomic_init_u64(&skade_shared->s3_requests, 0);
 		pg_atomic_init_u64(&skade_shared->s3_retries, 0);
 		pg_atomic_init_u32(&skade_shared->decode_helpers, 0);

@@ -22,6 +22,9 @@ typedef struct SkadeShared
 	pg_atomic_uint64 group_commits; /* groups that committed others' commits
 									 * (commit_group.c) */
 	pg_atomic_uint64 group_members; /* commits made by another's group */
+	pg_atomic_uint64 update_c;	/* update_table commits the C path made or
+								 * found unchanging (commit_fast.c) */
+	pg_atomic_uint64 update_engine; /* ... it left to the PL/pgSQL engine */
 	LWLock	   *journal_lock;	/* the journal of written files: shared to
 								 * append, exclusive to compact */
 	uint64		journal_compacted;	/* its size after the last compaction

@@ -116,6 +116,7 @@
 PG_FUNCTION_INFO_V1(skade_update_table_fast);
 
 #define MAX_MEMBERS		96		/* top-level members of a metadata file */
+#define MAX_REPLACED	8		/* members other than the ones below a commit replaces */
 #define FUTURE_MARGIN_MS 59000	/* PL/pgSQL refuses > now + 60 s; leave it the edge */
 
 /* a span of the base text */
@@ -141,6 +142,13 @@ typedef enum JInt
 	J_INT,						/* an integer literal within int64 */
 	J_OTHER						/* anything else */
 } JInt;
+
+/* a top-level member the commit replaced (or added): its new text */
+typedef struct Replaced
+{
+	const char *key;
+	char	   *text;
+} Replaced;
 
 /* one commit on the fast path */
 typedef struct FastCommit
@@ -170,8 +178,13 @@ typedef struct FastCommit
 	int64		next_row_id;	/* v3: the table's, after the added snapshot */
 	/* main moved: the new current snapshot and its log entry */
 	bool		main_set;
+	bool		main_removed;	/* remove-snapshot-ref main: no current snapshot */
 	int64		current;
 	int64		log_ts;
+	/* other members the commit replaced or added, as their new JSON text */
+	Replaced	repl[MAX_REPLACED];
+	int			nrepl;
+	char	   *table_location; /* set-location's (NULL: the base's) */
 	/* the new file */
 	int			maxlog;
 	char	   *location;
@@ -235,6 +248,15 @@ static bool add_snapshot(FastCommit *fc, JsonbContainer *u);
 static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);
 static bool set_properties(FastCommit *fc, JsonbContainer *u);
 static bool remove_properties(FastCommit *fc, JsonbContainer *u);
+static bool remove_snapshot_ref(FastCommit *fc, JsonbContainer *u);
+static bool set_location(FastCommit *fc, JsonbContainer *u);
+static bool set_statistics(FastCommit *fc, JsonbContainer *u, const char *list, const char *field);
+static bool remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list);
+static bool unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member);
+static bool same_uuid(FastCommit *fc, JsonbContainer *u);
+static Jsonb *member_jsonb(FastCommit *fc, const char *key);
+static void replace_member(FastCommit *fc, const char *key, char *text);
+static const char *replaced(FastCommit *fc, const char *key);
 static bool snapshot_known(FastCommit *fc, int64 id);
 static bool result_valid(FastCommit *fc);
 static bool new_location(FastCommit *fc);
@@ -267,7 +289,11 @@ skade_update_table_fast(PG_FUNCTION_ARGS)
 	char	   *result;
 
 	if (!skade_update_fast_path || skade_shared == NULL || XactReadOnly)
+	{
+		if (skade_shared)
+			pg_atomic_fetch_add_u64(&skade_shared->update_engine, 1);
 		PG_RETURN_NULL();
+	}
 	cxt = AllocSetContextCreate(caller, "skade update fast", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(cxt);
 	fc = palloc0(sizeof(FastCommit));
@@ -283,6 +309,7 @@ skade_update_table_fast(PG_FUNCTION_ARGS)
 	if (result)
 		result = pstrdup(result);
 	MemoryContextDelete(cxt);
+	pg_atomic_fetch_add_u64(result ? &skade_shared->update_c : &skade_shared->update_engine, 1);
 	if (result == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text(result));
@@ -428,6 +455,8 @@ SkadeFastChainStep(SkadeFastChain *ch, Jsonb *requirements, Jsonb *updates)
 	}
 	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(cxt);
+	if (r != FAST_NOT_OURS)
+		pg_atomic_fetch_add_u64(&skade_shared->update_c, 1);
 	return r != FAST_NOT_OURS;
 }
 
@@ -970,6 +999,28 @@ apply_updates(FastCommit *fc, Jsonb *updates)
 			ok = set_properties(fc, u);
 		else if (pg_strcasecmp(action, "remove-properties") == 0)
 			ok = remove_properties(fc, u);
+		else if (pg_strcasecmp(action, "remove-snapshot-ref") == 0)
+			ok = remove_snapshot_ref(fc, u);
+		else if (pg_strcasecmp(action, "set-location") == 0)
+			ok = set_location(fc, u);
+		else if (pg_strcasecmp(action, "set-statistics") == 0)
+			ok = set_statistics(fc, u, "statistics", "statistics");
+		else if (pg_strcasecmp(action, "set-partition-statistics") == 0)
+			ok = set_statistics(fc, u, "partition-statistics", "partition-statistics");
+		else if (pg_strcasecmp(action, "remove-statistics") == 0)
+			ok = remove_statistics(fc, u, "statistics");
+		else if (pg_strcasecmp(action, "remove-partition-statistics") == 0)
+			ok = remove_statistics(fc, u, "partition-statistics");
+		else if (pg_strcasecmp(action, "set-current-schema") == 0)
+			ok = unchanged_id(fc, u, "schema-id", "current-schema-id");
+		else if (pg_strcasecmp(action, "set-default-spec") == 0)
+			ok = unchanged_id(fc, u, "spec-id", "default-spec-id");
+		else if (pg_strcasecmp(action, "set-default-sort-order") == 0)
+			ok = unchanged_id(fc, u, "sort-order-id", "default-sort-order-id");
+		else if (pg_strcasecmp(action, "upgrade-format-version") == 0)
+			ok = unchanged_id(fc, u, "format-version", "format-version");
+		else if (pg_strcasecmp(action, "assign-uuid") == 0)
+			ok = same_uuid(fc, u);
 		else
 			ok = false;
 		if (!ok)
@@ -1133,7 +1184,7 @@ set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 											 JsonbPGetDatum(ref))))
 			return true;		/* unchanged: no change */
 	}
-	if (!snapshot_known(fc, id) || (is_main && fc->main_set))
+	if (!snapshot_known(fc, id) || (is_main && (fc->main_set || fc->main_removed)))
 		return false;
 	v.type = jbvBinary;
 	v.val.binary.data = &ref->root;
@@ -1222,6 +1273,237 @@ remove_properties(FastCommit *fc, JsonbContainer *u)
 	return true;
 }
 
+/*
+ * remove-snapshot-ref, as update_table: a ref that exists goes (a change);
+ * main leaves no current snapshot (-1; v3: null) even when it was absent,
+ * without being a change of its own.  After main moved in this commit, the
+ * engine's (it trims the snapshot log of the replaced move).
+ */
+static bool
+remove_snapshot_ref(FastCommit *fc, JsonbContainer *u)
+{
+	char	   *name;
+	JsonbValue	v;
+
+	if (!jstring(u, "ref-name", &name))
+		return false;
+	if (strcmp(name, "main") == 0)
+	{
+		if (fc->main_set)
+			return false;
+		fc->main_removed = true;
+		fc->current = SKADE_NO_SNAPSHOT;
+	}
+	if (fc->refs == NULL || !jvalue(&fc->refs->root, name, &v))
+		return true;
+	fc->refs = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete, JsonbPGetDatum(fc->refs),
+												  CStringGetTextDatum(name)));
+	fc->refs_changed = true;
+	fc->changes++;
+	return true;
+}
+
+/*
+ * set-location, as update_table: a string other than the current location
+ * (compared before trimming, so "loc/" for "loc" is a change) sets it
+ * without trailing slashes.  An empty result is the engine's.
+ */
+static bool
+set_location(FastCommit *fc, JsonbContainer *u)
+{
+	const char *cur = fc->table_location ? fc->table_location :
+		SkadeMetaStr(fc->base, fc->base->table_location);
+	char	   *loc;
+	int			len;
+	StringInfoData buf;
+
+	if (!jstring(u, "location", &loc) || cur == NULL)
+		return false;
+	if (strcmp(loc, cur) == 0)
+		return true;
+	len = strlen(loc);
+	while (len > 0 && loc[len - 1] == '/')
+		loc[--len] = '\0';
+	if (len == 0)
+		return false;
+	fc->table_location = loc;
+	initStringInfo(&buf);
+	escape_json(&buf, loc);
+	replace_member(fc, "location", buf.data);
+	fc->changes++;
+	return true;
+}
+
+/* is v a JSON number whose text is an integer (the engine's '^-?[0-9]+$')? */
+static bool
+integer_number(JsonbValue *v)
+{
+	char	   *s;
+
+	if (v->type != jbvNumeric)
+		return false;
+	s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	if (*s == '-')
+		s++;
+	return *s != '\0' && strspn(s, "0123456789") == strlen(s);
+}
+
+/*
+ * The elements of list (a statistics array) whose snapshot-id is a key
+ * other than id, as jsonb's `x->'snapshot-id' <> id` keeps them (an element
+ * without one is dropped); *found: some element has id.  NULL: the list is
+ * not an array (the engine's error).
+ */
+static JsonbParseState *
+statistics_except(FastCommit *fc, const char *list, JsonbValue *id, bool *found)
+{
+	Jsonb	   *cur = member_jsonb(fc, list);
+	Jsonb	   *want = JsonbValueToJsonb(id);
+	JsonbParseState *state = NULL;
+	int			n;
+	int			i;
+
+	*found = false;
+	if (cur != NULL && (!JB_ROOT_IS_ARRAY(cur) || JB_ROOT_IS_SCALAR(cur)))
+		return NULL;
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	n = cur ? JsonContainerSize(&cur->root) : 0;
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&cur->root, i);
+		JsonbValue	sid;
+		bool		same;
+
+		if (e->type != jbvBinary || !jvalue(e->val.binary.data, "snapshot-id", &sid))
+			continue;
+		same = DatumGetBool(DirectFunctionCall2(jsonb_eq,
+												JsonbPGetDatum(JsonbValueToJsonb(&sid)),
+												JsonbPGetDatum(want)));
+		*found = *found || same;
+		if (!same)
+			pushJsonbValue(&state, WJB_ELEM, e);
+	}
+	return state;
+}
+
+/*
+ * set-statistics / set-partition-statistics, as update_table: a statistics
+ * file with a numeric snapshot-id and file-size-in-bytes and a string
+ * statistics-path replaces the list's entry for its snapshot (always a
+ * change).
+ */
+static bool
+set_statistics(FastCommit *fc, JsonbContainer *u, const char *list, const char *field)
+{
+	JsonbValue	s;
+	JsonbValue	sid;
+	JsonbValue	x;
+	JsonbParseState *state;
+	bool		found;
+
+	if (!jvalue(u, field, &s) || s.type != jbvBinary || !JsonContainerIsObject(s.val.binary.data) ||
+		!jvalue(s.val.binary.data, "snapshot-id", &sid) || sid.type != jbvNumeric ||
+		!jvalue(s.val.binary.data, "statistics-path", &x) || x.type != jbvString ||
+		!jvalue(s.val.binary.data, "file-size-in-bytes", &x) || x.type != jbvNumeric)
+		return false;
+	if ((state = statistics_except(fc, list, &sid, &found)) == NULL)
+		return false;
+	pushJsonbValue(&state, WJB_ELEM, &s);
+	replace_member(fc, list, JsonbToCString(NULL, &JsonbValueToJsonb(
+									pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1));
+	fc->changes++;
+	return true;
+}
+
+/* remove-statistics / remove-partition-statistics: the entry for snapshot-id, if any */
+static bool
+remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list)
+{
+	JsonbValue	sid;
+	JsonbParseState *state;
+	bool		found;
+
+	if (!jvalue(u, "snapshot-id", &sid) || !integer_number(&sid))
+		return false;
+	if ((state = statistics_except(fc, list, &sid, &found)) == NULL)
+		return false;
+	if (!found)
+		return true;
+	replace_member(fc, list, JsonbToCString(NULL, &JsonbValueToJsonb(
+									pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1));
+	fc->changes++;
+	return true;
+}
+
+/*
+ * set-current-schema, set-default-spec, set-default-sort-order and
+ * upgrade-format-version naming what the table already has: no change.
+ * Any other value (-1, another id, something the engine refuses) is the
+ * engine's.
+ */
+static bool
+unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member)
+{
+	int64		want;
+	int64		have;
+
+	return jint(u, field, &want) == J_INT && member_int(fc, member, &have) &&
+		want == have && want >= 0 && want <= PG_INT32_MAX;
+}
+
+/* assign-uuid with the table's own uuid (any case): no change; any other is the engine's */
+static bool
+same_uuid(FastCommit *fc, JsonbContainer *u)
+{
+	const char *have = SkadeMetaStr(fc->base, fc->base->table_uuid);
+	char	   *uuid;
+
+	return jstring(u, "uuid", &uuid) && have != NULL && pg_is_ascii(uuid) && pg_is_ascii(have) &&
+		pg_strcasecmp(uuid, have) == 0;
+}
+
+/* a member as the commit has left it so far, as jsonb (NULL: absent) */
+static Jsonb *
+member_jsonb(FastCommit *fc, const char *key)
+{
+	const char *text = replaced(fc, key);
+	Member	   *m;
+
+	if (text)
+		return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+	if ((m = member(fc, key)) == NULL)
+		return NULL;
+	return jsonb_of_span(m->value);
+}
+
+/* key's new text (replacing an earlier replacement) */
+static void
+replace_member(FastCommit *fc, const char *key, char *text)
+{
+	int			i;
+
+	for (i = 0; i < fc->nrepl; i++)
+		if (strcmp(fc->repl[i].key, key) == 0)
+			break;
+	Assert(i < MAX_REPLACED);
+	fc->repl[i].key = key;
+	fc->repl[i].text = text;
+	if (i == fc->nrepl)
+		fc->nrepl++;
+}
+
+/* key's new text, or NULL when the commit has not replaced it */
+static const char *
+replaced(FastCommit *fc, const char *key)
+{
+	int			i;
+
+	for (i = 0; i < fc->nrepl; i++)
+		if (strcmp(fc->repl[i].key, key) == 0)
+			return fc->repl[i].text;
+	return NULL;
+}
+
 /* a snapshot of the base, or the one this commit added */
 static bool
 snapshot_known(FastCommit *fc, int64 id)
@@ -1280,6 +1562,7 @@ new_location(FastCommit *fc)
 		return true;
 	}
 	fc->location = SkadeNextMetadataLocation(fc->base_location,
+											 fc->table_location ? fc->table_location :
 											 SkadeMetaStr(fc->base, fc->base->table_location),
 											 val[1], val[2], &fc->gzip);
 	return true;
@@ -1313,11 +1596,20 @@ emit_document(FastCommit *fc, StringInfo out, bool refs_only)
 		if (member(fc, added[i]) != NULL)
 			continue;
 		if ((i == 0 && !fc->added) || (i == 1 && !fc->main_set) || (i == 2 && !fc->refs_changed) ||
-			(i == 3 && !fc->main_set) || (i == 4 && !fc->added) || (i == 7 && !fc->props_changed))
+			(i == 3 && !fc->main_set && !fc->main_removed) || (i == 4 && !fc->added) ||
+			(i == 7 && !fc->props_changed))
 			continue;
 		if (out->len > 1)
 			appendStringInfoString(out, ", ");
 		emit_member(fc, out, added[i], refs_only);
+	}
+	for (i = 0; i < fc->nrepl; i++)
+	{
+		if (member(fc, fc->repl[i].key) != NULL)
+			continue;
+		if (out->len > 1)
+			appendStringInfoString(out, ", ");
+		emit_member(fc, out, fc->repl[i].key, refs_only);
 	}
 	appendStringInfoChar(out, '}');
 }
@@ -1332,7 +1624,9 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 
 	escape_json(out, key);
 	appendStringInfoString(out, ": ");
-	if (strcmp(key, "snapshots") == 0 && (fc->added || refs_only))
+	if (replaced(fc, key) != NULL)
+		appendStringInfoString(out, replaced(fc, key));
+	else if (strcmp(key, "snapshots") == 0 && (fc->added || refs_only))
 	{
 		const SkadeMetaSnapshot *s = SkadeMetaSnapshots(fc->base);
 
@@ -1371,6 +1665,8 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 		appendStringInfoString(out, JsonbToCString(NULL, &fc->props->root, VARSIZE(fc->props)));
 	else if (strcmp(key, "current-snapshot-id") == 0 && fc->main_set)
 		appendStringInfo(out, INT64_FORMAT, fc->current);
+	else if (strcmp(key, "current-snapshot-id") == 0 && fc->main_removed)
+		appendStringInfoString(out, fc->base->format_version >= 3 ? "null" : "-1");
 	else if (strcmp(key, "next-row-id") == 0 && fc->added && fc->base->format_version == 3)
 		appendStringInfo(out, INT64_FORMAT, fc->next_row_id);
 	else if (strcmp(key, "last-sequence-number") == 0 && fc->added)
@@ -1482,7 +1778,8 @@ new_summary(FastCommit *fc, StringInfo refs_text)
 	parts.ref_names = names;
 	parts.location = fc->location;
 	parts.table_uuid = SkadeMetaStr(b, b->table_uuid);
-	parts.table_location = SkadeMetaStr(b, b->table_location);
+	parts.table_location = fc->table_location ? fc->table_location :
+		SkadeMetaStr(b, b->table_location);
 	parts.current_schema = SkadeMetaStr(b, b->current_schema);
 	parts.partition_specs = SkadeMetaStr(b, b->partition_specs);
 	parts.text_len = fc->len + 4096;

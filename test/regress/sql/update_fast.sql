@@ -254,3 +254,67 @@ SELECT position(E'\n  ' IN metadata::text) > 0 AS still_pretty, (metadata::jsonb
 -- the commits are logged and resolvable as before
 SELECT op, source, snapshot_id FROM skade.commit_log WHERE table_namespace = 'uf' AND table_name = 'jv' ORDER BY seq;
 SELECT snapshot_id, name FROM skade.resolve_many(ARRAY[31, 41]) ORDER BY 1;
+
+-- the action families the C path took over from the engine: statistics,
+-- set-location, remove-snapshot-ref, and the no-change forms of assign-uuid,
+-- upgrade-format-version, set-current-schema, set-default-spec and
+-- set-default-sort-order; their errors stay the engine's
+SELECT skade.create_table('uf', 'st', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}') IS NOT NULL AS created;
+SELECT (metadata::jsonb)->>'table-uuid' AS st_uuid FROM skade.load_table('uf', 'st') \gset
+SELECT * FROM pg_temp.same('uf', 'st', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 51, "sequence-number": 1, "timestamp-ms": 1700000000000,
+     "manifest-list": "/m/snap-51.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 51, "type": "branch"},
+    {"action": "set-snapshot-ref", "ref-name": "tg", "snapshot-id": 51, "type": "tag"},
+    {"action": "set-statistics", "statistics": {"snapshot-id": 51, "statistics-path": "/m/51.stats", "file-size-in-bytes": 10,
+     "file-footer-size-in-bytes": 2, "blob-metadata": [{"type": "apache-datasketches-theta-v1", "snapshot-id": 51, "sequence-number": 1, "fields": [1]}]}},
+    {"action": "set-partition-statistics", "partition-statistics": {"snapshot-id": 51, "statistics-path": "/m/51.pstats", "file-size-in-bytes": 7}}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]',
+  '[{"action": "set-statistics", "statistics": {"snapshot-id": 52, "statistics-path": "/m/52.stats", "file-size-in-bytes": 11, "x": null}},
+    {"action": "set-statistics", "statistics": {"snapshot-id": 51.0, "statistics-path": "/m/51b.stats", "file-size-in-bytes": 12}},
+    {"action": "remove-partition-statistics", "snapshot-id": 51}]');
+SELECT (metadata::jsonb)->'statistics' AS statistics, (metadata::jsonb)->'partition-statistics' AS partition_statistics
+  FROM skade.load_table('uf', 'st');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-statistics", "snapshot-id": 99}, {"action": "remove-partition-statistics", "snapshot-id": 51}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-statistics", "snapshot-id": 52}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-statistics", "snapshot-id": "51"}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "set-statistics", "statistics": {"snapshot-id": 51, "file-size-in-bytes": 1}}]');
+-- set-location: trailing slashes go, the next file is under the new location
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "set-location", "location": "/tmp/skade_regress/wh/uf/st2//"}]');
+SELECT (metadata::jsonb)->>'location' AS location FROM skade.load_table('uf', 'st');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "set-location", "location": "/tmp/skade_regress/wh/uf/st2"}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "set-location", "location": 5}]');
+-- remove-snapshot-ref: a tag; an absent ref (no change); main (no current snapshot),
+-- then main again; main removed and set in one commit (the engine's)
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-snapshot-ref", "ref-name": "tg"}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-snapshot-ref", "ref-name": "nope"}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-snapshot-ref", "ref-name": "main"}, {"action": "set-properties", "updates": {"k": "v"}}]');
+SELECT (metadata::jsonb)->'current-snapshot-id' AS current, (metadata::jsonb)->'refs' AS refs FROM skade.load_table('uf', 'st');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 51, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-snapshot-ref", "ref-name": "main"},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 51, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-snapshot-ref", "ref-name": 1}]');
+-- the no-change forms (no file), and what the engine refuses
+SELECT * FROM pg_temp.same('uf', 'st', '[]', format('[{"action": "assign-uuid", "uuid": "%s"}, {"action": "upgrade-format-version", "format-version": 2},
+    {"action": "set-current-schema", "schema-id": 0}, {"action": "set-default-spec", "spec-id": 0},
+    {"action": "set-default-sort-order", "sort-order-id": 0}]', upper(:'st_uuid'))::jsonb);
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "assign-uuid", "uuid": "00000000-0000-0000-0000-000000000000"}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "upgrade-format-version", "format-version": 1}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "set-current-schema", "schema-id": -1}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "set-default-spec", "spec-id": 0.0}]');
+-- v3: main removed leaves current-snapshot-id null
+SELECT skade.create_table('uf', 'st3', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}', format_version => 3) IS NOT NULL AS created;
+SELECT * FROM pg_temp.same('uf', 'st3', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 61, "sequence-number": 1, "timestamp-ms": 1700000000000,
+     "manifest-list": "/m/snap-61.avro", "summary": {"operation": "append"}, "first-row-id": 0, "added-rows": 2}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 61, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 'st3', '[]', '[{"action": "remove-snapshot-ref", "ref-name": "main"}]');
+SELECT (metadata::jsonb)->'current-snapshot-id' AS current FROM skade.load_table('uf', 'st3');
+
+-- skade.commit_stats() counts update_table's commits by the engine that applied them
+SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
+SELECT skade.update_table('uf', 'st', '[]', '[{"action": "set-properties", "updates": {"k": "v2"}}]') IS NOT NULL AS committed;
+SET skade.update_fast_path = off;
+SELECT skade.update_table('uf', 'st', '[]', '[{"action": "set-properties", "updates": {"k": "v3"}}]') IS NOT NULL AS committed;
+RESET skade.update_fast_path;
+SELECT update_c - :c0 AS by_c, update_plpgsql - :p0 AS by_plpgsql FROM skade.commit_stats();
