@@ -185,6 +185,12 @@ typedef struct FastCommit
 	Replaced	repl[MAX_REPLACED];
 	int			nrepl;
 	char	   *table_location; /* set-location's (NULL: the base's) */
+	/* remove-snapshots: the base's snapshots removed, the log entries kept */
+	bool	   *gone;			/* per base snapshot (NULL: no removal) */
+	int64	   *gone_ids;		/* their ids, sorted */
+	int			ngone;
+	int		   *log_keep;		/* indexes of the base log entries kept */
+	int			nlog_keep;
 	/* the new file */
 	int			maxlog;
 	char	   *location;
@@ -249,6 +255,15 @@ static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);
 static bool set_properties(FastCommit *fc, JsonbContainer *u);
 static bool remove_properties(FastCommit *fc, JsonbContainer *u);
 static bool remove_snapshot_ref(FastCommit *fc, JsonbContainer *u);
+static bool remove_snapshots(FastCommit *fc, JsonbContainer *u);
+static int	integer_ids(JsonbContainer *arr, int64 **ids);
+static bool numeric_id(JsonbValue *v, int64 *id);
+static int	cmp_int64(const void *a, const void *b);
+static bool is_gone(FastCommit *fc, int64 id);
+static bool survives(FastCommit *fc, JsonbContainer *obj);
+static bool drop_gone_statistics(FastCommit *fc, const char *list);
+static void drop_gone_refs(FastCommit *fc);
+static void keep_log(FastCommit *fc);
 static bool set_location(FastCommit *fc, JsonbContainer *u);
 static bool set_statistics(FastCommit *fc, JsonbContainer *u, const char *list, const char *field);
 static bool remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list);
@@ -880,6 +895,8 @@ hold_stale(FastCommit *fc, const char *ref, const char *type, int64 have, char *
 static void
 requirement_failed(FastCommit *fc, const char *what)
 {
+	/* (decided here: the engine never sees it) */
+	pg_atomic_fetch_add_u64(&skade_shared->update_c, 1);
 	ereport(ERROR,
 			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 			 errmsg("Requirement failed: %s", fc->stale_msg ? fc->stale_msg : what)));
@@ -1001,6 +1018,8 @@ apply_updates(FastCommit *fc, Jsonb *updates)
 			ok = remove_properties(fc, u);
 		else if (pg_strcasecmp(action, "remove-snapshot-ref") == 0)
 			ok = remove_snapshot_ref(fc, u);
+		else if (pg_strcasecmp(action, "remove-snapshots") == 0)
+			ok = remove_snapshots(fc, u);
 		else if (pg_strcasecmp(action, "set-location") == 0)
 			ok = set_location(fc, u);
 		else if (pg_strcasecmp(action, "set-statistics") == 0)
@@ -1031,25 +1050,31 @@ apply_updates(FastCommit *fc, Jsonb *updates)
 
 /*
  * The checks update_table makes on the whole result (Java's build()) that
- * this path's inputs can fail: the snapshot log in order (no entry more
- * than a minute before the one above it, the new entry included) and no
- * snapshot's sequence number past the table's.  A base that fails them is
- * the engine's to refuse.
+ * this path's inputs can fail: the new snapshot log in order (no entry
+ * more than a minute before the one above it, the new entry included, what
+ * a removal kept) and not ahead of now, and no snapshot's sequence number
+ * past the table's.  A base that fails them is the engine's to refuse.
  */
 static bool
 result_valid(FastCommit *fc)
 {
 	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
 	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(fc->base);
-	uint32		i;
+	int			n = fc->ngone > 0 ? fc->nlog_keep : (int) fc->base->nlog;
+	int64	   *ts = palloc(sizeof(int64) * (n + 1));
+	int			i;
 
-	for (i = 1; i < fc->base->nlog; i++)
-		if (log[i].timestamp_ms < log[i - 1].timestamp_ms - 60000)
+	/* the new log's timestamps: the base's (what a removal kept), the new entry */
+	for (i = 0; i < n; i++)
+		ts[i] = log[fc->ngone > 0 ? fc->log_keep[i] : i].timestamp_ms;
+	if (fc->main_set)
+		ts[n++] = fc->log_ts;
+	for (i = 1; i < n; i++)
+		if (ts[i] < ts[i - 1] - 60000)
 			return false;
-	if (fc->main_set && fc->base->nlog > 0 &&
-		fc->log_ts < log[fc->base->nlog - 1].timestamp_ms - 60000)
+	if (n > 0 && ts[n - 1] > fc->now_ms + FUTURE_MARGIN_MS)
 		return false;
-	for (i = 0; i < fc->base->nsnapshots; i++)
+	for (i = 0; i < (int) fc->base->nsnapshots; i++)
 		if (snaps[i].sequence_number > fc->base->last_sequence_number)
 			return false;
 	return true;
@@ -1075,7 +1100,7 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 	int64		first;
 	int64		rows;
 
-	if (fc->added || !jvalue(u, "snapshot", &v) || v.type != jbvBinary ||
+	if (fc->added || fc->gone || !jvalue(u, "snapshot", &v) || v.type != jbvBinary ||
 		!JsonContainerIsObject(v.val.binary.data))
 		return false;
 	snap = DatumGetJsonbP(DirectFunctionCall1(jsonb_strip_nulls,
@@ -1184,7 +1209,7 @@ set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 											 JsonbPGetDatum(ref))))
 			return true;		/* unchanged: no change */
 	}
-	if (!snapshot_known(fc, id) || (is_main && (fc->main_set || fc->main_removed)))
+	if (!snapshot_known(fc, id) || (is_main && (fc->main_set || fc->main_removed || fc->gone)))
 		return false;
 	v.type = jbvBinary;
 	v.val.binary.data = &ref->root;
@@ -1289,7 +1314,7 @@ remove_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 		return false;
 	if (strcmp(name, "main") == 0)
 	{
-		if (fc->main_set)
+		if (fc->main_set || fc->gone)
 			return false;
 		fc->main_removed = true;
 		fc->current = SKADE_NO_SNAPSHOT;
@@ -1301,6 +1326,196 @@ remove_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 	fc->refs_changed = true;
 	fc->changes++;
 	return true;
+}
+
+/*
+ * remove-snapshots, as skade.remove_snapshots(): the base's snapshots whose
+ * id is among snapshot-ids go; with them every ref and statistics file
+ * naming one (and, as jsonb's NOT IN drops them, every ref or statistics
+ * file without a snapshot-id), the current snapshot if it went, and the
+ * snapshot log up to the last entry of a removed snapshot (entries of
+ * unknown snapshots dropped).  One change per snapshot removed.  Once per
+ * commit, and not with a snapshot added or main moved or removed in the
+ * same commit: those are the engine's.
+ */
+static bool
+remove_snapshots(FastCommit *fc, JsonbContainer *u)
+{
+	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(fc->base);
+	JsonbValue	ids;
+	int64	   *want;
+	int			nwant;
+	uint32		i;
+
+	if (fc->gone || fc->added || fc->main_set || fc->main_removed ||
+		!jvalue(u, "snapshot-ids", &ids) || ids.type != jbvBinary ||
+		!JsonContainerIsArray(ids.val.binary.data))
+		return false;
+	nwant = integer_ids(ids.val.binary.data, &want);
+	fc->gone = palloc0(sizeof(bool) * (fc->base->nsnapshots + 1));
+	fc->gone_ids = palloc(sizeof(int64) * (fc->base->nsnapshots + 1));
+	for (i = 0; i < fc->base->nsnapshots; i++)
+		if (bsearch(&snaps[i].snapshot_id, want, nwant, sizeof(int64), cmp_int64))
+		{
+			fc->gone[i] = true;
+			fc->gone_ids[fc->ngone++] = snaps[i].snapshot_id;
+		}
+	if (fc->ngone == 0)
+		return true;			/* (fc->gone stays: one removal per commit) */
+	qsort(fc->gone_ids, fc->ngone, sizeof(int64), cmp_int64);
+	if (!drop_gone_statistics(fc, "statistics") ||
+		!drop_gone_statistics(fc, "partition-statistics"))
+		return false;
+	drop_gone_refs(fc);
+	if (fc->current != SKADE_NO_SNAPSHOT && is_gone(fc, fc->current))
+	{
+		fc->main_removed = true;
+		fc->current = SKADE_NO_SNAPSHOT;
+	}
+	keep_log(fc);
+	fc->changes += fc->ngone;
+	return true;
+}
+
+/* the integer-valued numbers of a JSON array, sorted (others equal no snapshot id) */
+static int
+integer_ids(JsonbContainer *arr, int64 **ids)
+{
+	int			n = JsonContainerSize(arr);
+	int			k = 0;
+	int			i;
+
+	*ids = palloc(sizeof(int64) * (n + 1));
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
+
+		if (e->type == jbvNumeric && numeric_id(e, &(*ids)[k]))
+			k++;
+	}
+	qsort(*ids, k, sizeof(int64), cmp_int64);
+	return k;
+}
+
+/* a JSON number equal to an int64 (1, 1.0, 1e0), as jsonb compares them */
+static bool
+numeric_id(JsonbValue *v, int64 *id)
+{
+	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	char	   *dot = strchr(s, '.');
+
+	if (dot)
+	{
+		if (strspn(dot + 1, "0") != strlen(dot + 1))
+			return false;
+		*dot = '\0';
+	}
+	return SkadeIntText(s, strlen(s), id);
+}
+
+static int
+cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool
+is_gone(FastCommit *fc, int64 id)
+{
+	return fc->ngone > 0 &&
+		bsearch(&id, fc->gone_ids, fc->ngone, sizeof(int64), cmp_int64) != NULL;
+}
+
+/* does obj's snapshot-id survive the removal (jsonb: NOT snapshot-id IN gone)? */
+static bool
+survives(FastCommit *fc, JsonbContainer *obj)
+{
+	JsonbValue	sid;
+	int64		id;
+
+	if (!jvalue(obj, "snapshot-id", &sid))
+		return false;
+	return sid.type != jbvNumeric || !numeric_id(&sid, &id) || !is_gone(fc, id);
+}
+
+/* a statistics list without the removed snapshots' files (written even if absent) */
+static bool
+drop_gone_statistics(FastCommit *fc, const char *list)
+{
+	Jsonb	   *cur = member_jsonb(fc, list);
+	JsonbParseState *state = NULL;
+	int			n;
+	int			i;
+
+	if (cur != NULL && (!JB_ROOT_IS_ARRAY(cur) || JB_ROOT_IS_SCALAR(cur)))
+		return false;
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	n = cur ? JsonContainerSize(&cur->root) : 0;
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&cur->root, i);
+
+		if (e->type == jbvBinary && survives(fc, e->val.binary.data))
+			pushJsonbValue(&state, WJB_ELEM, e);
+	}
+	replace_member(fc, list, JsonbToCString(NULL, &JsonbValueToJsonb(
+									pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1));
+	return true;
+}
+
+/* the refs without those naming a removed snapshot (written even if absent) */
+static void
+drop_gone_refs(FastCommit *fc)
+{
+	JsonbParseState *state = NULL;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	k;
+	JsonbValue	v;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	if (fc->refs)
+	{
+		it = JsonbIteratorInit(&fc->refs->root);
+		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+				k = v;
+			else if (tok == WJB_VALUE && v.type == jbvBinary &&
+					 survives(fc, v.val.binary.data))
+			{
+				pushJsonbValue(&state, WJB_KEY, &k);
+				pushJsonbValue(&state, WJB_VALUE, &v);
+			}
+		}
+	}
+	fc->refs = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+	fc->refs_changed = true;
+}
+
+/*
+ * The snapshot log after the removal: restarted after each entry of a
+ * removed snapshot, entries of snapshots the table no longer has dropped;
+ * fc->log_keep holds the base entries kept, in order.
+ */
+static void
+keep_log(FastCommit *fc)
+{
+	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
+	uint32		i;
+
+	fc->log_keep = palloc(sizeof(int) * (fc->base->nlog + 1));
+	fc->nlog_keep = 0;
+	for (i = 0; i < fc->base->nlog; i++)
+	{
+		if (is_gone(fc, log[i].snapshot_id))
+			fc->nlog_keep = 0;
+		else if (SkadeMetaSnapshotById(fc->base, log[i].snapshot_id) != NULL)
+			fc->log_keep[fc->nlog_keep++] = (int) i;
+	}
 }
 
 /*
@@ -1509,7 +1724,7 @@ static bool
 snapshot_known(FastCommit *fc, int64 id)
 {
 	return (fc->added && fc->added_snap.snapshot_id == id) ||
-		SkadeMetaSnapshotById(fc->base, id) != NULL;
+		(SkadeMetaSnapshotById(fc->base, id) != NULL && !is_gone(fc, id));
 }
 
 /* ---------------------------------------------------------------- the new file */
@@ -1595,7 +1810,8 @@ emit_document(FastCommit *fc, StringInfo out, bool refs_only)
 	{
 		if (member(fc, added[i]) != NULL)
 			continue;
-		if ((i == 0 && !fc->added) || (i == 1 && !fc->main_set) || (i == 2 && !fc->refs_changed) ||
+		if ((i == 0 && !fc->added) || (i == 1 && !fc->main_set && fc->ngone == 0) ||
+			(i == 2 && !fc->refs_changed) ||
 			(i == 3 && !fc->main_set && !fc->main_removed) || (i == 4 && !fc->added) ||
 			(i == 7 && !fc->props_changed))
 			continue;
@@ -1626,13 +1842,13 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 	appendStringInfoString(out, ": ");
 	if (replaced(fc, key) != NULL)
 		appendStringInfoString(out, replaced(fc, key));
-	else if (strcmp(key, "snapshots") == 0 && (fc->added || refs_only))
+	else if (strcmp(key, "snapshots") == 0 && (fc->added || refs_only || fc->ngone > 0))
 	{
 		const SkadeMetaSnapshot *s = SkadeMetaSnapshots(fc->base);
 
 		appendStringInfoChar(out, '[');
 		for (i = 0; m && i < m->nelems; i++)
-			if (!refs_only || keeps(fc, s[i].snapshot_id))
+			if ((!refs_only || keeps(fc, s[i].snapshot_id)) && !(fc->ngone > 0 && fc->gone[i]))
 			{
 				if (!first)
 					appendStringInfoString(out, ", ");
@@ -1641,6 +1857,18 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 			}
 		if (fc->added && (!refs_only || keeps(fc, fc->added_snap.snapshot_id)))
 			appendStringInfo(out, "%s%s", first ? "" : ", ", fc->added_text);
+		appendStringInfoChar(out, ']');
+	}
+	else if (strcmp(key, "snapshot-log") == 0 && fc->ngone > 0)
+	{
+		/* what the removal kept */
+		appendStringInfoChar(out, '[');
+		for (i = 0; i < fc->nlog_keep; i++)
+		{
+			if (i > 0)
+				appendStringInfoString(out, ", ");
+			appendBinaryStringInfo(out, m->elems[fc->log_keep[i]].p, m->elems[fc->log_keep[i]].len);
+		}
 		appendStringInfoChar(out, ']');
 	}
 	else if (strcmp(key, "snapshot-log") == 0 && fc->main_set)
@@ -1730,32 +1958,37 @@ new_summary(FastCommit *fc, StringInfo refs_text)
 	const char **names;
 	uint32		i;
 
-	hdr.nsnapshots = b->nsnapshots + (fc->added ? 1 : 0);
-	snaps = palloc(sizeof(SkadeMetaSnapshot) * (hdr.nsnapshots + 1));
-	op = palloc(sizeof(char *) * (hdr.nsnapshots + 1));
-	ml = palloc(sizeof(char *) * (hdr.nsnapshots + 1));
-	sum = palloc(sizeof(char *) * (hdr.nsnapshots + 1));
-	memcpy(snaps, SkadeMetaSnapshots(b), sizeof(SkadeMetaSnapshot) * b->nsnapshots);
+	snaps = palloc(sizeof(SkadeMetaSnapshot) * (b->nsnapshots + 1));
+	op = palloc(sizeof(char *) * (b->nsnapshots + 1));
+	ml = palloc(sizeof(char *) * (b->nsnapshots + 1));
+	sum = palloc(sizeof(char *) * (b->nsnapshots + 1));
+	hdr.nsnapshots = 0;
 	for (i = 0; i < b->nsnapshots; i++)
 	{
-		op[i] = SkadeMetaStr(b, snaps[i].operation);
-		ml[i] = SkadeMetaStr(b, snaps[i].manifest_list);
-		sum[i] = SkadeMetaStr(b, snaps[i].summary);
+		const SkadeMetaSnapshot *s = &SkadeMetaSnapshots(b)[i];
+
+		if (fc->ngone > 0 && fc->gone[i])
+			continue;
+		snaps[hdr.nsnapshots] = *s;
+		op[hdr.nsnapshots] = SkadeMetaStr(b, s->operation);
+		ml[hdr.nsnapshots] = SkadeMetaStr(b, s->manifest_list);
+		sum[hdr.nsnapshots++] = SkadeMetaStr(b, s->summary);
 	}
 	if (fc->added)
 	{
-		snaps[i] = fc->added_snap;
-		op[i] = fc->added_op;
-		ml[i] = fc->added_ml;
-		sum[i] = fc->added_summary;
+		snaps[hdr.nsnapshots] = fc->added_snap;
+		op[hdr.nsnapshots] = fc->added_op;
+		ml[hdr.nsnapshots] = fc->added_ml;
+		sum[hdr.nsnapshots++] = fc->added_summary;
 	}
-	hdr.nlog = b->nlog + (fc->main_set ? 1 : 0);
-	log = palloc(sizeof(SkadeMetaLogEntry) * (hdr.nlog + 1));
-	memcpy(log, SkadeMetaLog(b), sizeof(SkadeMetaLogEntry) * b->nlog);
+	log = palloc(sizeof(SkadeMetaLogEntry) * (b->nlog + 1));
+	hdr.nlog = 0;
+	for (i = 0; i < (fc->ngone > 0 ? (uint32) fc->nlog_keep : b->nlog); i++)
+		log[hdr.nlog++] = SkadeMetaLog(b)[fc->ngone > 0 ? fc->log_keep[i] : i];
 	if (fc->main_set)
 	{
-		log[b->nlog].timestamp_ms = fc->log_ts;
-		log[b->nlog].snapshot_id = fc->current;
+		log[hdr.nlog].timestamp_ms = fc->log_ts;
+		log[hdr.nlog++].snapshot_id = fc->current;
 	}
 	hdr.nrefs = new_refs(fc, &refs, &names);
 	hdr.current_snapshot_id = fc->current;

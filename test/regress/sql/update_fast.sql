@@ -311,6 +311,47 @@ SELECT * FROM pg_temp.same('uf', 'st3', '[]',
 SELECT * FROM pg_temp.same('uf', 'st3', '[]', '[{"action": "remove-snapshot-ref", "ref-name": "main"}]');
 SELECT (metadata::jsonb)->'current-snapshot-id' AS current FROM skade.load_table('uf', 'st3');
 
+-- remove-snapshots: refs and statistics files of removed snapshots go, the
+-- snapshot log restarts after a removed entry, the current snapshot may go
+SELECT skade.create_table('uf', 'rs', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}') IS NOT NULL AS created;
+SELECT * FROM pg_temp.same('uf', 'rs', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 71, "sequence-number": 1, "timestamp-ms": 1700000000000,
+     "manifest-list": "/m/snap-71.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 71, "type": "branch"},
+    {"action": "set-snapshot-ref", "ref-name": "t71", "snapshot-id": 71, "type": "tag"},
+    {"action": "set-statistics", "statistics": {"snapshot-id": 71, "statistics-path": "/m/71.stats", "file-size-in-bytes": 1}}]');
+SELECT * FROM pg_temp.same('uf', 'rs', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 72, "parent-snapshot-id": 71, "sequence-number": 2, "timestamp-ms": 1700000001000,
+     "manifest-list": "/m/snap-72.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 72, "type": "branch"},
+    {"action": "set-snapshot-ref", "ref-name": "b72", "snapshot-id": 72, "type": "branch"},
+    {"action": "set-statistics", "statistics": {"snapshot-id": 72, "statistics-path": "/m/72.stats", "file-size-in-bytes": 1}}]');
+SELECT * FROM pg_temp.same('uf', 'rs', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 73, "parent-snapshot-id": 72, "sequence-number": 3, "timestamp-ms": 1700000002000,
+     "manifest-list": "/m/snap-73.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 73, "type": "branch"},
+    {"action": "set-partition-statistics", "partition-statistics": {"snapshot-id": 73, "statistics-path": "/m/73.pstats", "file-size-in-bytes": 1}}]');
+SELECT * FROM pg_temp.same('uf', 'rs', '[]', '[{"action": "remove-snapshots", "snapshot-ids": [72, "73", 99]}]');
+SELECT jsonb_path_query_array((metadata::jsonb)->'snapshots', '$[*]."snapshot-id"') AS snapshots,
+	   jsonb_path_query_array((metadata::jsonb)->'snapshot-log', '$[*]."snapshot-id"') AS log,
+	   (SELECT jsonb_agg(k ORDER BY k) FROM jsonb_object_keys((metadata::jsonb)->'refs') k) AS refs,
+	   jsonb_path_query_array((metadata::jsonb)->'statistics', '$[*]."snapshot-id"') AS stats
+  FROM skade.load_table('uf', 'rs');
+SELECT * FROM pg_temp.same('uf', 'rs', '[]', '[{"action": "remove-snapshots", "snapshot-ids": []}, {"action": "remove-snapshots", "snapshot-ids": [5]}]');
+SELECT * FROM pg_temp.same('uf', 'rs', '[]', '[{"action": "remove-snapshots", "snapshot-ids": [71.0]}, {"action": "set-snapshot-ref", "ref-name": "t2", "snapshot-id": 73, "type": "tag"}]');
+SELECT * FROM pg_temp.same('uf', 'rs', '[]', '[{"action": "remove-snapshots", "snapshot-ids": [73]}, {"action": "set-snapshot-ref", "ref-name": "t3", "snapshot-id": 73, "type": "tag"}]');
+SELECT * FROM pg_temp.same('uf', 'rs', '[]', '[{"action": "remove-snapshots", "snapshot-ids": 73}]');
+SELECT * FROM pg_temp.same('uf', 'rs', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 74, "parent-snapshot-id": 73, "sequence-number": 4, "timestamp-ms": 1700000003000,
+     "manifest-list": "/m/snap-74.avro", "summary": {"operation": "append"}}},
+    {"action": "remove-snapshots", "snapshot-ids": [73]}]');
+SELECT * FROM pg_temp.same('uf', 'rs', '[]', '[{"action": "remove-snapshots", "snapshot-ids": [73]}]');
+SELECT (metadata::jsonb)->'current-snapshot-id' AS current, (metadata::jsonb)->'refs' AS refs,
+	   (metadata::jsonb)->'snapshot-log' AS log, (metadata::jsonb)->'partition-statistics' AS pstats
+  FROM skade.load_table('uf', 'rs');
+SELECT * FROM pg_temp.same('uf', 'st3', '[]', '[{"action": "remove-snapshots", "snapshot-ids": [61]}]');
+SELECT (metadata::jsonb)->'current-snapshot-id' AS current, (metadata::jsonb)->'snapshots' AS snapshots FROM skade.load_table('uf', 'st3');
+
 -- skade.commit_stats() counts update_table's commits by the engine that applied them
 SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
 SELECT skade.update_table('uf', 'st', '[]', '[{"action": "set-properties", "updates": {"k": "v2"}}]') IS NOT NULL AS committed;

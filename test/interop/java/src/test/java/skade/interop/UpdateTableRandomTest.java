@@ -1,5 +1,6 @@
 package skade.interop;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -103,7 +104,10 @@ class UpdateTableRandomTest extends CatalogTestBase {
       locations.put(name, createTable(name, TABLES[t][0], TABLES[t][1] == 1, TABLES[t][2] == 1));
     }
 
-    Map<String, int[]> stats = new TreeMap<>(); // key -> {accepted, refused}
+    Map<String, int[]> stats = new TreeMap<>(); // key -> {accepted, refused, C, PL/pgSQL}
+    long[] engines0 = engines();
+    int inC = 0;
+    int inPlpgsql = 0;
     List<String> mismatches = new ArrayList<>();
     int accepted = 0;
     int refused = 0;
@@ -126,7 +130,13 @@ class UpdateTableRandomTest extends CatalogTestBase {
       RandomUpdates.Sequence seq =
           gen.sequence(base, Skade.warehouse() + "/" + ns + "/" + name);
       Outcome java = runJava(base, seq.requirements, seq.javaUpdates);
+      long[] before = engines();
       Outcome skade = runSkade(name, seq.requirements, seq.skadeUpdates, baseLocation);
+      long[] after = engines();
+      // which engine applied it (neither: refused before the table's row, e.g. malformed)
+      int engine = after[1] > before[1] ? 3 : after[0] > before[0] ? 2 : -1;
+      inC += engine == 2 ? 1 : 0;
+      inPlpgsql += engine == 3 ? 1 : 0;
       String problem = compare(seq, base, baseLocation, java, skade);
       if (verbose || problem != null) {
         System.out.println("#" + i + " " + name + " requirements " + seq.requirements
@@ -149,7 +159,11 @@ class UpdateTableRandomTest extends CatalogTestBase {
         refused++;
       }
       for (String key : seq.keys()) {
-        stats.computeIfAbsent(key, k -> new int[2])[ok ? 0 : 1]++;
+        int[] s = stats.computeIfAbsent(key, k -> new int[4]);
+        s[ok ? 0 : 1]++;
+        if (engine > 0) {
+          s[engine]++;
+        }
       }
       // the catalog pointer is what update_table returned
       String pointer = Skade.queryOne(conn,
@@ -168,9 +182,15 @@ class UpdateTableRandomTest extends CatalogTestBase {
         .append(" sequences: ").append(accepted).append(" accepted (").append(noChange)
         .append(" without change), ").append(refused).append(" refused, ")
         .append(mismatches.size()).append(" mismatches\n");
-    sb.append(String.format("  %-42s %8s %8s%n", "requirement / action", "accepted", "refused"));
+    long[] engines1 = engines();
+    sb.append(String.format("UpdateTableRandomTest: engines: C %d, PL/pgSQL %d (%.1f%% of the "
+        + "sequences reaching an engine left to PL/pgSQL)%n", inC, inPlpgsql,
+        100.0 * inPlpgsql / Math.max(1, inC + inPlpgsql)));
+    sb.append(String.format("  %-42s %8s %8s %8s %8s%n", "requirement / action", "accepted", "refused",
+        "C", "PL/pgSQL"));
     for (Map.Entry<String, int[]> e : stats.entrySet()) {
-      sb.append(String.format("  %-42s %8d %8d%n", e.getKey(), e.getValue()[0], e.getValue()[1]));
+      int[] s = e.getValue();
+      sb.append(String.format("  %-42s %8d %8d %8d %8d%n", e.getKey(), s[0], s[1], s[2], s[3]));
     }
     System.out.print(sb);
     for (String m : mismatches.subList(0, Math.min(30, mismatches.size()))) {
@@ -178,6 +198,14 @@ class UpdateTableRandomTest extends CatalogTestBase {
     }
     assertTrue(mismatches.isEmpty(), mismatches.size() + " mismatches (seed " + seed + "), first: "
         + (mismatches.isEmpty() ? "" : mismatches.get(0)));
+    // the counters saw every commit that reached an engine, and the setting decides which
+    assertEquals((long) inC + inPlpgsql, (engines1[0] - engines0[0]) + (engines1[1] - engines0[1]),
+        "commits counted by skade.commit_stats() during the run");
+    if ("on".equals(Skade.queryOne(conn, "SELECT current_setting('skade.update_fast_path')"))) {
+      assertTrue(inC > 0, "the C path applied none of the sequences");
+    } else {
+      assertEquals(0, inC, "skade.update_fast_path = off, yet the C path applied sequences");
+    }
     // every action and requirement kind was exercised both ways
     for (String kind : RandomUpdates.KINDS) {
       int[] s = stats.get(kind);
@@ -276,6 +304,13 @@ class UpdateTableRandomTest extends CatalogTestBase {
       o.error = e;
     }
     return o;
+  }
+
+  /** skade.commit_stats(): update_table's commits so far, {C path, PL/pgSQL engine}. */
+  private long[] engines() throws SQLException {
+    List<List<String>> r = Skade.query(conn,
+        "SELECT update_c::text, update_plpgsql::text FROM skade.commit_stats()");
+    return new long[] {Long.parseLong(r.get(0).get(0)), Long.parseLong(r.get(0).get(1))};
   }
 
   private Outcome runSkade(String name, ArrayNode requirements, ArrayNode updates,
