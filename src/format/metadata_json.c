@@ -657,6 +657,36 @@ SkadeMetaAssemble(const SkadeMetaParts *parts)
 }
 
 /*
+ * SkadeCompactJson
+ *		A member's JSON text as a summary records it (jansson's compact
+ *		text, as the parser dumps "partition-specs"), palloc'd in the
+ *		caller's context; text that does not parse is an error naming
+ *		location.
+ */
+char *
+SkadeCompactJson(const char *text, size_t len, const char *location)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext parse_cxt;
+	json_error_t jerr;
+	json_t	   *root;
+	char	   *out;
+
+	parse_cxt = AllocSetContextCreate(caller, "skade json compact", ALLOCSET_SMALL_SIZES);
+	MemoryContextSwitchTo(parse_cxt);
+	root = load_budgeted(text, len, 0, &jerr);
+	if (root == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_JSON_TEXT),
+				 errmsg("a member of \"%s\" is not valid JSON", location),
+				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
+	MemoryContextSwitchTo(caller);
+	out = dump_compact(root);
+	MemoryContextDelete(parse_cxt);
+	return out;
+}
+
+/*
  * SkadeParseSnapshot
  *		One snapshot object (JSON text) as the metadata parser reads each
  *		element of "snapshots": the same checks, the same errors (naming

@@ -185,6 +185,7 @@ typedef struct FastCommit
 	Replaced	repl[MAX_REPLACED];
 	int			nrepl;
 	char	   *table_location; /* set-location's (NULL: the base's) */
+	char	   *specs_text;		/* remove-partition-specs': the summary's text */
 	/* remove-snapshots: the base's snapshots removed, the log entries kept */
 	bool	   *gone;			/* per base snapshot (NULL: no removal) */
 	int64	   *gone_ids;		/* their ids, sorted */
@@ -256,6 +257,9 @@ static bool set_properties(FastCommit *fc, JsonbContainer *u);
 static bool remove_properties(FastCommit *fc, JsonbContainer *u);
 static bool remove_snapshot_ref(FastCommit *fc, JsonbContainer *u);
 static bool remove_snapshots(FastCommit *fc, JsonbContainer *u);
+static bool remove_ids(FastCommit *fc, JsonbContainer *u, const char *field, const char *list,
+					   const char *key, const char *current);
+static bool jsonb_in_array(JsonbValue *v, JsonbContainer *arr);
 static int	integer_ids(JsonbContainer *arr, int64 **ids);
 static bool numeric_id(JsonbValue *v, int64 *id);
 static int	cmp_int64(const void *a, const void *b);
@@ -1020,6 +1024,10 @@ apply_updates(FastCommit *fc, Jsonb *updates)
 			ok = remove_snapshot_ref(fc, u);
 		else if (pg_strcasecmp(action, "remove-snapshots") == 0)
 			ok = remove_snapshots(fc, u);
+		else if (pg_strcasecmp(action, "remove-partition-specs") == 0)
+			ok = remove_ids(fc, u, "spec-ids", "partition-specs", "spec-id", "default-spec-id");
+		else if (pg_strcasecmp(action, "remove-schemas") == 0)
+			ok = remove_ids(fc, u, "schema-ids", "schemas", "schema-id", "current-schema-id");
 		else if (pg_strcasecmp(action, "set-location") == 0)
 			ok = set_location(fc, u);
 		else if (pg_strcasecmp(action, "set-statistics") == 0)
@@ -1519,6 +1527,71 @@ keep_log(FastCommit *fc)
 }
 
 /*
+ * remove-partition-specs / remove-schemas, as update_table: an array of ids
+ * without the default spec (current schema; naming it is the engine's
+ * error); a non-empty one keeps the entries whose id it does not hold (an
+ * entry without one goes, as jsonb's NOT IN drops it) and is a change even
+ * if it removed nothing.
+ */
+static bool
+remove_ids(FastCommit *fc, JsonbContainer *u, const char *field, const char *list,
+		   const char *key, const char *current)
+{
+	JsonbValue	ids;
+	JsonbValue	cur;
+	Jsonb	   *have = member_jsonb(fc, current);
+	Jsonb	   *arr = member_jsonb(fc, list);
+	JsonbParseState *state = NULL;
+	char	   *text;
+	int			n;
+	int			i;
+
+	if (!jvalue(u, field, &ids) || ids.type != jbvBinary ||
+		!JsonContainerIsArray(ids.val.binary.data) || have == NULL ||
+		!JsonbExtractScalar(&have->root, &cur) || jsonb_in_array(&cur, ids.val.binary.data) ||
+		arr == NULL || !JB_ROOT_IS_ARRAY(arr) || JB_ROOT_IS_SCALAR(arr))
+		return false;
+	if (JsonContainerSize(ids.val.binary.data) == 0)
+		return true;
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	n = JsonContainerSize(&arr->root);
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&arr->root, i);
+		JsonbValue	id;
+
+		if (e->type == jbvBinary && jvalue(e->val.binary.data, key, &id) &&
+			!jsonb_in_array(&id, ids.val.binary.data))
+			pushJsonbValue(&state, WJB_ELEM, e);
+	}
+	text = JsonbToCString(NULL, &JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1);
+	replace_member(fc, list, text);
+	if (strcmp(list, "partition-specs") == 0)
+		fc->specs_text = SkadeCompactJson(text, strlen(text), fc->base_location);
+	fc->changes++;
+	return true;
+}
+
+/* is v (jsonb-)equal to an element of arr? */
+static bool
+jsonb_in_array(JsonbValue *v, JsonbContainer *arr)
+{
+	Jsonb	   *want = JsonbValueToJsonb(v);
+	int			n = JsonContainerSize(arr);
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
+
+		if (DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(JsonbValueToJsonb(e)),
+											 JsonbPGetDatum(want))))
+			return true;
+	}
+	return false;
+}
+
+/*
  * set-location, as update_table: a string other than the current location
  * (compared before trimming, so "loc/" for "loc" is a change) sets it
  * without trailing slashes.  An empty result is the engine's.
@@ -2014,7 +2087,7 @@ new_summary(FastCommit *fc, StringInfo refs_text)
 	parts.table_location = fc->table_location ? fc->table_location :
 		SkadeMetaStr(b, b->table_location);
 	parts.current_schema = SkadeMetaStr(b, b->current_schema);
-	parts.partition_specs = SkadeMetaStr(b, b->partition_specs);
+	parts.partition_specs = fc->specs_text ? fc->specs_text : SkadeMetaStr(b, b->partition_specs);
 	parts.text_len = fc->len + 4096;
 	parts.emit_text = emit_text;
 	parts.emit_arg = fc;

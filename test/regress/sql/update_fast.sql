@@ -352,6 +352,21 @@ SELECT (metadata::jsonb)->'current-snapshot-id' AS current, (metadata::jsonb)->'
 SELECT * FROM pg_temp.same('uf', 'st3', '[]', '[{"action": "remove-snapshots", "snapshot-ids": [61]}]');
 SELECT (metadata::jsonb)->'current-snapshot-id' AS current, (metadata::jsonb)->'snapshots' AS snapshots FROM skade.load_table('uf', 'st3');
 
+-- remove-partition-specs / remove-schemas: what the engine added, removed in C; the
+-- default spec and current schema are refused; an id that is not there is still a change
+SELECT * FROM pg_temp.same('uf', 'st', '[]',
+  '[{"action": "add-schema", "schema": {"type": "struct", "schema-id": 1, "fields": [{"id": 1, "name": "id", "required": true, "type": "long"},
+     {"id": 2, "name": "ts", "required": false, "type": "timestamptz"}]}, "last-column-id": 2},
+    {"action": "add-spec", "spec": {"spec-id": 1, "fields": [{"source-id": 1, "field-id": 1000, "name": "id_bucket", "transform": "bucket[4]"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-partition-specs", "spec-ids": [1, "0", 7]}, {"action": "remove-schemas", "schema-ids": [1]}]');
+SELECT (metadata::jsonb)->'partition-specs' AS specs, jsonb_path_query_array((metadata::jsonb)->'schemas', '$[*]."schema-id"') AS schemas
+  FROM skade.load_table('uf', 'st');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-partition-specs", "spec-ids": [9]}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-partition-specs", "spec-ids": []}, {"action": "remove-schemas", "schema-ids": []}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-partition-specs", "spec-ids": [0.0]}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-schemas", "schema-ids": [0]}]');
+SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-schemas", "schema-ids": {"a": 1}}]');
+
 -- skade.commit_stats() counts update_table's commits by the engine that applied them
 SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
 SELECT skade.update_table('uf', 'st', '[]', '[{"action": "set-properties", "updates": {"k": "v2"}}]') IS NOT NULL AS committed;
