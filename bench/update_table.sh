@@ -8,6 +8,8 @@
 # Then, same run, the same property change committed by skade.update_table()
 # and by a Java JdbcCatalog client (refresh = read and parse the metadata,
 # write the next file, compare-and-swap; test/interop/java CommitBenchTest).
+# Then, same run, remove-snapshots (the oldest snapshot, N times) on the same tables by
+# update_table's C path and by its PL/pgSQL engine (skade.update_fast_path = off).
 # Prints the average latency of each over N calls, and Java / skade.
 # Usage: bash bench/update_table.sh [calls=20]
 set -euo pipefail
@@ -81,11 +83,23 @@ SQL
     for i in $(seq 1 "$N"); do
         echo "SELECT skade.update_table('b$S', 't', '[]', '[{\"action\": \"set-properties\", \"updates\": {\"skade$i\": \"x\"}}]') IS NOT NULL;" >>"$props"
     done
-    chown "$PG_USER" "$upd" "$read" "$write" "$props"
+    rmc=$BASE/rmc.sql rmp=$BASE/rmp.sql
+    echo '\timing on' >"$rmc"
+    printf '%s\n' 'SET skade.update_fast_path = off' '\timing on' >"$rmp"
+    for i in $(seq 1 "$N"); do
+        echo "SELECT skade.update_table('b$S', 't', '[]', '[{\"action\": \"remove-snapshots\", \"snapshot-ids\": [$i]}]') IS NOT NULL;" >>"$rmc"
+        echo "SELECT skade.update_table('b$S', 't', '[]', '[{\"action\": \"remove-snapshots\", \"snapshot-ids\": [$((N + i))]}]') IS NOT NULL;" >>"$rmp"
+    done
+    chown "$PG_USER" "$upd" "$read" "$write" "$props" "$rmc" "$rmp"
     a=$(avg "$upd")
     printf '%-12s %18s %18s %18s\n' "$S" "$a" "$(avg "$read")" "$(avg "$write")"
     echo "b$S.t $(avg "$props") $a" >>"$RESULTS"
+    echo "b$S.t $(avg "$rmc") $(avg "$rmp")" >>"$BASE/remove"
 done
+printf '\n%-12s %24s %24s %14s\n' "table" "remove-snapshots C ms" "remove-snapshots PL/pgSQL" "PL/pgSQL/C"
+while read -r t c p; do
+    printf '%-12s %24s %24s %13sx\n' "$t" "$c" "$p" "$(awk -v a="$c" -v b="$p" 'BEGIN { printf "%.2f", b / a }')"
+done <"$BASE/remove"
 
 # the same property change: skade.update_table() vs a Java JdbcCatalog commit
 if ! (cd "$SKADE_ROOT/test/interop/java" &&

@@ -1,10 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * commit_fast.c
- *	  skade.update_table_fast(): the common shapes of skade.update_table()
- *	  -- appends, ref moves, property changes -- committed in C by splicing
- *	  the base metadata text, instead of converting megabytes of metadata to
- *	  jsonb, editing it and parsing the result again.
+ *	  skade.update_table_fast(): the shapes of skade.update_table() that
+ *	  this path has taken over from the PL/pgSQL engine -- appends, ref
+ *	  moves and removals, property, location and statistics changes,
+ *	  snapshot, spec and schema removals -- committed in C by splicing the
+ *	  base metadata text, instead of converting megabytes of metadata to
+ *	  jsonb, editing it and parsing the result again.  The engine's action
+ *	  families move here one at a time (issue 30), each checked against
+ *	  Java's TableMetadata.Builder by UpdateTableRandomTest with this path on
+ *	  and off; skade.commit_stats() counts what each engine applied.
  *
  * Contract with update_table (PL/pgSQL, in the extension's script)
  *   - update_table calls this right after it has locked the table's row,
@@ -34,8 +39,15 @@
  *     lineage as the engine's: first-row-id not behind next-row-id, which
  *     grows by added-rows); requirements other than
  *     assert-create; updates add-snapshot (at most one), set-snapshot-ref
- *     (main at most once), set-properties (without format-version) and
- *     remove-properties, in any order.  The result is what the PL/pgSQL
+ *     (main at most once), set-properties (without format-version),
+ *     remove-properties, remove-snapshot-ref, remove-snapshots (once, not
+ *     with an added snapshot or main moved or removed), set-/remove-
+ *     statistics and -partition-statistics, set-location,
+ *     remove-partition-specs, remove-schemas, and assign-uuid,
+ *     upgrade-format-version, set-current-schema, set-default-spec and
+ *     set-default-sort-order naming what the table has (no change), in any
+ *     order.  Members other than snapshots, logs, refs and properties that
+ *     a commit changes are replaced whole by their jsonb text (Replaced).  The result is what the PL/pgSQL
  *     engine writes, member for member (same values, same rules: Java's
  *     TableMetadata.Builder as transcribed there), except the file's uuid,
  *     last-updated-ms and the layout of the text: members the commit does
