@@ -55,6 +55,12 @@
  *     ones are written as jsonb prints them.  skade.update_fast_path = off
  *     (guc.c) turns this path off, for verification.
  *
+ * Files
+ *   This file loads and scans the base, checks the requirements, rebases a
+ *   stale append (with commit_rebase.c), names and emits the new file and
+ *   its summary; the update actions and the checks on the whole result are
+ *   in commit_actions.c; commit_fast_int.h is what the two share.
+ *
  * Why splicing is safe
  *   The base text comes from L0 (pinned, no copy): skade's reader parsed
  *   and validated it when it entered the cache.  One string- and
@@ -99,15 +105,12 @@
 #include "util/pg_compat.h"
 
 #include "access/xact.h"
-#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
-#include "common/int.h"
 #include "common/string.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/formatting.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
@@ -116,6 +119,7 @@
 
 #include "catalog/tables.h"
 #include "writer/commit_fast.h"
+#include "writer/commit_fast_int.h"
 #include "writer/commit_rebase.h"
 #include "writer/metadata_write.h"
 #include "io/file_create.h"
@@ -127,100 +131,7 @@
 
 PG_FUNCTION_INFO_V1(skade_update_table_fast);
 
-#define MAX_MEMBERS		96		/* top-level members of a metadata file */
-#define MAX_REPLACED	8		/* members other than the ones below a commit replaces */
-#define FUTURE_MARGIN_MS 59000	/* PL/pgSQL refuses > now + 60 s; leave it the edge */
 
-/* a span of the base text */
-typedef struct Span
-{
-	const char *p;
-	int			len;
-} Span;
-
-/* a top-level member: its key (without quotes) and its value */
-typedef struct Member
-{
-	Span		key;
-	Span		value;
-	Span	   *elems;			/* elements, for the arrays we edit */
-	int			nelems;
-} Member;
-
-/* values of a JSON number for jint() */
-typedef enum JInt
-{
-	J_ABSENT,					/* missing or null */
-	J_INT,						/* an integer literal within int64 */
-	J_OTHER						/* anything else */
-} JInt;
-
-/* a top-level member the commit replaced (or added): its new text */
-typedef struct Replaced
-{
-	const char *key;
-	char	   *text;
-} Replaced;
-
-/* one commit on the fast path */
-typedef struct FastCommit
-{
-	SkadeRoute	route;			/* the table's namespace's */
-	const char *base_location;
-	SkadeMeta  *base;			/* the base summary (no texts) */
-	const char *text;			/* the base text (pinned in L0) */
-	Size		len;
-	Member		members[MAX_MEMBERS];
-	int			nmembers;
-	int64		now_ms;
-	Jsonb	   *refs;			/* the refs object (NULL: none) */
-	Jsonb	   *props;			/* the properties object (NULL: none) */
-	bool		refs_changed;
-	bool		props_changed;
-	int			changes;
-	/* the added snapshot, if any */
-	bool		added;
-	char	   *added_text;
-	int64		added_ts;
-	SkadeMetaSnapshot added_snap;
-	char	   *added_op;
-	char	   *added_ml;
-	char	   *added_summary;
-	int64		last_seq;
-	int64		next_row_id;	/* v3: the table's, after the added snapshot */
-	/* main moved: the new current snapshot and its log entry */
-	bool		main_set;
-	bool		main_removed;	/* remove-snapshot-ref main: no current snapshot */
-	int64		current;
-	int64		log_ts;
-	/* other members the commit replaced or added, as their new JSON text */
-	Replaced	repl[MAX_REPLACED];
-	int			nrepl;
-	char	   *table_location; /* set-location's (NULL: the base's) */
-	char	   *specs_text;		/* remove-partition-specs': the summary's text */
-	/* remove-snapshots: the base's snapshots removed, the log entries kept */
-	bool	   *gone;			/* per base snapshot (NULL: no removal) */
-	int64	   *gone_ids;		/* their ids, sorted */
-	int			ngone;
-	int		   *log_keep;		/* indexes of the base log entries kept */
-	int			nlog_keep;
-	/* the new file */
-	int			maxlog;
-	char	   *location;
-	bool		gzip;
-	int64	   *keep;			/* snapshot ids the refs variant keeps */
-	int			nkeep;
-	/* a stale branch held back for a rebase (commit_rebase.c) */
-	bool		rebase_on;		/* the table rebases stale appends */
-	char	   *stale_ref;		/* the branch */
-	int64		stale_have;		/* where it is */
-	char	   *stale_msg;		/* the failure, raised if no rebase */
-	SkadeRebase *rebase;
-	/* a step of a group (SkadeFastChain): the base is the chain's head, never written */
-	const SkadeMeta *head;		/* NULL: the base is in L0 */
-	const char *chain_location; /* the group's new file (NULL: not chosen yet) */
-	bool		chain_gzip;
-} FastCommit;
 
 /* commits applied in memory one onto another, written once (commit_group.c) */
 struct SkadeFastChain
@@ -254,42 +165,12 @@ static const char *skip_ws(const char *p, const char *end);
 static const char *skip_string(const char *p, const char *end);
 static const char *skip_value(const char *p, const char *end);
 static const char *scan_elements(const char *p, const char *end, Member *m);
-static Member *member(FastCommit *fc, const char *key);
-static bool member_int(FastCommit *fc, const char *key, int64 *value);
 static bool check_requirements(FastCommit *fc, Jsonb *requirements);
 static bool check_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
 static bool check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
 pg_noreturn static void requirement_failed(FastCommit *fc, const char *what);
 static bool hold_stale(FastCommit *fc, const char *ref, const char *type, int64 have, char *what);
 static Jsonb *rebase_updates(FastCommit *fc, Jsonb *updates);
-static bool apply_updates(FastCommit *fc, Jsonb *updates);
-static bool add_snapshot(FastCommit *fc, JsonbContainer *u);
-static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);
-static bool set_properties(FastCommit *fc, JsonbContainer *u);
-static bool remove_properties(FastCommit *fc, JsonbContainer *u);
-static bool remove_snapshot_ref(FastCommit *fc, JsonbContainer *u);
-static bool remove_snapshots(FastCommit *fc, JsonbContainer *u);
-static bool remove_ids(FastCommit *fc, JsonbContainer *u, const char *field, const char *list,
-					   const char *key, const char *current);
-static bool jsonb_in_array(JsonbValue *v, JsonbContainer *arr);
-static int	integer_ids(JsonbContainer *arr, int64 **ids);
-static bool numeric_id(JsonbValue *v, int64 *id);
-static int	cmp_int64(const void *a, const void *b);
-static bool is_gone(FastCommit *fc, int64 id);
-static bool survives(FastCommit *fc, JsonbContainer *obj);
-static bool drop_gone_statistics(FastCommit *fc, const char *list);
-static void drop_gone_refs(FastCommit *fc);
-static void keep_log(FastCommit *fc);
-static bool set_location(FastCommit *fc, JsonbContainer *u);
-static bool set_statistics(FastCommit *fc, JsonbContainer *u, const char *list, const char *field);
-static bool remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list);
-static bool unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member);
-static bool same_uuid(FastCommit *fc, JsonbContainer *u);
-static Jsonb *member_jsonb(FastCommit *fc, const char *key);
-static void replace_member(FastCommit *fc, const char *key, char *text);
-static const char *replaced(FastCommit *fc, const char *key);
-static bool snapshot_known(FastCommit *fc, int64 id);
-static bool result_valid(FastCommit *fc);
 static bool new_location(FastCommit *fc);
 static void emit_document(FastCommit *fc, StringInfo out, bool refs_only);
 static void emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only);
@@ -298,13 +179,6 @@ static SkadeMeta *new_summary(FastCommit *fc, StringInfo refs_text);
 static void emit_text(StringInfo buf, void *arg);
 static void collect_keep(FastCommit *fc, SkadeMetaRef *refs, int nrefs);
 static int	new_refs(FastCommit *fc, SkadeMetaRef **refs, const char ***names);
-static JInt jint(JsonbContainer *obj, const char *key, int64 *value);
-static bool jstring(JsonbContainer *obj, const char *key, char **value);
-static bool jvalue(JsonbContainer *obj, const char *key, JsonbValue *v);
-static bool jobject(JsonbContainer *obj, const char *key, JsonbContainer **value);
-static Jsonb *jsonb_of_span(Span s);
-static Jsonb *jsonb_object1(const char *key, JsonbValue *value);
-static Datum text_array_of(JsonbContainer *arr, bool *ok);
 
 /*
  * skade.update_table_fast(namespace, name, base_location, requirements,
@@ -396,7 +270,7 @@ fast_apply(FastCommit *fc, const char *catalog, const char *ns, Jsonb *requireme
 	/* a stale branch: rebased, or its failure (the engine's first error) */
 	if (fc->stale_msg && (updates = rebase_updates(fc, updates)) == NULL)
 		requirement_failed(fc, NULL);
-	if (!apply_updates(fc, updates) || !result_valid(fc))
+	if (!fast_apply_updates(fc, updates) || !fast_result_valid(fc))
 	{
 		if (fc->stale_msg)
 			requirement_failed(fc, NULL);
@@ -558,24 +432,24 @@ load_base(FastCommit *fc)
 		return false;
 	/* v3: the row lineage counter, an integer the engine reads */
 	if (fc->base->format_version == 3 &&
-		(!member_int(fc, "next-row-id", &fc->next_row_id) || fc->next_row_id < 0))
+		(!fast_member_int(fc, "next-row-id", &fc->next_row_id) || fc->next_row_id < 0))
 		return false;
 	/* the arrays we edit are arrays, and the summary counted what we found */
 	for (i = 0; i < 3; i++)
-		if ((m = member(fc, arrays[i])) != NULL && m->elems == NULL)
+		if ((m = fast_member(fc, arrays[i])) != NULL && m->elems == NULL)
 			return false;
-	m = member(fc, "snapshots");
+	m = fast_member(fc, "snapshots");
 	if ((m ? m->nelems : 0) != (int) fc->base->nsnapshots)
 		return false;
-	m = member(fc, "snapshot-log");
+	m = fast_member(fc, "snapshot-log");
 	if ((m ? m->nelems : 0) != (int) fc->base->nlog)
 		return false;
 	/* the objects we edit, as jsonb (small) */
-	if ((m = member(fc, "refs")) != NULL)
-		fc->refs = jsonb_of_span(m->value);
-	if ((m = member(fc, "properties")) != NULL)
+	if ((m = fast_member(fc, "refs")) != NULL)
+		fc->refs = fast_jsonb_of_span(m->value);
+	if ((m = fast_member(fc, "properties")) != NULL)
 	{
-		fc->props = jsonb_of_span(m->value);
+		fc->props = fast_jsonb_of_span(m->value);
 		if (!JB_ROOT_IS_OBJECT(fc->props))
 			return false;
 	}
@@ -626,8 +500,8 @@ scan_members(FastCommit *fc)
 			return false;
 		p = skip_ws(p, end);
 		m->value.p = p;
-		if (*p == '[' && (member(fc, "snapshots") == m || member(fc, "snapshot-log") == m ||
-						  member(fc, "metadata-log") == m))
+		if (*p == '[' && (fast_member(fc, "snapshots") == m || fast_member(fc, "snapshot-log") == m ||
+						  fast_member(fc, "metadata-log") == m))
 			p = scan_elements(p, end, m);
 		else
 			p = skip_value(p, end);
@@ -745,8 +619,8 @@ scan_elements(const char *p, const char *end, Member *m)
 	return NULL;
 }
 
-static Member *
-member(FastCommit *fc, const char *key)
+Member *
+fast_member(FastCommit *fc, const char *key)
 {
 	int			len = strlen(key);
 	int			i;
@@ -758,10 +632,10 @@ member(FastCommit *fc, const char *key)
 }
 
 /* a top-level integer member (false if absent or not an integer literal) */
-static bool
-member_int(FastCommit *fc, const char *key, int64 *value)
+bool
+fast_member_int(FastCommit *fc, const char *key, int64 *value)
 {
-	Member	   *m = member(fc, key);
+	Member	   *m = fast_member(fc, key);
 
 	return m != NULL && SkadeIntText(m->value.p, m->value.len, value);
 }
@@ -818,13 +692,13 @@ check_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
 	int64		have;
 	int			k;
 
-	if (!jstring(r, "type", &type))
+	if (!fast_jstring(r, "type", &type))
 		return false;
 	if (pg_strcasecmp(type, "assert-table-uuid") == 0)
 	{
 		have_uuid = SkadeMetaStr(fc->base, fc->base->table_uuid);
 		/* (ASCII only: lower() and pg_strcasecmp agree there) */
-		if (!jstring(r, "uuid", &uuid) || !pg_is_ascii(uuid) || !pg_is_ascii(have_uuid))
+		if (!fast_jstring(r, "uuid", &uuid) || !pg_is_ascii(uuid) || !pg_is_ascii(have_uuid))
 			return false;
 		if (raise && pg_strcasecmp(uuid, have_uuid) != 0)
 			requirement_failed(fc, psprintf("UUID does not match: expected %s != %s", uuid, have_uuid));
@@ -836,8 +710,8 @@ check_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
 		if (pg_strcasecmp(type, ints[k][0]) == 0)
 			break;
 	/* assert-create, unknown kinds, values the engine casts with an error */
-	if (k == lengthof(ints) || jint(r, ints[k][1], &want) != J_INT ||
-		!member_int(fc, ints[k][2], &have) ||
+	if (k == lengthof(ints) || fast_jint(r, ints[k][1], &want) != J_INT ||
+		!fast_member_int(fc, ints[k][2], &have) ||
 		want < PG_INT32_MIN || want > PG_INT32_MAX || have < PG_INT32_MIN || have > PG_INT32_MAX)
 		return false;
 	if (raise && want != have)
@@ -858,22 +732,22 @@ check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
 	JsonbContainer *cur;
 	JsonbValue	v;
 
-	if (!jstring(r, "ref", &ref))
+	if (!fast_jstring(r, "ref", &ref))
 		return false;
-	w = jint(r, "snapshot-id", &want);
+	w = fast_jint(r, "snapshot-id", &want);
 	if (w == J_OTHER)
 		return false;
-	if (fc->refs == NULL || !jobject(&fc->refs->root, ref, &cur))
+	if (fc->refs == NULL || !fast_jobject(&fc->refs->root, ref, &cur))
 	{
 		/* a ref that is there but no object: the engine's business */
-		if (fc->refs != NULL && jvalue(&fc->refs->root, ref, &v))
+		if (fc->refs != NULL && fast_jvalue(&fc->refs->root, ref, &v))
 			return false;
 		if (raise && w == J_INT)
 			requirement_failed(fc, psprintf("branch or tag %s is missing, expected " INT64_FORMAT,
 										ref, want));
 		return true;
 	}
-	if (!jstring(cur, "type", &type) || jint(cur, "snapshot-id", &have) != J_INT)
+	if (!fast_jstring(cur, "type", &type) || fast_jint(cur, "snapshot-id", &have) != J_INT)
 		return false;
 	if (raise && (w == J_ABSENT || have != want))
 	{
@@ -948,28 +822,28 @@ rebase_updates(FastCommit *fc, Jsonb *updates)
 	{
 		e[i] = getIthJsonbValueFromContainer(&updates->root, i);
 		if (e[i]->type != jbvBinary || !JsonContainerIsObject(e[i]->val.binary.data) ||
-			!jstring(e[i]->val.binary.data, "action", &str) ||
+			!fast_jstring(e[i]->val.binary.data, "action", &str) ||
 			pg_strcasecmp(str, i == 0 ? "add-snapshot" : "set-snapshot-ref") != 0)
 			return NULL;
 	}
 	/* the branch moved to the added snapshot */
 	ref = e[1]->val.binary.data;
-	if (!jvalue(e[0]->val.binary.data, "snapshot", &v) || v.type != jbvBinary ||
+	if (!fast_jvalue(e[0]->val.binary.data, "snapshot", &v) || v.type != jbvBinary ||
 		!JsonContainerIsObject(v.val.binary.data))
 		return NULL;
 	snap = DatumGetJsonbP(DirectFunctionCall1(jsonb_strip_nulls,
 											  JsonbPGetDatum(JsonbValueToJsonb(&v))));
-	if (jint(&snap->root, "snapshot-id", &a.snapshot_id) != J_INT ||
-		!jstring(ref, "ref-name", &str) || strcmp(str, fc->stale_ref) != 0 ||
-		!jstring(ref, "type", &str) || pg_strcasecmp(str, "branch") != 0 ||
-		jint(ref, "snapshot-id", &id) != J_INT || id != a.snapshot_id)
+	if (fast_jint(&snap->root, "snapshot-id", &a.snapshot_id) != J_INT ||
+		!fast_jstring(ref, "ref-name", &str) || strcmp(str, fc->stale_ref) != 0 ||
+		!fast_jstring(ref, "type", &str) || pg_strcasecmp(str, "branch") != 0 ||
+		fast_jint(ref, "snapshot-id", &id) != J_INT || id != a.snapshot_id)
 		return NULL;
 	/* the snapshot, as the client made it */
-	parent = jint(&snap->root, "parent-snapshot-id", &a.parent_id);
-	if (jint(&snap->root, "sequence-number", &a.seq) != J_INT ||
-		!jstring(&snap->root, "manifest-list", &str) ||
-		!jobject(&snap->root, "summary", &a.summary) ||
-		!jstring(a.summary, "operation", (char **) &a.operation) || parent == J_OTHER)
+	parent = fast_jint(&snap->root, "parent-snapshot-id", &a.parent_id);
+	if (fast_jint(&snap->root, "sequence-number", &a.seq) != J_INT ||
+		!fast_jstring(&snap->root, "manifest-list", &str) ||
+		!fast_jobject(&snap->root, "summary", &a.summary) ||
+		!fast_jstring(a.summary, "operation", (char **) &a.operation) || parent == J_OTHER)
 		return NULL;
 	a.manifest_list = str;
 	a.has_parent = parent == J_INT;
@@ -1003,815 +877,6 @@ rebase_updates(FastCommit *fc, Jsonb *updates)
 	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
 }
 
-/* ---------------------------------------------------------------- updates */
-
-/* Apply the updates in order (false: a shape or an error for PL/pgSQL). */
-static bool
-apply_updates(FastCommit *fc, Jsonb *updates)
-{
-	int			n = JsonContainerSize(&updates->root);
-	int			i;
-
-	for (i = 0; i < n; i++)
-	{
-		JsonbValue *e = getIthJsonbValueFromContainer(&updates->root, i);
-		JsonbContainer *u;
-		char	   *action;
-		bool		ok;
-
-		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
-			return false;
-		u = e->val.binary.data;
-		if (!jstring(u, "action", &action))
-			return false;
-		if (pg_strcasecmp(action, "add-snapshot") == 0)
-			ok = add_snapshot(fc, u);
-		else if (pg_strcasecmp(action, "set-snapshot-ref") == 0)
-			ok = set_snapshot_ref(fc, u);
-		else if (pg_strcasecmp(action, "set-properties") == 0)
-			ok = set_properties(fc, u);
-		else if (pg_strcasecmp(action, "remove-properties") == 0)
-			ok = remove_properties(fc, u);
-		else if (pg_strcasecmp(action, "remove-snapshot-ref") == 0)
-			ok = remove_snapshot_ref(fc, u);
-		else if (pg_strcasecmp(action, "remove-snapshots") == 0)
-			ok = remove_snapshots(fc, u);
-		else if (pg_strcasecmp(action, "remove-partition-specs") == 0)
-			ok = remove_ids(fc, u, "spec-ids", "partition-specs", "spec-id", "default-spec-id");
-		else if (pg_strcasecmp(action, "remove-schemas") == 0)
-			ok = remove_ids(fc, u, "schema-ids", "schemas", "schema-id", "current-schema-id");
-		else if (pg_strcasecmp(action, "set-location") == 0)
-			ok = set_location(fc, u);
-		else if (pg_strcasecmp(action, "set-statistics") == 0)
-			ok = set_statistics(fc, u, "statistics", "statistics");
-		else if (pg_strcasecmp(action, "set-partition-statistics") == 0)
-			ok = set_statistics(fc, u, "partition-statistics", "partition-statistics");
-		else if (pg_strcasecmp(action, "remove-statistics") == 0)
-			ok = remove_statistics(fc, u, "statistics");
-		else if (pg_strcasecmp(action, "remove-partition-statistics") == 0)
-			ok = remove_statistics(fc, u, "partition-statistics");
-		else if (pg_strcasecmp(action, "set-current-schema") == 0)
-			ok = unchanged_id(fc, u, "schema-id", "current-schema-id");
-		else if (pg_strcasecmp(action, "set-default-spec") == 0)
-			ok = unchanged_id(fc, u, "spec-id", "default-spec-id");
-		else if (pg_strcasecmp(action, "set-default-sort-order") == 0)
-			ok = unchanged_id(fc, u, "sort-order-id", "default-sort-order-id");
-		else if (pg_strcasecmp(action, "upgrade-format-version") == 0)
-			ok = unchanged_id(fc, u, "format-version", "format-version");
-		else if (pg_strcasecmp(action, "assign-uuid") == 0)
-			ok = same_uuid(fc, u);
-		else
-			ok = false;
-		if (!ok)
-			return false;
-	}
-	return true;
-}
-
-/*
- * The checks update_table makes on the whole result (Java's build()) that
- * this path's inputs can fail: the new snapshot log in order (no entry
- * more than a minute before the one above it, the new entry included, what
- * a removal kept) and not ahead of now, and no snapshot's sequence number
- * past the table's.  A base that fails them is the engine's to refuse.
- */
-static bool
-result_valid(FastCommit *fc)
-{
-	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
-	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(fc->base);
-	int			n = fc->ngone > 0 ? fc->nlog_keep : (int) fc->base->nlog;
-	int64	   *ts = palloc(sizeof(int64) * (n + 1));
-	int			i;
-
-	/* the new log's timestamps: the base's (what a removal kept), the new entry */
-	for (i = 0; i < n; i++)
-		ts[i] = log[fc->ngone > 0 ? fc->log_keep[i] : i].timestamp_ms;
-	if (fc->main_set)
-		ts[n++] = fc->log_ts;
-	for (i = 1; i < n; i++)
-		if (ts[i] < ts[i - 1] - 60000)
-			return false;
-	if (n > 0 && ts[n - 1] > fc->now_ms + FUTURE_MARGIN_MS)
-		return false;
-	for (i = 0; i < (int) fc->base->nsnapshots; i++)
-		if (snaps[i].sequence_number > fc->base->last_sequence_number)
-			return false;
-	return true;
-}
-
-/*
- * add-snapshot, as skade.add_snapshot() on a v2 table: nulls stripped; an
- * integer id, timestamp and sequence number, a manifest list, an operation;
- * a new id; not in the future; the sequence number past the table's.
- */
-static bool
-add_snapshot(FastCommit *fc, JsonbContainer *u)
-{
-	JsonbValue	v;
-	Jsonb	   *snap;
-	JsonbContainer *s;
-	JsonbContainer *summary;
-	char	   *str;
-	int64		id;
-	int64		ts;
-	int64		seq;
-	int64		x;
-	int64		first;
-	int64		rows;
-
-	if (fc->added || fc->gone || !jvalue(u, "snapshot", &v) || v.type != jbvBinary ||
-		!JsonContainerIsObject(v.val.binary.data))
-		return false;
-	snap = DatumGetJsonbP(DirectFunctionCall1(jsonb_strip_nulls,
-											  JsonbPGetDatum(JsonbValueToJsonb(&v))));
-	s = &snap->root;
-	if (jint(s, "snapshot-id", &id) != J_INT || jint(s, "timestamp-ms", &ts) != J_INT ||
-		jint(s, "sequence-number", &seq) != J_INT ||
-		!jstring(s, "manifest-list", &str) ||
-		!jobject(s, "summary", &summary) || !jstring(summary, "operation", &str) ||
-		jint(s, "parent-snapshot-id", &x) == J_OTHER)
-		return false;
-	if (jint(s, "schema-id", &x) == J_OTHER ||
-		(jint(s, "schema-id", &x) == J_INT && (x < PG_INT32_MIN || x > PG_INT32_MAX)))
-		return false;
-	if (snapshot_known(fc, id) || ts > fc->now_ms + FUTURE_MARGIN_MS || seq <= fc->last_seq)
-		return false;
-	/* v3 row lineage: first-row-id not behind the table's next-row-id, which grows by added-rows */
-	if (fc->base->format_version == 3 &&
-		(jint(s, "first-row-id", &first) != J_INT || jint(s, "added-rows", &rows) != J_INT ||
-		 first < fc->next_row_id || rows < 0 ||
-		 pg_add_s64_overflow(fc->next_row_id, rows, &fc->next_row_id)))
-		return false;
-	fc->added = true;
-	fc->added_ts = ts;
-	fc->last_seq = seq;
-	fc->added_text = JsonbToCString(NULL, s, VARSIZE(snap));
-	/* its summary entry, read by the reader's own code */
-	SkadeParseSnapshot(fc->added_text, strlen(fc->added_text), fc->base->format_version,
-					   fc->base_location,
-					   (int) fc->base->nsnapshots, &fc->added_snap,
-					   &fc->added_op, &fc->added_ml, &fc->added_summary);
-	fc->changes++;
-	return true;
-}
-
-/*
- * set-snapshot-ref, as skade.set_snapshot_ref(): the ref replaced whole;
- * an equal ref is no change; main moves the current snapshot and the log
- * (at most once here: a second move is the engine's, it trims the log).
- */
-static bool
-set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
-{
-	static const char *const keys[3] = {"min-snapshots-to-keep", "max-snapshot-age-ms",
-	"max-ref-age-ms"};
-	JsonbParseState *state = NULL;
-	JsonbValue	k;
-	JsonbValue	v;
-	JsonbValue *res;
-	JsonbContainer *cur;
-	Jsonb	   *ref;
-	char	   *name;
-	char	   *kind;
-	int64		id;
-	int64		x;
-	int			i;
-	bool		is_main;
-
-	if (!jstring(u, "ref-name", &name) || jint(u, "snapshot-id", &id) != J_INT ||
-		!jstring(u, "type", &kind))
-		return false;
-	kind = str_tolower(kind, strlen(kind), DEFAULT_COLLATION_OID);
-	is_main = strcmp(name, "main") == 0;
-	if (strcmp(kind, "branch") != 0 && (strcmp(kind, "tag") != 0 || is_main ||
-										jvalue(u, keys[0], &v) || jvalue(u, keys[1], &v)))
-		return false;
-
-	/* the ref as jsonb_build_object makes it */
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	k.type = jbvString;
-	k.val.string.val = "snapshot-id";
-	k.val.string.len = strlen("snapshot-id");
-	pushJsonbValue(&state, WJB_KEY, &k);
-	jvalue(u, "snapshot-id", &v);
-	pushJsonbValue(&state, WJB_VALUE, &v);
-	k.val.string.val = "type";
-	k.val.string.len = 4;
-	pushJsonbValue(&state, WJB_KEY, &k);
-	v.type = jbvString;
-	v.val.string.val = kind;
-	v.val.string.len = strlen(kind);
-	pushJsonbValue(&state, WJB_VALUE, &v);
-	for (i = 0; i < 3; i++)
-	{
-		JInt		j = jint(u, keys[i], &x);
-
-		if (j == J_ABSENT)
-			continue;
-		if (j != J_INT || x <= 0 || (i == 0 && x > PG_INT32_MAX))
-			return false;
-		k.val.string.val = (char *) keys[i];
-		k.val.string.len = strlen(keys[i]);
-		pushJsonbValue(&state, WJB_KEY, &k);
-		jvalue(u, keys[i], &v);
-		pushJsonbValue(&state, WJB_VALUE, &v);
-	}
-	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	ref = JsonbValueToJsonb(res);
-
-	if (fc->refs && jobject(&fc->refs->root, name, &cur))
-	{
-		JsonbValue	cv;
-
-		jvalue(&fc->refs->root, name, &cv);
-		if (DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(JsonbValueToJsonb(&cv)),
-											 JsonbPGetDatum(ref))))
-			return true;		/* unchanged: no change */
-	}
-	if (!snapshot_known(fc, id) || (is_main && (fc->main_set || fc->main_removed || fc->gone)))
-		return false;
-	v.type = jbvBinary;
-	v.val.binary.data = &ref->root;
-	v.val.binary.len = VARSIZE(ref) - VARHDRSZ;
-	fc->refs = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat,
-												  JsonbPGetDatum(fc->refs ? fc->refs :
-																 jsonb_object1(NULL, NULL)),
-												  JsonbPGetDatum(jsonb_object1(name, &v))));
-	fc->refs_changed = true;
-	if (is_main)
-	{
-		fc->main_set = true;
-		fc->current = id;
-		fc->log_ts = fc->added && fc->added_snap.snapshot_id == id ? fc->added_ts : fc->now_ms;
-	}
-	fc->changes++;
-	return true;
-}
-
-/* set-properties without format-version: reserved keys dropped, merged */
-static bool
-set_properties(FastCommit *fc, JsonbContainer *u)
-{
-	static const char *const reserved[] = {"format-version", "uuid", "snapshot-count",
-		"current-snapshot-id", "current-snapshot-summary", "current-snapshot-timestamp-ms",
-	"current-schema", "default-partition-spec", "default-sort-order"};
-	JsonbValue	v;
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue	kv;
-	Datum		names[lengthof(reserved)];
-	Jsonb	   *upd;
-	int			i;
-
-	if (!jvalue(u, "updates", &v) && !jvalue(u, "updated", &v))
-		return false;
-	if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
-		return false;
-	it = JsonbIteratorInit(v.val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &kv, true)) != WJB_DONE)
-		if (tok == WJB_VALUE && kv.type != jbvString)
-			return false;
-	if (JsonContainerSize(v.val.binary.data) == 0)
-		return true;			/* {}: no change */
-	if (jvalue(v.val.binary.data, "format-version", &kv))
-		return false;			/* an upgrade: the engine's */
-	for (i = 0; i < lengthof(reserved); i++)
-		names[i] = CStringGetTextDatum(reserved[i]);
-	upd = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_array,
-											 JsonbPGetDatum(JsonbValueToJsonb(&v)),
-											 PointerGetDatum(construct_array(names, lengthof(reserved),
-																			 TEXTOID, -1, false,
-																			 TYPALIGN_INT))));
-	fc->props = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat,
-												   JsonbPGetDatum(fc->props ? fc->props :
-																  jsonb_object1(NULL, NULL)),
-												   JsonbPGetDatum(upd)));
-	fc->props_changed = true;
-	fc->changes++;
-	return true;
-}
-
-/* remove-properties: an array of strings, each key removed */
-static bool
-remove_properties(FastCommit *fc, JsonbContainer *u)
-{
-	JsonbValue	v;
-	Datum		keys;
-	bool		ok;
-
-	if (!jvalue(u, "removals", &v) && !jvalue(u, "removed", &v))
-		return false;
-	if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
-		return false;
-	if (JsonContainerSize(v.val.binary.data) == 0)
-		return true;			/* []: no change */
-	keys = text_array_of(v.val.binary.data, &ok);
-	if (!ok)
-		return false;
-	fc->props = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_array,
-												   JsonbPGetDatum(fc->props ? fc->props :
-																  jsonb_object1(NULL, NULL)),
-												   keys));
-	fc->props_changed = true;
-	fc->changes++;
-	return true;
-}
-
-/*
- * remove-snapshot-ref, as update_table: a ref that exists goes (a change);
- * main leaves no current snapshot (-1; v3: null) even when it was absent,
- * without being a change of its own.  After main moved in this commit, the
- * engine's (it trims the snapshot log of the replaced move).
- */
-static bool
-remove_snapshot_ref(FastCommit *fc, JsonbContainer *u)
-{
-	char	   *name;
-	JsonbValue	v;
-
-	if (!jstring(u, "ref-name", &name))
-		return false;
-	if (strcmp(name, "main") == 0)
-	{
-		if (fc->main_set || fc->gone)
-			return false;
-		fc->main_removed = true;
-		fc->current = SKADE_NO_SNAPSHOT;
-	}
-	if (fc->refs == NULL || !jvalue(&fc->refs->root, name, &v))
-		return true;
-	fc->refs = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete, JsonbPGetDatum(fc->refs),
-												  CStringGetTextDatum(name)));
-	fc->refs_changed = true;
-	fc->changes++;
-	return true;
-}
-
-/*
- * remove-snapshots, as skade.remove_snapshots(): the base's snapshots whose
- * id is among snapshot-ids go; with them every ref and statistics file
- * naming one (and, as jsonb's NOT IN drops them, every ref or statistics
- * file without a snapshot-id), the current snapshot if it went, and the
- * snapshot log up to the last entry of a removed snapshot (entries of
- * unknown snapshots dropped).  One change per snapshot removed.  Once per
- * commit, and not with a snapshot added or main moved or removed in the
- * same commit: those are the engine's.
- */
-static bool
-remove_snapshots(FastCommit *fc, JsonbContainer *u)
-{
-	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(fc->base);
-	JsonbValue	ids;
-	int64	   *want;
-	int			nwant;
-	uint32		i;
-
-	if (fc->gone || fc->added || fc->main_set || fc->main_removed ||
-		!jvalue(u, "snapshot-ids", &ids) || ids.type != jbvBinary ||
-		!JsonContainerIsArray(ids.val.binary.data))
-		return false;
-	nwant = integer_ids(ids.val.binary.data, &want);
-	fc->gone = palloc0(sizeof(bool) * (fc->base->nsnapshots + 1));
-	fc->gone_ids = palloc(sizeof(int64) * (fc->base->nsnapshots + 1));
-	for (i = 0; i < fc->base->nsnapshots; i++)
-		if (bsearch(&snaps[i].snapshot_id, want, nwant, sizeof(int64), cmp_int64))
-		{
-			fc->gone[i] = true;
-			fc->gone_ids[fc->ngone++] = snaps[i].snapshot_id;
-		}
-	if (fc->ngone == 0)
-		return true;			/* (fc->gone stays: one removal per commit) */
-	qsort(fc->gone_ids, fc->ngone, sizeof(int64), cmp_int64);
-	if (!drop_gone_statistics(fc, "statistics") ||
-		!drop_gone_statistics(fc, "partition-statistics"))
-		return false;
-	drop_gone_refs(fc);
-	if (fc->current != SKADE_NO_SNAPSHOT && is_gone(fc, fc->current))
-	{
-		fc->main_removed = true;
-		fc->current = SKADE_NO_SNAPSHOT;
-	}
-	keep_log(fc);
-	fc->changes += fc->ngone;
-	return true;
-}
-
-/* the integer-valued numbers of a JSON array, sorted (others equal no snapshot id) */
-static int
-integer_ids(JsonbContainer *arr, int64 **ids)
-{
-	int			n = JsonContainerSize(arr);
-	int			k = 0;
-	int			i;
-
-	*ids = palloc(sizeof(int64) * (n + 1));
-	for (i = 0; i < n; i++)
-	{
-		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
-
-		if (e->type == jbvNumeric && numeric_id(e, &(*ids)[k]))
-			k++;
-	}
-	qsort(*ids, k, sizeof(int64), cmp_int64);
-	return k;
-}
-
-/* a JSON number equal to an int64 (1, 1.0, 1e0), as jsonb compares them */
-static bool
-numeric_id(JsonbValue *v, int64 *id)
-{
-	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
-	char	   *dot = strchr(s, '.');
-
-	if (dot)
-	{
-		if (strspn(dot + 1, "0") != strlen(dot + 1))
-			return false;
-		*dot = '\0';
-	}
-	return SkadeIntText(s, strlen(s), id);
-}
-
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-static bool
-is_gone(FastCommit *fc, int64 id)
-{
-	return fc->ngone > 0 &&
-		bsearch(&id, fc->gone_ids, fc->ngone, sizeof(int64), cmp_int64) != NULL;
-}
-
-/* does obj's snapshot-id survive the removal (jsonb: NOT snapshot-id IN gone)? */
-static bool
-survives(FastCommit *fc, JsonbContainer *obj)
-{
-	JsonbValue	sid;
-	int64		id;
-
-	if (!jvalue(obj, "snapshot-id", &sid))
-		return false;
-	return sid.type != jbvNumeric || !numeric_id(&sid, &id) || !is_gone(fc, id);
-}
-
-/* a statistics list without the removed snapshots' files (written even if absent) */
-static bool
-drop_gone_statistics(FastCommit *fc, const char *list)
-{
-	Jsonb	   *cur = member_jsonb(fc, list);
-	JsonbParseState *state = NULL;
-	int			n;
-	int			i;
-
-	if (cur != NULL && (!JB_ROOT_IS_ARRAY(cur) || JB_ROOT_IS_SCALAR(cur)))
-		return false;
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
-	n = cur ? JsonContainerSize(&cur->root) : 0;
-	for (i = 0; i < n; i++)
-	{
-		JsonbValue *e = getIthJsonbValueFromContainer(&cur->root, i);
-
-		if (e->type == jbvBinary && survives(fc, e->val.binary.data))
-			pushJsonbValue(&state, WJB_ELEM, e);
-	}
-	replace_member(fc, list, JsonbToCString(NULL, &JsonbValueToJsonb(
-									pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1));
-	return true;
-}
-
-/* the refs without those naming a removed snapshot (written even if absent) */
-static void
-drop_gone_refs(FastCommit *fc)
-{
-	JsonbParseState *state = NULL;
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue	k;
-	JsonbValue	v;
-
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	if (fc->refs)
-	{
-		it = JsonbIteratorInit(&fc->refs->root);
-		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-		{
-			if (tok == WJB_KEY)
-				k = v;
-			else if (tok == WJB_VALUE && v.type == jbvBinary &&
-					 survives(fc, v.val.binary.data))
-			{
-				pushJsonbValue(&state, WJB_KEY, &k);
-				pushJsonbValue(&state, WJB_VALUE, &v);
-			}
-		}
-	}
-	fc->refs = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
-	fc->refs_changed = true;
-}
-
-/*
- * The snapshot log after the removal: restarted after each entry of a
- * removed snapshot, entries of snapshots the table no longer has dropped;
- * fc->log_keep holds the base entries kept, in order.
- */
-static void
-keep_log(FastCommit *fc)
-{
-	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
-	uint32		i;
-
-	fc->log_keep = palloc(sizeof(int) * (fc->base->nlog + 1));
-	fc->nlog_keep = 0;
-	for (i = 0; i < fc->base->nlog; i++)
-	{
-		if (is_gone(fc, log[i].snapshot_id))
-			fc->nlog_keep = 0;
-		else if (SkadeMetaSnapshotById(fc->base, log[i].snapshot_id) != NULL)
-			fc->log_keep[fc->nlog_keep++] = (int) i;
-	}
-}
-
-/*
- * remove-partition-specs / remove-schemas, as update_table: an array of ids
- * without the default spec (current schema; naming it is the engine's
- * error); a non-empty one keeps the entries whose id it does not hold (an
- * entry without one goes, as jsonb's NOT IN drops it) and is a change even
- * if it removed nothing.
- */
-static bool
-remove_ids(FastCommit *fc, JsonbContainer *u, const char *field, const char *list,
-		   const char *key, const char *current)
-{
-	JsonbValue	ids;
-	JsonbValue	cur;
-	Jsonb	   *have = member_jsonb(fc, current);
-	Jsonb	   *arr = member_jsonb(fc, list);
-	JsonbParseState *state = NULL;
-	char	   *text;
-	int			n;
-	int			i;
-
-	if (!jvalue(u, field, &ids) || ids.type != jbvBinary ||
-		!JsonContainerIsArray(ids.val.binary.data) || have == NULL ||
-		!JsonbExtractScalar(&have->root, &cur) || jsonb_in_array(&cur, ids.val.binary.data) ||
-		arr == NULL || !JB_ROOT_IS_ARRAY(arr) || JB_ROOT_IS_SCALAR(arr))
-		return false;
-	if (JsonContainerSize(ids.val.binary.data) == 0)
-		return true;
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
-	n = JsonContainerSize(&arr->root);
-	for (i = 0; i < n; i++)
-	{
-		JsonbValue *e = getIthJsonbValueFromContainer(&arr->root, i);
-		JsonbValue	id;
-
-		if (e->type == jbvBinary && jvalue(e->val.binary.data, key, &id) &&
-			!jsonb_in_array(&id, ids.val.binary.data))
-			pushJsonbValue(&state, WJB_ELEM, e);
-	}
-	text = JsonbToCString(NULL, &JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1);
-	replace_member(fc, list, text);
-	if (strcmp(list, "partition-specs") == 0)
-		fc->specs_text = SkadeCompactJson(text, strlen(text), fc->base_location);
-	fc->changes++;
-	return true;
-}
-
-/* is v (jsonb-)equal to an element of arr? */
-static bool
-jsonb_in_array(JsonbValue *v, JsonbContainer *arr)
-{
-	Jsonb	   *want = JsonbValueToJsonb(v);
-	int			n = JsonContainerSize(arr);
-	int			i;
-
-	for (i = 0; i < n; i++)
-	{
-		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
-
-		if (DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(JsonbValueToJsonb(e)),
-											 JsonbPGetDatum(want))))
-			return true;
-	}
-	return false;
-}
-
-/*
- * set-location, as update_table: a string other than the current location
- * (compared before trimming, so "loc/" for "loc" is a change) sets it
- * without trailing slashes.  An empty result is the engine's.
- */
-static bool
-set_location(FastCommit *fc, JsonbContainer *u)
-{
-	const char *cur = fc->table_location ? fc->table_location :
-		SkadeMetaStr(fc->base, fc->base->table_location);
-	char	   *loc;
-	int			len;
-	StringInfoData buf;
-
-	if (!jstring(u, "location", &loc) || cur == NULL)
-		return false;
-	if (strcmp(loc, cur) == 0)
-		return true;
-	len = strlen(loc);
-	while (len > 0 && loc[len - 1] == '/')
-		loc[--len] = '\0';
-	if (len == 0)
-		return false;
-	fc->table_location = loc;
-	initStringInfo(&buf);
-	escape_json(&buf, loc);
-	replace_member(fc, "location", buf.data);
-	fc->changes++;
-	return true;
-}
-
-/* is v a JSON number whose text is an integer (the engine's '^-?[0-9]+$')? */
-static bool
-integer_number(JsonbValue *v)
-{
-	char	   *s;
-
-	if (v->type != jbvNumeric)
-		return false;
-	s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
-	if (*s == '-')
-		s++;
-	return *s != '\0' && strspn(s, "0123456789") == strlen(s);
-}
-
-/*
- * The elements of list (a statistics array) whose snapshot-id is a key
- * other than id, as jsonb's `x->'snapshot-id' <> id` keeps them (an element
- * without one is dropped); *found: some element has id.  NULL: the list is
- * not an array (the engine's error).
- */
-static JsonbParseState *
-statistics_except(FastCommit *fc, const char *list, JsonbValue *id, bool *found)
-{
-	Jsonb	   *cur = member_jsonb(fc, list);
-	Jsonb	   *want = JsonbValueToJsonb(id);
-	JsonbParseState *state = NULL;
-	int			n;
-	int			i;
-
-	*found = false;
-	if (cur != NULL && (!JB_ROOT_IS_ARRAY(cur) || JB_ROOT_IS_SCALAR(cur)))
-		return NULL;
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
-	n = cur ? JsonContainerSize(&cur->root) : 0;
-	for (i = 0; i < n; i++)
-	{
-		JsonbValue *e = getIthJsonbValueFromContainer(&cur->root, i);
-		JsonbValue	sid;
-		bool		same;
-
-		if (e->type != jbvBinary || !jvalue(e->val.binary.data, "snapshot-id", &sid))
-			continue;
-		same = DatumGetBool(DirectFunctionCall2(jsonb_eq,
-												JsonbPGetDatum(JsonbValueToJsonb(&sid)),
-												JsonbPGetDatum(want)));
-		*found = *found || same;
-		if (!same)
-			pushJsonbValue(&state, WJB_ELEM, e);
-	}
-	return state;
-}
-
-/*
- * set-statistics / set-partition-statistics, as update_table: a statistics
- * file with a numeric snapshot-id and file-size-in-bytes and a string
- * statistics-path replaces the list's entry for its snapshot (always a
- * change).
- */
-static bool
-set_statistics(FastCommit *fc, JsonbContainer *u, const char *list, const char *field)
-{
-	JsonbValue	s;
-	JsonbValue	sid;
-	JsonbValue	x;
-	JsonbParseState *state;
-	bool		found;
-
-	if (!jvalue(u, field, &s) || s.type != jbvBinary || !JsonContainerIsObject(s.val.binary.data) ||
-		!jvalue(s.val.binary.data, "snapshot-id", &sid) || sid.type != jbvNumeric ||
-		!jvalue(s.val.binary.data, "statistics-path", &x) || x.type != jbvString ||
-		!jvalue(s.val.binary.data, "file-size-in-bytes", &x) || x.type != jbvNumeric)
-		return false;
-	if ((state = statistics_except(fc, list, &sid, &found)) == NULL)
-		return false;
-	pushJsonbValue(&state, WJB_ELEM, &s);
-	replace_member(fc, list, JsonbToCString(NULL, &JsonbValueToJsonb(
-									pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1));
-	fc->changes++;
-	return true;
-}
-
-/* remove-statistics / remove-partition-statistics: the entry for snapshot-id, if any */
-static bool
-remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list)
-{
-	JsonbValue	sid;
-	JsonbParseState *state;
-	bool		found;
-
-	if (!jvalue(u, "snapshot-id", &sid) || !integer_number(&sid))
-		return false;
-	if ((state = statistics_except(fc, list, &sid, &found)) == NULL)
-		return false;
-	if (!found)
-		return true;
-	replace_member(fc, list, JsonbToCString(NULL, &JsonbValueToJsonb(
-									pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1));
-	fc->changes++;
-	return true;
-}
-
-/*
- * set-current-schema, set-default-spec, set-default-sort-order and
- * upgrade-format-version naming what the table already has: no change.
- * Any other value (-1, another id, something the engine refuses) is the
- * engine's.
- */
-static bool
-unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member)
-{
-	int64		want;
-	int64		have;
-
-	return jint(u, field, &want) == J_INT && member_int(fc, member, &have) &&
-		want == have && want >= 0 && want <= PG_INT32_MAX;
-}
-
-/* assign-uuid with the table's own uuid (any case): no change; any other is the engine's */
-static bool
-same_uuid(FastCommit *fc, JsonbContainer *u)
-{
-	const char *have = SkadeMetaStr(fc->base, fc->base->table_uuid);
-	char	   *uuid;
-
-	return jstring(u, "uuid", &uuid) && have != NULL && pg_is_ascii(uuid) && pg_is_ascii(have) &&
-		pg_strcasecmp(uuid, have) == 0;
-}
-
-/* a member as the commit has left it so far, as jsonb (NULL: absent) */
-static Jsonb *
-member_jsonb(FastCommit *fc, const char *key)
-{
-	const char *text = replaced(fc, key);
-	Member	   *m;
-
-	if (text)
-		return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
-	if ((m = member(fc, key)) == NULL)
-		return NULL;
-	return jsonb_of_span(m->value);
-}
-
-/* key's new text (replacing an earlier replacement) */
-static void
-replace_member(FastCommit *fc, const char *key, char *text)
-{
-	int			i;
-
-	for (i = 0; i < fc->nrepl; i++)
-		if (strcmp(fc->repl[i].key, key) == 0)
-			break;
-	Assert(i < MAX_REPLACED);
-	fc->repl[i].key = key;
-	fc->repl[i].text = text;
-	if (i == fc->nrepl)
-		fc->nrepl++;
-}
-
-/* key's new text, or NULL when the commit has not replaced it */
-static const char *
-replaced(FastCommit *fc, const char *key)
-{
-	int			i;
-
-	for (i = 0; i < fc->nrepl; i++)
-		if (strcmp(fc->repl[i].key, key) == 0)
-			return fc->repl[i].text;
-	return NULL;
-}
-
-/* a snapshot of the base, or the one this commit added */
-static bool
-snapshot_known(FastCommit *fc, int64 id)
-{
-	return (fc->added && fc->added_snap.snapshot_id == id) ||
-		(SkadeMetaSnapshotById(fc->base, id) != NULL && !is_gone(fc, id));
-}
-
 /* ---------------------------------------------------------------- the new file */
 
 /*
@@ -1835,7 +900,7 @@ new_location(FastCommit *fc)
 	{
 		JsonbValue	v;
 
-		if (fc->props && jvalue(&fc->props->root, props[i], &v) && v.type != jbvNull)
+		if (fc->props && fast_jvalue(&fc->props->root, props[i], &v) && v.type != jbvNull)
 		{
 			if (v.type != jbvString)
 				return false;
@@ -1893,7 +958,7 @@ emit_document(FastCommit *fc, StringInfo out, bool refs_only)
 	}
 	for (i = 0; i < lengthof(added); i++)
 	{
-		if (member(fc, added[i]) != NULL)
+		if (fast_member(fc, added[i]) != NULL)
 			continue;
 		if ((i == 0 && !fc->added) || (i == 1 && !fc->main_set && fc->ngone == 0) ||
 			(i == 2 && !fc->refs_changed) ||
@@ -1906,7 +971,7 @@ emit_document(FastCommit *fc, StringInfo out, bool refs_only)
 	}
 	for (i = 0; i < fc->nrepl; i++)
 	{
-		if (member(fc, fc->repl[i].key) != NULL)
+		if (fast_member(fc, fc->repl[i].key) != NULL)
 			continue;
 		if (out->len > 1)
 			appendStringInfoString(out, ", ");
@@ -1919,14 +984,14 @@ emit_document(FastCommit *fc, StringInfo out, bool refs_only)
 static void
 emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 {
-	Member	   *m = member(fc, key);
+	Member	   *m = fast_member(fc, key);
 	int			i;
 	bool		first = true;
 
 	escape_json(out, key);
 	appendStringInfoString(out, ": ");
-	if (replaced(fc, key) != NULL)
-		appendStringInfoString(out, replaced(fc, key));
+	if (fast_replaced(fc, key) != NULL)
+		appendStringInfoString(out, fast_replaced(fc, key));
 	else if (strcmp(key, "snapshots") == 0 && (fc->added || refs_only || fc->ngone > 0))
 	{
 		const SkadeMetaSnapshot *s = SkadeMetaSnapshots(fc->base);
@@ -2164,12 +1229,12 @@ new_refs(FastCommit *fc, SkadeMetaRef **refs, const char ***names)
 			continue;
 		/* read and checked: the base's by skade's reader, the new ones above */
 		o = v.val.binary.data;
-		jint(o, "snapshot-id", &r->snapshot_id);
-		jstring(o, "type", &type);
+		fast_jint(o, "snapshot-id", &r->snapshot_id);
+		fast_jstring(o, "type", &type);
 		r->is_tag = type && strcmp(type, "tag") == 0;
-		r->max_ref_age_ms = jint(o, "max-ref-age-ms", &x) == J_INT ? x : -1;
-		r->max_snapshot_age_ms = jint(o, "max-snapshot-age-ms", &x) == J_INT ? x : -1;
-		r->min_snapshots_to_keep = jint(o, "min-snapshots-to-keep", &x) == J_INT ? (int32) x : -1;
+		r->max_ref_age_ms = fast_jint(o, "max-ref-age-ms", &x) == J_INT ? x : -1;
+		r->max_snapshot_age_ms = fast_jint(o, "max-snapshot-age-ms", &x) == J_INT ? x : -1;
+		r->min_snapshots_to_keep = fast_jint(o, "min-snapshots-to-keep", &x) == J_INT ? (int32) x : -1;
 		n++;
 	}
 	return n;
@@ -2178,13 +1243,13 @@ new_refs(FastCommit *fc, SkadeMetaRef **refs, const char ***names)
 /* ---------------------------------------------------------------- JSON helpers */
 
 /* obj[key] as an integer the way skade's reader reads one */
-static JInt
-jint(JsonbContainer *obj, const char *key, int64 *value)
+JInt
+fast_jint(JsonbContainer *obj, const char *key, int64 *value)
 {
 	JsonbValue	v;
 	char	   *s;
 
-	if (!jvalue(obj, key, &v) || v.type == jbvNull)
+	if (!fast_jvalue(obj, key, &v) || v.type == jbvNull)
 		return J_ABSENT;
 	if (v.type != jbvNumeric)
 		return J_OTHER;
@@ -2193,47 +1258,47 @@ jint(JsonbContainer *obj, const char *key, int64 *value)
 }
 
 /* obj[key] if it is a string */
-static bool
-jstring(JsonbContainer *obj, const char *key, char **value)
+bool
+fast_jstring(JsonbContainer *obj, const char *key, char **value)
 {
 	JsonbValue	v;
 
-	if (!jvalue(obj, key, &v) || v.type != jbvString)
+	if (!fast_jvalue(obj, key, &v) || v.type != jbvString)
 		return false;
 	*value = pnstrdup(v.val.string.val, v.val.string.len);
 	return true;
 }
 
-static bool
-jvalue(JsonbContainer *obj, const char *key, JsonbValue *v)
+bool
+fast_jvalue(JsonbContainer *obj, const char *key, JsonbValue *v)
 {
 	return JsonContainerIsObject(obj) &&
 		getKeyJsonValueFromContainer(obj, key, strlen(key), v) != NULL;
 }
 
 /* obj[key] if it is an object */
-static bool
-jobject(JsonbContainer *obj, const char *key, JsonbContainer **value)
+bool
+fast_jobject(JsonbContainer *obj, const char *key, JsonbContainer **value)
 {
 	JsonbValue	v;
 
-	if (!jvalue(obj, key, &v) || v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+	if (!fast_jvalue(obj, key, &v) || v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
 		return false;
 	*value = v.val.binary.data;
 	return true;
 }
 
 /* a member's value as jsonb */
-static Jsonb *
-jsonb_of_span(Span s)
+Jsonb *
+fast_jsonb_of_span(Span s)
 {
 	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
 											  CStringGetDatum(pnstrdup(s.p, s.len))));
 }
 
 /* {key: value}, or {} without a key */
-static Jsonb *
-jsonb_object1(const char *key, JsonbValue *value)
+Jsonb *
+fast_jsonb_object1(const char *key, JsonbValue *value)
 {
 	JsonbParseState *state = NULL;
 	JsonbValue	k;
@@ -2251,8 +1316,8 @@ jsonb_object1(const char *key, JsonbValue *value)
 }
 
 /* a JSON array of strings as text[] (*ok false if one is not a string) */
-static Datum
-text_array_of(JsonbContainer *arr, bool *ok)
+Datum
+fast_text_array_of(JsonbContainer *arr, bool *ok)
 {
 	int			n = JsonContainerSize(arr);
 	Datum	   *d = palloc(sizeof(Datum) * (n + 1));

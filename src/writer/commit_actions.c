@@ -1,0 +1,880 @@
+/*-------------------------------------------------------------------------
+ *
+ * commit_actions.c
+ *	  The update actions of update_table's C path (commit_fast.c), each as
+ *	  the PL/pgSQL engine applies it (Java's TableMetadata.Builder as
+ *	  transcribed there), onto the commit's FastCommit: add-snapshot,
+ *	  set-snapshot-ref, remove-snapshot-ref, remove-snapshots,
+ *	  set-/remove-properties, set-location, the statistics actions,
+ *	  remove-partition-specs, remove-schemas and the no-change forms of
+ *	  assign-uuid, upgrade-format-version, set-current-schema,
+ *	  set-default-spec and set-default-sort-order; then the checks the
+ *	  engine makes on the whole result.
+ *
+ * Contract
+ *   - An action returns false, having written nothing anywhere, for every
+ *     shape it does not take and every input the engine would refuse: the
+ *     whole commit then goes to the engine, which raises the error with its
+ *     own SQLSTATE and words.  So no action raises.
+ *   - An action records its effect in the FastCommit only (the members it
+ *     replaces, the refs and properties objects, the snapshot added or
+ *     removed, main's move); commit_fast.c writes the new text from that.
+ *     fc->changes counts changes exactly as the engine's nchanges does: 0
+ *     means no new file.
+ *   - All memory is the caller's ("skade update fast" or "skade group
+ *     step").
+ *
+ * IDENTIFICATION
+ *	  src/writer/commit_actions.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "util/pg_compat.h"
+
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "common/string.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/formatting.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "writer/commit_fast_int.h"
+#include "writer/commit_rebase.h"
+#include "format/metadata_json.h"
+
+static bool add_snapshot(FastCommit *fc, JsonbContainer *u);
+static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);
+static bool set_properties(FastCommit *fc, JsonbContainer *u);
+static bool remove_properties(FastCommit *fc, JsonbContainer *u);
+static bool remove_snapshot_ref(FastCommit *fc, JsonbContainer *u);
+static bool remove_snapshots(FastCommit *fc, JsonbContainer *u);
+static bool remove_ids(FastCommit *fc, JsonbContainer *u, const char *field, const char *list,
+					   const char *key, const char *current);
+static bool jsonb_in_array(JsonbValue *v, JsonbContainer *arr);
+static int	integer_ids(JsonbContainer *arr, int64 **ids);
+static bool numeric_id(JsonbValue *v, int64 *id);
+static int	cmp_int64(const void *a, const void *b);
+static bool is_gone(FastCommit *fc, int64 id);
+static bool survives(FastCommit *fc, JsonbContainer *obj);
+static bool drop_gone_statistics(FastCommit *fc, const char *list);
+static void drop_gone_refs(FastCommit *fc);
+static void keep_log(FastCommit *fc);
+static bool set_location(FastCommit *fc, JsonbContainer *u);
+static bool set_statistics(FastCommit *fc, JsonbContainer *u, const char *list, const char *field);
+static bool remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list);
+static bool unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member);
+static bool same_uuid(FastCommit *fc, JsonbContainer *u);
+
+/* Apply the updates in order (false: a shape or an error for PL/pgSQL). */
+bool
+fast_apply_updates(FastCommit *fc, Jsonb *updates)
+{
+	int			n = JsonContainerSize(&updates->root);
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&updates->root, i);
+		JsonbContainer *u;
+		char	   *action;
+		bool		ok;
+
+		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
+			return false;
+		u = e->val.binary.data;
+		if (!fast_jstring(u, "action", &action))
+			return false;
+		if (pg_strcasecmp(action, "add-snapshot") == 0)
+			ok = add_snapshot(fc, u);
+		else if (pg_strcasecmp(action, "set-snapshot-ref") == 0)
+			ok = set_snapshot_ref(fc, u);
+		else if (pg_strcasecmp(action, "set-properties") == 0)
+			ok = set_properties(fc, u);
+		else if (pg_strcasecmp(action, "remove-properties") == 0)
+			ok = remove_properties(fc, u);
+		else if (pg_strcasecmp(action, "remove-snapshot-ref") == 0)
+			ok = remove_snapshot_ref(fc, u);
+		else if (pg_strcasecmp(action, "remove-snapshots") == 0)
+			ok = remove_snapshots(fc, u);
+		else if (pg_strcasecmp(action, "remove-partition-specs") == 0)
+			ok = remove_ids(fc, u, "spec-ids", "partition-specs", "spec-id", "default-spec-id");
+		else if (pg_strcasecmp(action, "remove-schemas") == 0)
+			ok = remove_ids(fc, u, "schema-ids", "schemas", "schema-id", "current-schema-id");
+		else if (pg_strcasecmp(action, "set-location") == 0)
+			ok = set_location(fc, u);
+		else if (pg_strcasecmp(action, "set-statistics") == 0)
+			ok = set_statistics(fc, u, "statistics", "statistics");
+		else if (pg_strcasecmp(action, "set-partition-statistics") == 0)
+			ok = set_statistics(fc, u, "partition-statistics", "partition-statistics");
+		else if (pg_strcasecmp(action, "remove-statistics") == 0)
+			ok = remove_statistics(fc, u, "statistics");
+		else if (pg_strcasecmp(action, "remove-partition-statistics") == 0)
+			ok = remove_statistics(fc, u, "partition-statistics");
+		else if (pg_strcasecmp(action, "set-current-schema") == 0)
+			ok = unchanged_id(fc, u, "schema-id", "current-schema-id");
+		else if (pg_strcasecmp(action, "set-default-spec") == 0)
+			ok = unchanged_id(fc, u, "spec-id", "default-spec-id");
+		else if (pg_strcasecmp(action, "set-default-sort-order") == 0)
+			ok = unchanged_id(fc, u, "sort-order-id", "default-sort-order-id");
+		else if (pg_strcasecmp(action, "upgrade-format-version") == 0)
+			ok = unchanged_id(fc, u, "format-version", "format-version");
+		else if (pg_strcasecmp(action, "assign-uuid") == 0)
+			ok = same_uuid(fc, u);
+		else
+			ok = false;
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The checks update_table makes on the whole result (Java's build()) that
+ * this path's inputs can fail: the new snapshot log in order (no entry
+ * more than a minute before the one above it, the new entry included, what
+ * a removal kept) and not ahead of now, and no snapshot's sequence number
+ * past the table's.  A base that fails them is the engine's to refuse.
+ */
+bool
+fast_result_valid(FastCommit *fc)
+{
+	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
+	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(fc->base);
+	int			n = fc->ngone > 0 ? fc->nlog_keep : (int) fc->base->nlog;
+	int64	   *ts = palloc(sizeof(int64) * (n + 1));
+	int			i;
+
+	/* the new log's timestamps: the base's (what a removal kept), the new entry */
+	for (i = 0; i < n; i++)
+		ts[i] = log[fc->ngone > 0 ? fc->log_keep[i] : i].timestamp_ms;
+	if (fc->main_set)
+		ts[n++] = fc->log_ts;
+	for (i = 1; i < n; i++)
+		if (ts[i] < ts[i - 1] - 60000)
+			return false;
+	if (n > 0 && ts[n - 1] > fc->now_ms + FUTURE_MARGIN_MS)
+		return false;
+	for (i = 0; i < (int) fc->base->nsnapshots; i++)
+		if (snaps[i].sequence_number > fc->base->last_sequence_number)
+			return false;
+	return true;
+}
+
+/*
+ * add-snapshot, as skade.add_snapshot() on a v2 table: nulls stripped; an
+ * integer id, timestamp and sequence number, a manifest list, an operation;
+ * a new id; not in the future; the sequence number past the table's.
+ */
+static bool
+add_snapshot(FastCommit *fc, JsonbContainer *u)
+{
+	JsonbValue	v;
+	Jsonb	   *snap;
+	JsonbContainer *s;
+	JsonbContainer *summary;
+	char	   *str;
+	int64		id;
+	int64		ts;
+	int64		seq;
+	int64		x;
+	int64		first;
+	int64		rows;
+
+	if (fc->added || fc->gone || !fast_jvalue(u, "snapshot", &v) || v.type != jbvBinary ||
+		!JsonContainerIsObject(v.val.binary.data))
+		return false;
+	snap = DatumGetJsonbP(DirectFunctionCall1(jsonb_strip_nulls,
+											  JsonbPGetDatum(JsonbValueToJsonb(&v))));
+	s = &snap->root;
+	if (fast_jint(s, "snapshot-id", &id) != J_INT || fast_jint(s, "timestamp-ms", &ts) != J_INT ||
+		fast_jint(s, "sequence-number", &seq) != J_INT ||
+		!fast_jstring(s, "manifest-list", &str) ||
+		!fast_jobject(s, "summary", &summary) || !fast_jstring(summary, "operation", &str) ||
+		fast_jint(s, "parent-snapshot-id", &x) == J_OTHER)
+		return false;
+	if (fast_jint(s, "schema-id", &x) == J_OTHER ||
+		(fast_jint(s, "schema-id", &x) == J_INT && (x < PG_INT32_MIN || x > PG_INT32_MAX)))
+		return false;
+	if (fast_snapshot_known(fc, id) || ts > fc->now_ms + FUTURE_MARGIN_MS || seq <= fc->last_seq)
+		return false;
+	/* v3 row lineage: first-row-id not behind the table's next-row-id, which grows by added-rows */
+	if (fc->base->format_version == 3 &&
+		(fast_jint(s, "first-row-id", &first) != J_INT || fast_jint(s, "added-rows", &rows) != J_INT ||
+		 first < fc->next_row_id || rows < 0 ||
+		 pg_add_s64_overflow(fc->next_row_id, rows, &fc->next_row_id)))
+		return false;
+	fc->added = true;
+	fc->added_ts = ts;
+	fc->last_seq = seq;
+	fc->added_text = JsonbToCString(NULL, s, VARSIZE(snap));
+	/* its summary entry, read by the reader's own code */
+	SkadeParseSnapshot(fc->added_text, strlen(fc->added_text), fc->base->format_version,
+					   fc->base_location,
+					   (int) fc->base->nsnapshots, &fc->added_snap,
+					   &fc->added_op, &fc->added_ml, &fc->added_summary);
+	fc->changes++;
+	return true;
+}
+
+/*
+ * set-snapshot-ref, as skade.set_snapshot_ref(): the ref replaced whole;
+ * an equal ref is no change; main moves the current snapshot and the log
+ * (at most once here: a second move is the engine's, it trims the log).
+ */
+static bool
+set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
+{
+	static const char *const keys[3] = {"min-snapshots-to-keep", "max-snapshot-age-ms",
+	"max-ref-age-ms"};
+	JsonbParseState *state = NULL;
+	JsonbValue	k;
+	JsonbValue	v;
+	JsonbValue *res;
+	JsonbContainer *cur;
+	Jsonb	   *ref;
+	char	   *name;
+	char	   *kind;
+	int64		id;
+	int64		x;
+	int			i;
+	bool		is_main;
+
+	if (!fast_jstring(u, "ref-name", &name) || fast_jint(u, "snapshot-id", &id) != J_INT ||
+		!fast_jstring(u, "type", &kind))
+		return false;
+	kind = str_tolower(kind, strlen(kind), DEFAULT_COLLATION_OID);
+	is_main = strcmp(name, "main") == 0;
+	if (strcmp(kind, "branch") != 0 && (strcmp(kind, "tag") != 0 || is_main ||
+										fast_jvalue(u, keys[0], &v) || fast_jvalue(u, keys[1], &v)))
+		return false;
+
+	/* the ref as jsonb_build_object makes it */
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	k.type = jbvString;
+	k.val.string.val = "snapshot-id";
+	k.val.string.len = strlen("snapshot-id");
+	pushJsonbValue(&state, WJB_KEY, &k);
+	fast_jvalue(u, "snapshot-id", &v);
+	pushJsonbValue(&state, WJB_VALUE, &v);
+	k.val.string.val = "type";
+	k.val.string.len = 4;
+	pushJsonbValue(&state, WJB_KEY, &k);
+	v.type = jbvString;
+	v.val.string.val = kind;
+	v.val.string.len = strlen(kind);
+	pushJsonbValue(&state, WJB_VALUE, &v);
+	for (i = 0; i < 3; i++)
+	{
+		JInt		j = fast_jint(u, keys[i], &x);
+
+		if (j == J_ABSENT)
+			continue;
+		if (j != J_INT || x <= 0 || (i == 0 && x > PG_INT32_MAX))
+			return false;
+		k.val.string.val = (char *) keys[i];
+		k.val.string.len = strlen(keys[i]);
+		pushJsonbValue(&state, WJB_KEY, &k);
+		fast_jvalue(u, keys[i], &v);
+		pushJsonbValue(&state, WJB_VALUE, &v);
+	}
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	ref = JsonbValueToJsonb(res);
+
+	if (fc->refs && fast_jobject(&fc->refs->root, name, &cur))
+	{
+		JsonbValue	cv;
+
+		fast_jvalue(&fc->refs->root, name, &cv);
+		if (DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(JsonbValueToJsonb(&cv)),
+											 JsonbPGetDatum(ref))))
+			return true;		/* unchanged: no change */
+	}
+	if (!fast_snapshot_known(fc, id) || (is_main && (fc->main_set || fc->main_removed || fc->gone)))
+		return false;
+	v.type = jbvBinary;
+	v.val.binary.data = &ref->root;
+	v.val.binary.len = VARSIZE(ref) - VARHDRSZ;
+	fc->refs = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat,
+												  JsonbPGetDatum(fc->refs ? fc->refs :
+																 fast_jsonb_object1(NULL, NULL)),
+												  JsonbPGetDatum(fast_jsonb_object1(name, &v))));
+	fc->refs_changed = true;
+	if (is_main)
+	{
+		fc->main_set = true;
+		fc->current = id;
+		fc->log_ts = fc->added && fc->added_snap.snapshot_id == id ? fc->added_ts : fc->now_ms;
+	}
+	fc->changes++;
+	return true;
+}
+
+/* set-properties without format-version: reserved keys dropped, merged */
+static bool
+set_properties(FastCommit *fc, JsonbContainer *u)
+{
+	static const char *const reserved[] = {"format-version", "uuid", "snapshot-count",
+		"current-snapshot-id", "current-snapshot-summary", "current-snapshot-timestamp-ms",
+	"current-schema", "default-partition-spec", "default-sort-order"};
+	JsonbValue	v;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	kv;
+	Datum		names[lengthof(reserved)];
+	Jsonb	   *upd;
+	int			i;
+
+	if (!fast_jvalue(u, "updates", &v) && !fast_jvalue(u, "updated", &v))
+		return false;
+	if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+		return false;
+	it = JsonbIteratorInit(v.val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &kv, true)) != WJB_DONE)
+		if (tok == WJB_VALUE && kv.type != jbvString)
+			return false;
+	if (JsonContainerSize(v.val.binary.data) == 0)
+		return true;			/* {}: no change */
+	if (fast_jvalue(v.val.binary.data, "format-version", &kv))
+		return false;			/* an upgrade: the engine's */
+	for (i = 0; i < lengthof(reserved); i++)
+		names[i] = CStringGetTextDatum(reserved[i]);
+	upd = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_array,
+											 JsonbPGetDatum(JsonbValueToJsonb(&v)),
+											 PointerGetDatum(construct_array(names, lengthof(reserved),
+																			 TEXTOID, -1, false,
+																			 TYPALIGN_INT))));
+	fc->props = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat,
+												   JsonbPGetDatum(fc->props ? fc->props :
+																  fast_jsonb_object1(NULL, NULL)),
+												   JsonbPGetDatum(upd)));
+	fc->props_changed = true;
+	fc->changes++;
+	return true;
+}
+
+/* remove-properties: an array of strings, each key removed */
+static bool
+remove_properties(FastCommit *fc, JsonbContainer *u)
+{
+	JsonbValue	v;
+	Datum		keys;
+	bool		ok;
+
+	if (!fast_jvalue(u, "removals", &v) && !fast_jvalue(u, "removed", &v))
+		return false;
+	if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+		return false;
+	if (JsonContainerSize(v.val.binary.data) == 0)
+		return true;			/* []: no change */
+	keys = fast_text_array_of(v.val.binary.data, &ok);
+	if (!ok)
+		return false;
+	fc->props = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_array,
+												   JsonbPGetDatum(fc->props ? fc->props :
+																  fast_jsonb_object1(NULL, NULL)),
+												   keys));
+	fc->props_changed = true;
+	fc->changes++;
+	return true;
+}
+
+/*
+ * remove-snapshot-ref, as update_table: a ref that exists goes (a change);
+ * main leaves no current snapshot (-1; v3: null) even when it was absent,
+ * without being a change of its own.  After main moved in this commit, the
+ * engine's (it trims the snapshot log of the replaced move).
+ */
+static bool
+remove_snapshot_ref(FastCommit *fc, JsonbContainer *u)
+{
+	char	   *name;
+	JsonbValue	v;
+
+	if (!fast_jstring(u, "ref-name", &name))
+		return false;
+	if (strcmp(name, "main") == 0)
+	{
+		if (fc->main_set || fc->gone)
+			return false;
+		fc->main_removed = true;
+		fc->current = SKADE_NO_SNAPSHOT;
+	}
+	if (fc->refs == NULL || !fast_jvalue(&fc->refs->root, name, &v))
+		return true;
+	fc->refs = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete, JsonbPGetDatum(fc->refs),
+												  CStringGetTextDatum(name)));
+	fc->refs_changed = true;
+	fc->changes++;
+	return true;
+}
+
+/*
+ * remove-snapshots, as skade.remove_snapshots(): the base's snapshots whose
+ * id is among snapshot-ids go; with them every ref and statistics file
+ * naming one (and, as jsonb's NOT IN drops them, every ref or statistics
+ * file without a snapshot-id), the current snapshot if it went, and the
+ * snapshot log up to the last entry of a removed snapshot (entries of
+ * unknown snapshots dropped).  One change per snapshot removed.  Once per
+ * commit, and not with a snapshot added or main moved or removed in the
+ * same commit: those are the engine's.
+ */
+static bool
+remove_snapshots(FastCommit *fc, JsonbContainer *u)
+{
+	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(fc->base);
+	JsonbValue	ids;
+	int64	   *want;
+	int			nwant;
+	uint32		i;
+
+	if (fc->gone || fc->added || fc->main_set || fc->main_removed ||
+		!fast_jvalue(u, "snapshot-ids", &ids) || ids.type != jbvBinary ||
+		!JsonContainerIsArray(ids.val.binary.data))
+		return false;
+	nwant = integer_ids(ids.val.binary.data, &want);
+	fc->gone = palloc0(sizeof(bool) * (fc->base->nsnapshots + 1));
+	fc->gone_ids = palloc(sizeof(int64) * (fc->base->nsnapshots + 1));
+	for (i = 0; i < fc->base->nsnapshots; i++)
+		if (bsearch(&snaps[i].snapshot_id, want, nwant, sizeof(int64), cmp_int64))
+		{
+			fc->gone[i] = true;
+			fc->gone_ids[fc->ngone++] = snaps[i].snapshot_id;
+		}
+	if (fc->ngone == 0)
+		return true;			/* (fc->gone stays: one removal per commit) */
+	qsort(fc->gone_ids, fc->ngone, sizeof(int64), cmp_int64);
+	if (!drop_gone_statistics(fc, "statistics") ||
+		!drop_gone_statistics(fc, "partition-statistics"))
+		return false;
+	drop_gone_refs(fc);
+	if (fc->current != SKADE_NO_SNAPSHOT && is_gone(fc, fc->current))
+	{
+		fc->main_removed = true;
+		fc->current = SKADE_NO_SNAPSHOT;
+	}
+	keep_log(fc);
+	fc->changes += fc->ngone;
+	return true;
+}
+
+/* the integer-valued numbers of a JSON array, sorted (others equal no snapshot id) */
+static int
+integer_ids(JsonbContainer *arr, int64 **ids)
+{
+	int			n = JsonContainerSize(arr);
+	int			k = 0;
+	int			i;
+
+	*ids = palloc(sizeof(int64) * (n + 1));
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
+
+		if (e->type == jbvNumeric && numeric_id(e, &(*ids)[k]))
+			k++;
+	}
+	qsort(*ids, k, sizeof(int64), cmp_int64);
+	return k;
+}
+
+/* a JSON number equal to an int64 (1, 1.0, 1e0), as jsonb compares them */
+static bool
+numeric_id(JsonbValue *v, int64 *id)
+{
+	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	char	   *dot = strchr(s, '.');
+
+	if (dot)
+	{
+		if (strspn(dot + 1, "0") != strlen(dot + 1))
+			return false;
+		*dot = '\0';
+	}
+	return SkadeIntText(s, strlen(s), id);
+}
+
+static int
+cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool
+is_gone(FastCommit *fc, int64 id)
+{
+	return fc->ngone > 0 &&
+		bsearch(&id, fc->gone_ids, fc->ngone, sizeof(int64), cmp_int64) != NULL;
+}
+
+/* does obj's snapshot-id survive the removal (jsonb: NOT snapshot-id IN gone)? */
+static bool
+survives(FastCommit *fc, JsonbContainer *obj)
+{
+	JsonbValue	sid;
+	int64		id;
+
+	if (!fast_jvalue(obj, "snapshot-id", &sid))
+		return false;
+	return sid.type != jbvNumeric || !numeric_id(&sid, &id) || !is_gone(fc, id);
+}
+
+/* a statistics list without the removed snapshots' files (written even if absent) */
+static bool
+drop_gone_statistics(FastCommit *fc, const char *list)
+{
+	Jsonb	   *cur = fast_member_jsonb(fc, list);
+	JsonbParseState *state = NULL;
+	int			n;
+	int			i;
+
+	if (cur != NULL && (!JB_ROOT_IS_ARRAY(cur) || JB_ROOT_IS_SCALAR(cur)))
+		return false;
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	n = cur ? JsonContainerSize(&cur->root) : 0;
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&cur->root, i);
+
+		if (e->type == jbvBinary && survives(fc, e->val.binary.data))
+			pushJsonbValue(&state, WJB_ELEM, e);
+	}
+	fast_replace_member(fc, list, JsonbToCString(NULL, &JsonbValueToJsonb(
+									pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1));
+	return true;
+}
+
+/* the refs without those naming a removed snapshot (written even if absent) */
+static void
+drop_gone_refs(FastCommit *fc)
+{
+	JsonbParseState *state = NULL;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	k;
+	JsonbValue	v;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	if (fc->refs)
+	{
+		it = JsonbIteratorInit(&fc->refs->root);
+		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+				k = v;
+			else if (tok == WJB_VALUE && v.type == jbvBinary &&
+					 survives(fc, v.val.binary.data))
+			{
+				pushJsonbValue(&state, WJB_KEY, &k);
+				pushJsonbValue(&state, WJB_VALUE, &v);
+			}
+		}
+	}
+	fc->refs = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+	fc->refs_changed = true;
+}
+
+/*
+ * The snapshot log after the removal: restarted after each entry of a
+ * removed snapshot, entries of snapshots the table no longer has dropped;
+ * fc->log_keep holds the base entries kept, in order.
+ */
+static void
+keep_log(FastCommit *fc)
+{
+	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
+	uint32		i;
+
+	fc->log_keep = palloc(sizeof(int) * (fc->base->nlog + 1));
+	fc->nlog_keep = 0;
+	for (i = 0; i < fc->base->nlog; i++)
+	{
+		if (is_gone(fc, log[i].snapshot_id))
+			fc->nlog_keep = 0;
+		else if (SkadeMetaSnapshotById(fc->base, log[i].snapshot_id) != NULL)
+			fc->log_keep[fc->nlog_keep++] = (int) i;
+	}
+}
+
+/*
+ * remove-partition-specs / remove-schemas, as update_table: an array of ids
+ * without the default spec (current schema; naming it is the engine's
+ * error); a non-empty one keeps the entries whose id it does not hold (an
+ * entry without one goes, as jsonb's NOT IN drops it) and is a change even
+ * if it removed nothing.
+ */
+static bool
+remove_ids(FastCommit *fc, JsonbContainer *u, const char *field, const char *list,
+		   const char *key, const char *current)
+{
+	JsonbValue	ids;
+	JsonbValue	cur;
+	Jsonb	   *have = fast_member_jsonb(fc, current);
+	Jsonb	   *arr = fast_member_jsonb(fc, list);
+	JsonbParseState *state = NULL;
+	char	   *text;
+	int			n;
+	int			i;
+
+	if (!fast_jvalue(u, field, &ids) || ids.type != jbvBinary ||
+		!JsonContainerIsArray(ids.val.binary.data) || have == NULL ||
+		!JsonbExtractScalar(&have->root, &cur) || jsonb_in_array(&cur, ids.val.binary.data) ||
+		arr == NULL || !JB_ROOT_IS_ARRAY(arr) || JB_ROOT_IS_SCALAR(arr))
+		return false;
+	if (JsonContainerSize(ids.val.binary.data) == 0)
+		return true;
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	n = JsonContainerSize(&arr->root);
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&arr->root, i);
+		JsonbValue	id;
+
+		if (e->type == jbvBinary && fast_jvalue(e->val.binary.data, key, &id) &&
+			!jsonb_in_array(&id, ids.val.binary.data))
+			pushJsonbValue(&state, WJB_ELEM, e);
+	}
+	text = JsonbToCString(NULL, &JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1);
+	fast_replace_member(fc, list, text);
+	if (strcmp(list, "partition-specs") == 0)
+		fc->specs_text = SkadeCompactJson(text, strlen(text), fc->base_location);
+	fc->changes++;
+	return true;
+}
+
+/* is v (jsonb-)equal to an element of arr? */
+static bool
+jsonb_in_array(JsonbValue *v, JsonbContainer *arr)
+{
+	Jsonb	   *want = JsonbValueToJsonb(v);
+	int			n = JsonContainerSize(arr);
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
+
+		if (DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(JsonbValueToJsonb(e)),
+											 JsonbPGetDatum(want))))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * set-location, as update_table: a string other than the current location
+ * (compared before trimming, so "loc/" for "loc" is a change) sets it
+ * without trailing slashes.  An empty result is the engine's.
+ */
+static bool
+set_location(FastCommit *fc, JsonbContainer *u)
+{
+	const char *cur = fc->table_location ? fc->table_location :
+		SkadeMetaStr(fc->base, fc->base->table_location);
+	char	   *loc;
+	int			len;
+	StringInfoData buf;
+
+	if (!fast_jstring(u, "location", &loc) || cur == NULL)
+		return false;
+	if (strcmp(loc, cur) == 0)
+		return true;
+	len = strlen(loc);
+	while (len > 0 && loc[len - 1] == '/')
+		loc[--len] = '\0';
+	if (len == 0)
+		return false;
+	fc->table_location = loc;
+	initStringInfo(&buf);
+	escape_json(&buf, loc);
+	fast_replace_member(fc, "location", buf.data);
+	fc->changes++;
+	return true;
+}
+
+/* is v a JSON number whose text is an integer (the engine's '^-?[0-9]+$')? */
+static bool
+integer_number(JsonbValue *v)
+{
+	char	   *s;
+
+	if (v->type != jbvNumeric)
+		return false;
+	s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	if (*s == '-')
+		s++;
+	return *s != '\0' && strspn(s, "0123456789") == strlen(s);
+}
+
+/*
+ * The elements of list (a statistics array) whose snapshot-id is a key
+ * other than id, as jsonb's `x->'snapshot-id' <> id` keeps them (an element
+ * without one is dropped); *found: some element has id.  NULL: the list is
+ * not an array (the engine's error).
+ */
+static JsonbParseState *
+statistics_except(FastCommit *fc, const char *list, JsonbValue *id, bool *found)
+{
+	Jsonb	   *cur = fast_member_jsonb(fc, list);
+	Jsonb	   *want = JsonbValueToJsonb(id);
+	JsonbParseState *state = NULL;
+	int			n;
+	int			i;
+
+	*found = false;
+	if (cur != NULL && (!JB_ROOT_IS_ARRAY(cur) || JB_ROOT_IS_SCALAR(cur)))
+		return NULL;
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	n = cur ? JsonContainerSize(&cur->root) : 0;
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&cur->root, i);
+		JsonbValue	sid;
+		bool		same;
+
+		if (e->type != jbvBinary || !fast_jvalue(e->val.binary.data, "snapshot-id", &sid))
+			continue;
+		same = DatumGetBool(DirectFunctionCall2(jsonb_eq,
+												JsonbPGetDatum(JsonbValueToJsonb(&sid)),
+												JsonbPGetDatum(want)));
+		*found = *found || same;
+		if (!same)
+			pushJsonbValue(&state, WJB_ELEM, e);
+	}
+	return state;
+}
+
+/*
+ * set-statistics / set-partition-statistics, as update_table: a statistics
+ * file with a numeric snapshot-id and file-size-in-bytes and a string
+ * statistics-path replaces the list's entry for its snapshot (always a
+ * change).
+ */
+static bool
+set_statistics(FastCommit *fc, JsonbContainer *u, const char *list, const char *field)
+{
+	JsonbValue	s;
+	JsonbValue	sid;
+	JsonbValue	x;
+	JsonbParseState *state;
+	bool		found;
+
+	if (!fast_jvalue(u, field, &s) || s.type != jbvBinary || !JsonContainerIsObject(s.val.binary.data) ||
+		!fast_jvalue(s.val.binary.data, "snapshot-id", &sid) || sid.type != jbvNumeric ||
+		!fast_jvalue(s.val.binary.data, "statistics-path", &x) || x.type != jbvString ||
+		!fast_jvalue(s.val.binary.data, "file-size-in-bytes", &x) || x.type != jbvNumeric)
+		return false;
+	if ((state = statistics_except(fc, list, &sid, &found)) == NULL)
+		return false;
+	pushJsonbValue(&state, WJB_ELEM, &s);
+	fast_replace_member(fc, list, JsonbToCString(NULL, &JsonbValueToJsonb(
+									pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1));
+	fc->changes++;
+	return true;
+}
+
+/* remove-statistics / remove-partition-statistics: the entry for snapshot-id, if any */
+static bool
+remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list)
+{
+	JsonbValue	sid;
+	JsonbParseState *state;
+	bool		found;
+
+	if (!fast_jvalue(u, "snapshot-id", &sid) || !integer_number(&sid))
+		return false;
+	if ((state = statistics_except(fc, list, &sid, &found)) == NULL)
+		return false;
+	if (!found)
+		return true;
+	fast_replace_member(fc, list, JsonbToCString(NULL, &JsonbValueToJsonb(
+									pushJsonbValue(&state, WJB_END_ARRAY, NULL))->root, -1));
+	fc->changes++;
+	return true;
+}
+
+/*
+ * set-current-schema, set-default-spec, set-default-sort-order and
+ * upgrade-format-version naming what the table already has: no change.
+ * Any other value (-1, another id, something the engine refuses) is the
+ * engine's.
+ */
+static bool
+unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member)
+{
+	int64		want;
+	int64		have;
+
+	return fast_jint(u, field, &want) == J_INT && fast_member_int(fc, member, &have) &&
+		want == have && want >= 0 && want <= PG_INT32_MAX;
+}
+
+/* assign-uuid with the table's own uuid (any case): no change; any other is the engine's */
+static bool
+same_uuid(FastCommit *fc, JsonbContainer *u)
+{
+	const char *have = SkadeMetaStr(fc->base, fc->base->table_uuid);
+	char	   *uuid;
+
+	return fast_jstring(u, "uuid", &uuid) && have != NULL && pg_is_ascii(uuid) && pg_is_ascii(have) &&
+		pg_strcasecmp(uuid, have) == 0;
+}
+
+/* a member as the commit has left it so far, as jsonb (NULL: absent) */
+Jsonb *
+fast_member_jsonb(FastCommit *fc, const char *key)
+{
+	const char *text = fast_replaced(fc, key);
+	Member	   *m;
+
+	if (text)
+		return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+	if ((m = fast_member(fc, key)) == NULL)
+		return NULL;
+	return fast_jsonb_of_span(m->value);
+}
+
+/* key's new text (replacing an earlier replacement) */
+void
+fast_replace_member(FastCommit *fc, const char *key, char *text)
+{
+	int			i;
+
+	for (i = 0; i < fc->nrepl; i++)
+		if (strcmp(fc->repl[i].key, key) == 0)
+			break;
+	Assert(i < MAX_REPLACED);
+	fc->repl[i].key = key;
+	fc->repl[i].text = text;
+	if (i == fc->nrepl)
+		fc->nrepl++;
+}
+
+/* key's new text, or NULL when the commit has not replaced it */
+const char *
+fast_replaced(FastCommit *fc, const char *key)
+{
+	int			i;
+
+	for (i = 0; i < fc->nrepl; i++)
+		if (strcmp(fc->repl[i].key, key) == 0)
+			return fc->repl[i].text;
+	return NULL;
+}
+
+/* a snapshot of the base, or the one this commit added */
+bool
+fast_snapshot_known(FastCommit *fc, int64 id)
+{
+	return (fc->added && fc->added_snap.snapshot_id == id) ||
+		(SkadeMetaSnapshotById(fc->base, id) != NULL && !is_gone(fc, id));
+}
+

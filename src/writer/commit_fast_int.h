@@ -1,0 +1,137 @@
+/*-------------------------------------------------------------------------
+ *
+ * commit_fast_int.h
+ *	  What commit_fast.c (the base, requirements, the new file) and
+ *	  commit_actions.c (the update actions) share: one commit on
+ *	  update_table's C path, FastCommit, and the helpers both use.  Private
+ *	  to those two files.
+ *
+ * IDENTIFICATION
+ *	  src/writer/commit_fast_int.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SKADE_COMMIT_FAST_INT_H
+#define SKADE_COMMIT_FAST_INT_H
+
+#include "utils/jsonb.h"
+
+#include "format/metadata_json.h"
+#include "io/route.h"
+#include "writer/commit_rebase.h"
+
+#define MAX_MEMBERS		96		/* top-level members of a metadata file */
+#define MAX_REPLACED	8		/* members other than the ones below a commit replaces */
+#define FUTURE_MARGIN_MS 59000	/* PL/pgSQL refuses > now + 60 s; leave it the edge */
+
+/* a span of the base text */
+typedef struct Span
+{
+	const char *p;
+	int			len;
+} Span;
+
+/* a top-level member: its key (without quotes) and its value */
+typedef struct Member
+{
+	Span		key;
+	Span		value;
+	Span	   *elems;			/* elements, for the arrays we edit */
+	int			nelems;
+} Member;
+
+/* values of a JSON number for fast_jint() */
+typedef enum JInt
+{
+	J_ABSENT,					/* missing or null */
+	J_INT,						/* an integer literal within int64 */
+	J_OTHER						/* anything else */
+} JInt;
+
+/* a top-level member the commit replaced (or added): its new text */
+typedef struct Replaced
+{
+	const char *key;
+	char	   *text;
+} Replaced;
+
+/* one commit on the fast path */
+typedef struct FastCommit
+{
+	SkadeRoute	route;			/* the table's namespace's */
+	const char *base_location;
+	SkadeMeta  *base;			/* the base summary (no texts) */
+	const char *text;			/* the base text (pinned in L0) */
+	Size		len;
+	Member		members[MAX_MEMBERS];
+	int			nmembers;
+	int64		now_ms;
+	Jsonb	   *refs;			/* the refs object (NULL: none) */
+	Jsonb	   *props;			/* the properties object (NULL: none) */
+	bool		refs_changed;
+	bool		props_changed;
+	int			changes;
+	/* the added snapshot, if any */
+	bool		added;
+	char	   *added_text;
+	int64		added_ts;
+	SkadeMetaSnapshot added_snap;
+	char	   *added_op;
+	char	   *added_ml;
+	char	   *added_summary;
+	int64		last_seq;
+	int64		next_row_id;	/* v3: the table's, after the added snapshot */
+	/* main moved: the new current snapshot and its log entry */
+	bool		main_set;
+	bool		main_removed;	/* remove-snapshot-ref main: no current snapshot */
+	int64		current;
+	int64		log_ts;
+	/* other members the commit replaced or added, as their new JSON text */
+	Replaced	repl[MAX_REPLACED];
+	int			nrepl;
+	char	   *table_location; /* set-location's (NULL: the base's) */
+	char	   *specs_text;		/* remove-partition-specs': the summary's text */
+	/* remove-snapshots: the base's snapshots removed, the log entries kept */
+	bool	   *gone;			/* per base snapshot (NULL: no removal) */
+	int64	   *gone_ids;		/* their ids, sorted */
+	int			ngone;
+	int		   *log_keep;		/* indexes of the base log entries kept */
+	int			nlog_keep;
+	/* the new file */
+	int			maxlog;
+	char	   *location;
+	bool		gzip;
+	int64	   *keep;			/* snapshot ids the refs variant keeps */
+	int			nkeep;
+	/* a stale branch held back for a rebase (commit_rebase.c) */
+	bool		rebase_on;		/* the table rebases stale appends */
+	char	   *stale_ref;		/* the branch */
+	int64		stale_have;		/* where it is */
+	char	   *stale_msg;		/* the failure, raised if no rebase */
+	SkadeRebase *rebase;
+	/* a step of a group (SkadeFastChain): the base is the chain's head, never written */
+	const SkadeMeta *head;		/* NULL: the base is in L0 */
+	const char *chain_location; /* the group's new file (NULL: not chosen yet) */
+	bool		chain_gzip;
+} FastCommit;
+
+/* commit_actions.c */
+extern bool fast_apply_updates(FastCommit *fc, Jsonb *updates);
+extern Jsonb *fast_member_jsonb(FastCommit *fc, const char *key);
+extern void fast_replace_member(FastCommit *fc, const char *key, char *text);
+extern const char *fast_replaced(FastCommit *fc, const char *key);
+extern bool fast_snapshot_known(FastCommit *fc, int64 id);
+extern bool fast_result_valid(FastCommit *fc);
+
+/* commit_fast.c */
+extern Member *fast_member(FastCommit *fc, const char *key);
+extern bool fast_member_int(FastCommit *fc, const char *key, int64 *value);
+extern JInt fast_jint(JsonbContainer *obj, const char *key, int64 *value);
+extern bool fast_jstring(JsonbContainer *obj, const char *key, char **value);
+extern bool fast_jvalue(JsonbContainer *obj, const char *key, JsonbValue *v);
+extern bool fast_jobject(JsonbContainer *obj, const char *key, JsonbContainer **value);
+extern Jsonb *fast_jsonb_of_span(Span s);
+extern Jsonb *fast_jsonb_object1(const char *key, JsonbValue *value);
+extern Datum fast_text_array_of(JsonbContainer *arr, bool *ok);
+
+#endif							/* SKADE_COMMIT_FAST_INT_H */
