@@ -37,7 +37,7 @@ for fast in on off; do
     if mvn -B -q -Dstyle.color=never -Pmain -Dtest=UpdateTableRandomTest -Dsurefire.failIfNoSpecifiedTests=false \
         "-Dskade.sequences=$N" "-Dskade.seed=$SEED" test 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g' | grep -v "^#" | grep -v "^  " | tail -20; then :; fi
     out=$(ls target/surefire-reports/*UpdateTableRandomTest-output.txt 2>/dev/null | head -1 || true)
-    [ -n "$out" ] && grep -E "^UpdateTableRandomTest: (seed .* sequences:|engines:)|mismatch|^  [a-z].*  [0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" "$out" | head -80
+    [ -n "$out" ] && grep -E "^UpdateTableRandomTest: (seed .* sequences:|engines:|the 12)|^    +[0-9]+  v|mismatch|^  [a-z].*  [0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" "$out" | head -80
     f=$(ls target/surefire-reports/TEST-*UpdateTableRandomTest.xml 2>/dev/null | head -1 || true)
     if [ -z "$f" ] || grep -q '<failure\|<error' "$f"; then
         echo "fast path $fast: FAILED"; rc=1

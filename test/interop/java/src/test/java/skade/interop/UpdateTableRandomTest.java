@@ -106,6 +106,8 @@ class UpdateTableRandomTest extends CatalogTestBase {
 
     Map<String, int[]> stats = new TreeMap<>(); // key -> {accepted, refused, C, PL/pgSQL}
     long[] engines0 = engines();
+    // the shapes (format version, the distinct update actions) the C path left to PL/pgSQL
+    Map<String, Integer> leftShapes = new TreeMap<>();
     int inC = 0;
     int inPlpgsql = 0;
     List<String> mismatches = new ArrayList<>();
@@ -137,6 +139,12 @@ class UpdateTableRandomTest extends CatalogTestBase {
       int engine = after[1] > before[1] ? 3 : after[0] > before[0] ? 2 : -1;
       inC += engine == 2 ? 1 : 0;
       inPlpgsql += engine == 3 ? 1 : 0;
+      if (engine == 3) {
+        java.util.TreeSet<String> actions = new java.util.TreeSet<>();
+        seq.skadeUpdates.forEach(u -> actions.add(u.path("action").asText("?").toLowerCase()));
+        leftShapes.merge("v" + base.formatVersion() + " " + actions
+            + (skade.accepted ? "" : " refused " + skade.sqlState), 1, Integer::sum);
+      }
       String problem = compare(seq, base, baseLocation, java, skade);
       if (verbose || problem != null) {
         System.out.println("#" + i + " " + name + " requirements " + seq.requirements
@@ -186,6 +194,10 @@ class UpdateTableRandomTest extends CatalogTestBase {
     sb.append(String.format("UpdateTableRandomTest: engines: C %d, PL/pgSQL %d (%.1f%% of the "
         + "sequences reaching an engine left to PL/pgSQL)%n", inC, inPlpgsql,
         100.0 * inPlpgsql / Math.max(1, inC + inPlpgsql)));
+    sb.append("UpdateTableRandomTest: the 12 shapes most often left to PL/pgSQL:\n");
+    leftShapes.entrySet().stream()
+        .sorted((a, b) -> b.getValue() - a.getValue()).limit(12)
+        .forEach(e -> sb.append(String.format("    %6d  %s%n", e.getValue(), e.getKey())));
     sb.append(String.format("  %-42s %8s %8s %8s %8s%n", "requirement / action", "accepted", "refused",
         "C", "PL/pgSQL"));
     for (Map.Entry<String, int[]> e : stats.entrySet()) {
