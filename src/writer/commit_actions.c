@@ -12,10 +12,15 @@
  *	  engine makes on the whole result.
  *
  * Contract
+ *   - An input the engine refuses while applying an action is refused
+ *     here, with the engine's SQLSTATE and words (refuse()), at the point
+ *     the engine refuses it: every requirement has held and every earlier
+ *     action was applied here, as the engine would have.  Except while a
+ *     stale requirement is held back for a rebase: the engine reports that
+ *     first, so the action returns false and the caller raises it.
  *   - An action returns false, having written nothing anywhere, for every
- *     shape it does not take and every input the engine would refuse: the
- *     whole commit then goes to the engine, which raises the error with its
- *     own SQLSTATE and words.  So no action raises.
+ *     shape it does not take (and for the inputs whose refusal it does not
+ *     reproduce): the whole commit then goes to the engine.
  *   - An action records its effect in the FastCommit only (the members it
  *     replaces, the refs and properties objects, the snapshot added or
  *     removed, main's move); commit_fast.c writes the new text from that.
@@ -44,11 +49,20 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
+#include "util/shmem.h"
 #include "writer/commit_fast_int.h"
 #include "writer/commit_rebase.h"
 #include "format/metadata_json.h"
 
+static bool refuse(FastCommit *fc, int sqlstate, const char *hint, const char *fmt,...) pg_attribute_printf(4, 5);
+static const char *jtype(JsonbContainer *obj, const char *key);
+static char *jtext(JsonbContainer *obj, const char *key);
+static bool json_int(FastCommit *fc, JsonbContainer *u, const char *key, int64 *v);
+static bool unknown_action(FastCommit *fc, JsonbValue *e);
+static bool jtype_is(JsonbContainer *obj, const char *key, const char *type);
+static bool row_lineage(FastCommit *fc, JsonbContainer *s);
 static bool add_snapshot(FastCommit *fc, JsonbContainer *u);
+static bool ref_checked(FastCommit *fc, JsonbContainer *u);
 static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);
 static bool set_properties(FastCommit *fc, JsonbContainer *u);
 static bool remove_properties(FastCommit *fc, JsonbContainer *u);
@@ -70,6 +84,7 @@ static bool set_statistics(FastCommit *fc, JsonbContainer *u, const char *list, 
 static bool remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list);
 static bool unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member);
 static bool same_uuid(FastCommit *fc, JsonbContainer *u);
+static bool schema_unknown(FastCommit *fc, int64 id);
 
 /* Apply the updates in order (false: a shape or an error for PL/pgSQL). */
 bool
@@ -85,11 +100,10 @@ fast_apply_updates(FastCommit *fc, Jsonb *updates)
 		char	   *action;
 		bool		ok;
 
-		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
-			return false;
-		u = e->val.binary.data;
-		if (!fast_jstring(u, "action", &action))
-			return false;
+		fc->idx = i;
+		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data) ||
+			!fast_jstring(u = e->val.binary.data, "action", &action))
+			return unknown_action(fc, e);
 		if (pg_strcasecmp(action, "add-snapshot") == 0)
 			ok = add_snapshot(fc, u);
 		else if (pg_strcasecmp(action, "set-snapshot-ref") == 0)
@@ -126,8 +140,11 @@ fast_apply_updates(FastCommit *fc, Jsonb *updates)
 			ok = unchanged_id(fc, u, "format-version", "format-version");
 		else if (pg_strcasecmp(action, "assign-uuid") == 0)
 			ok = same_uuid(fc, u);
+		else if (pg_strcasecmp(action, "add-schema") == 0 || pg_strcasecmp(action, "add-spec") == 0 ||
+				 pg_strcasecmp(action, "add-sort-order") == 0)
+			ok = false;			/* the engine's (for now) */
 		else
-			ok = false;
+			ok = unknown_action(fc, e);
 		if (!ok)
 			return false;
 	}
@@ -167,6 +184,167 @@ fast_result_valid(FastCommit *fc)
 }
 
 /*
+ * The engine's refusal of updates[fc->idx]: raised here with its SQLSTATE,
+ * words and hint; false (nothing raised) while a stale requirement is held
+ * back, which the engine would report first.
+ */
+static bool
+refuse(FastCommit *fc, int sqlstate, const char *hint, const char *fmt,...)
+{
+	StringInfoData buf;
+
+	if (fc->stale_msg)
+		return false;
+	initStringInfo(&buf);
+	for (;;)
+	{
+		va_list		args;
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(&buf, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&buf, needed);
+	}
+	/* (decided here: the engine never sees it) */
+	pg_atomic_fetch_add_u64(&skade_shared->update_c, 1);
+	ereport(ERROR,
+			(errcode(sqlstate),
+			 errmsg("%s", buf.data),
+			 hint ? errhint("%s", hint) : 0));
+	return false;
+}
+
+/* jsonb_typeof(obj->key): NULL when absent, else "null", "number", "string", ... */
+static const char *
+jtype(JsonbContainer *obj, const char *key)
+{
+	JsonbValue	v;
+
+	if (!fast_jvalue(obj, key, &v))
+		return NULL;
+	switch (v.type)
+	{
+		case jbvNull:
+			return "null";
+		case jbvString:
+			return "string";
+		case jbvNumeric:
+			return "number";
+		case jbvBool:
+			return "boolean";
+		case jbvBinary:
+			return JsonContainerIsArray(v.val.binary.data) ? "array" : "object";
+		default:
+			return "other";
+	}
+}
+
+/* (obj->key)::text, as jsonb prints the value (NULL when absent) */
+static char *
+jtext(JsonbContainer *obj, const char *key)
+{
+	JsonbValue	v;
+	Jsonb	   *j;
+
+	if (!fast_jvalue(obj, key, &v))
+		return NULL;
+	j = JsonbValueToJsonb(&v);
+	return JsonbToCString(NULL, &j->root, VARSIZE(j));
+}
+
+/*
+ * skade.json_int(u->key, 'updates[i].key'): a JSON number whose text is an
+ * integer of at most 10 digits within int32, else the engine's 22023.
+ */
+static bool
+json_int(FastCommit *fc, JsonbContainer *u, const char *key, int64 *v)
+{
+	char	   *text = jtext(u, key);
+	const char *digits = text && *text == '-' ? text + 1 : text;
+	const char *type = jtype(u, key);
+
+	if (type && strcmp(type, "number") == 0 && *digits != '\0' && strlen(digits) <= 10 &&
+		strspn(digits, "0123456789") == strlen(digits) &&
+		SkadeIntText(text, strlen(text), v) && *v >= PG_INT32_MIN && *v <= PG_INT32_MAX)
+		return true;
+	return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+				  "updates[%d].%s must be an integer, not %s", fc->idx, key, text ? text : "missing");
+}
+
+/*
+ * An update whose action the engine does not know (or does not take:
+ * encryption keys, 0A000); an element that is no object has none.
+ */
+static bool
+unknown_action(FastCommit *fc, JsonbValue *e)
+{
+	JsonbContainer *u = e->type == jbvBinary && JsonContainerIsObject(e->val.binary.data) ?
+		e->val.binary.data : NULL;
+	char	   *action = NULL;
+	char	   *text = u ? jtext(u, "action") : NULL;
+
+	if (u && fast_jstring(u, "action", &action) &&
+		(pg_strcasecmp(action, "add-encryption-key") == 0 ||
+		 pg_strcasecmp(action, "remove-encryption-key") == 0))
+	{
+		if (fc->stale_msg)
+			return false;
+		pg_atomic_fetch_add_u64(&skade_shared->update_c, 1);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("updates[%d]: action %s is not supported", fc->idx, action),
+				 errdetail("skade does not manage table encryption keys.")));
+	}
+	/* (an action that is no string, printed as jsonb prints it; an unknown string likewise) */
+	if (u && fast_jstring(u, "action", &action) && !pg_is_ascii(action))
+		return false;			/* (lower() of non-ASCII is the engine's) */
+	return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d]: unknown action %s",
+				  fc->idx, text && strcmp(text, "null") != 0 ? text : "null");
+}
+
+/* is jsonb_typeof(obj->key) type? */
+static bool
+jtype_is(JsonbContainer *obj, const char *key, const char *type)
+{
+	const char *t = jtype(obj, key);
+
+	return t != NULL && strcmp(t, type) == 0;
+}
+
+/*
+ * v3 row lineage of an added snapshot, as skade.add_snapshot(): numeric
+ * first-row-id and added-rows, neither negative, first-row-id not behind
+ * the table's next-row-id, which grows by added-rows.
+ */
+static bool
+row_lineage(FastCommit *fc, JsonbContainer *s)
+{
+	int64		first;
+	int64		rows;
+	JInt		jf;
+	JInt		jr;
+
+	if (!jtype_is(s, "first-row-id", "number") || !jtype_is(s, "added-rows", "number"))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d].snapshot needs first-row-id and added-rows in a v3 table", fc->idx);
+	jf = fast_jint(s, "first-row-id", &first);
+	jr = fast_jint(s, "added-rows", &rows);
+	if (jf != J_INT || jr != J_INT)
+		return false;			/* (the engine's casts decide) */
+	if (first < 0 || rows < 0)
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d].snapshot needs first-row-id and added-rows in a v3 table", fc->idx);
+	if (first < fc->next_row_id)
+		return refuse(fc, ERRCODE_T_R_SERIALIZATION_FAILURE, NULL,
+					  "cannot add snapshot: first-row-id " INT64_FORMAT " is behind table next-row-id "
+					  INT64_FORMAT, first, fc->next_row_id);
+	return !pg_add_s64_overflow(fc->next_row_id, rows, &fc->next_row_id);
+}
+
+/*
  * add-snapshot, as skade.add_snapshot() on a v2 table: nulls stripped; an
  * integer id, timestamp and sequence number, a manifest list, an operation;
  * a new id; not in the future; the sequence number past the table's.
@@ -183,31 +361,42 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 	int64		ts;
 	int64		seq;
 	int64		x;
-	int64		first;
-	int64		rows;
 
-	if (fc->added || fc->gone || !fast_jvalue(u, "snapshot", &v) || v.type != jbvBinary ||
-		!JsonContainerIsObject(v.val.binary.data))
+	if (fc->added || fc->gone)
 		return false;
+	if (!fast_jvalue(u, "snapshot", &v) || v.type != jbvBinary ||
+		!JsonContainerIsObject(v.val.binary.data))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].snapshot needs snapshot-id, "
+					  "timestamp-ms, manifest-list and summary.operation", fc->idx);
 	snap = DatumGetJsonbP(DirectFunctionCall1(jsonb_strip_nulls,
 											  JsonbPGetDatum(JsonbValueToJsonb(&v))));
 	s = &snap->root;
+	if (!jtype_is(s, "snapshot-id", "number") || !jtype_is(s, "timestamp-ms", "number") ||
+		!jtype_is(s, "manifest-list", "string") ||
+		!fast_jobject(s, "summary", &summary) || !jtype_is(summary, "operation", "string"))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].snapshot needs snapshot-id, "
+					  "timestamp-ms, manifest-list and summary.operation", fc->idx);
 	if (fast_jint(s, "snapshot-id", &id) != J_INT || fast_jint(s, "timestamp-ms", &ts) != J_INT ||
 		fast_jint(s, "sequence-number", &seq) != J_INT ||
-		!fast_jstring(s, "manifest-list", &str) ||
-		!fast_jobject(s, "summary", &summary) || !fast_jstring(summary, "operation", &str) ||
-		fast_jint(s, "parent-snapshot-id", &x) == J_OTHER)
+		!fast_jstring(s, "manifest-list", &str) || !fast_jstring(summary, "operation", &str) ||
+		fast_jint(s, "parent-snapshot-id", &x) == J_OTHER ||
+		!fast_member_int(fc, "last-sequence-number", &x))
 		return false;
 	if (fast_jint(s, "schema-id", &x) == J_OTHER ||
 		(fast_jint(s, "schema-id", &x) == J_INT && (x < PG_INT32_MIN || x > PG_INT32_MAX)))
 		return false;
-	if (fast_snapshot_known(fc, id) || ts > fc->now_ms + FUTURE_MARGIN_MS || seq <= fc->last_seq)
+	if (fast_snapshot_known(fc, id))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d]: snapshot " INT64_FORMAT
+					  " already exists", fc->idx, id);
+	if (seq <= fc->last_seq && fast_jvalue(s, "parent-snapshot-id", &v))
+		return refuse(fc, ERRCODE_T_R_SERIALIZATION_FAILURE,
+					  "Another commit came first: reload the table and retry.",
+					  "cannot add snapshot with sequence number " INT64_FORMAT
+					  " older than last sequence number " INT64_FORMAT, seq, fc->last_seq);
+	if (ts > fc->now_ms + FUTURE_MARGIN_MS || seq <= fc->last_seq)
 		return false;
 	/* v3 row lineage: first-row-id not behind the table's next-row-id, which grows by added-rows */
-	if (fc->base->format_version == 3 &&
-		(fast_jint(s, "first-row-id", &first) != J_INT || fast_jint(s, "added-rows", &rows) != J_INT ||
-		 first < fc->next_row_id || rows < 0 ||
-		 pg_add_s64_overflow(fc->next_row_id, rows, &fc->next_row_id)))
+	if (fc->base->format_version == 3 && !row_lineage(fc, s))
 		return false;
 	fc->added = true;
 	fc->added_ts = ts;
@@ -219,6 +408,51 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 					   (int) fc->base->nsnapshots, &fc->added_snap,
 					   &fc->added_op, &fc->added_ml, &fc->added_summary);
 	fc->changes++;
+	return true;
+}
+
+/*
+ * set-snapshot-ref's checks before the ref is built, as skade.set_snapshot_ref():
+ * a ref-name, a numeric snapshot-id and a type branch or tag (any case); a
+ * tag keeps no snapshots; main is a branch; a retention value present is
+ * a number.  false: refused (or a shape the engine's casts decide).
+ */
+static bool
+ref_checked(FastCommit *fc, JsonbContainer *u)
+{
+	static const char *const keys[3] = {"min-snapshots-to-keep", "max-snapshot-age-ms",
+	"max-ref-age-ms"};
+	const char *name_type = jtype(u, "ref-name");
+	char	   *kind = NULL;
+	char	   *name = NULL;
+	JsonbValue	v;
+	int			i;
+
+	if (jtype(u, "type") && !jtype_is(u, "type", "null"))
+	{
+		kind = jtype_is(u, "type", "string") ? NULL : jtext(u, "type");
+		if (kind == NULL && !fast_jstring(u, "type", &kind))
+			return false;
+		if (!pg_is_ascii(kind))
+			return false;		/* (lower() of non-ASCII is the engine's) */
+		kind = str_tolower(kind, strlen(kind), DEFAULT_COLLATION_OID);
+	}
+	if (name_type == NULL || strcmp(name_type, "null") == 0 || !jtype_is(u, "snapshot-id", "number") ||
+		(kind && strcmp(kind, "branch") != 0 && strcmp(kind, "tag") != 0))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d] needs ref-name, snapshot-id and type branch|tag", fc->idx);
+	if (kind == NULL || !fast_jstring(u, "ref-name", &name))
+		return false;
+	if (strcmp(kind, "tag") == 0 && (fast_jvalue(u, keys[0], &v) || fast_jvalue(u, keys[1], &v)))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d]: tags do not keep snapshots", fc->idx);
+	if (strcmp(name, "main") == 0 && strcmp(kind, "branch") != 0)
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d]: cannot set main to a tag, it must be a branch", fc->idx);
+	for (i = 0; i < 3; i++)
+		if (fast_jvalue(u, keys[i], &v) && v.type != jbvNull && v.type != jbvNumeric)
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "updates[%d].%s must be a positive number", fc->idx, keys[i]);
 	return true;
 }
 
@@ -245,14 +479,13 @@ set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 	int			i;
 	bool		is_main;
 
+	if (!ref_checked(fc, u))
+		return false;
 	if (!fast_jstring(u, "ref-name", &name) || fast_jint(u, "snapshot-id", &id) != J_INT ||
 		!fast_jstring(u, "type", &kind))
 		return false;
 	kind = str_tolower(kind, strlen(kind), DEFAULT_COLLATION_OID);
 	is_main = strcmp(name, "main") == 0;
-	if (strcmp(kind, "branch") != 0 && (strcmp(kind, "tag") != 0 || is_main ||
-										fast_jvalue(u, keys[0], &v) || fast_jvalue(u, keys[1], &v)))
-		return false;
 
 	/* the ref as jsonb_build_object makes it */
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
@@ -275,7 +508,10 @@ set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 
 		if (j == J_ABSENT)
 			continue;
-		if (j != J_INT || x <= 0 || (i == 0 && x > PG_INT32_MAX))
+		if (j == J_INT && x <= 0)
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "updates[%d].%s must be a positive number", fc->idx, keys[i]);
+		if (j != J_INT || (i == 0 && x > PG_INT32_MAX))
 			return false;
 		k.val.string.val = (char *) keys[i];
 		k.val.string.len = strlen(keys[i]);
@@ -295,7 +531,10 @@ set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 											 JsonbPGetDatum(ref))))
 			return true;		/* unchanged: no change */
 	}
-	if (!fast_snapshot_known(fc, id) || (is_main && (fc->main_set || fc->main_removed || fc->gone)))
+	if (!fast_snapshot_known(fc, id))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d]: cannot set %s to unknown snapshot " INT64_FORMAT, fc->idx, name, id);
+	if (is_main && (fc->main_set || fc->main_removed || fc->gone))
 		return false;
 	v.type = jbvBinary;
 	v.val.binary.data = &ref->root;
@@ -330,14 +569,13 @@ set_properties(FastCommit *fc, JsonbContainer *u)
 	Jsonb	   *upd;
 	int			i;
 
-	if (!fast_jvalue(u, "updates", &v) && !fast_jvalue(u, "updated", &v))
-		return false;
-	if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
-		return false;
+	if ((!fast_jvalue(u, "updates", &v) && !fast_jvalue(u, "updated", &v)) ||
+		v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].updates must be an object of strings", fc->idx);
 	it = JsonbIteratorInit(v.val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &kv, true)) != WJB_DONE)
 		if (tok == WJB_VALUE && kv.type != jbvString)
-			return false;
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].updates must be an object of strings", fc->idx);
 	if (JsonContainerSize(v.val.binary.data) == 0)
 		return true;			/* {}: no change */
 	if (fast_jvalue(v.val.binary.data, "format-version", &kv))
@@ -366,10 +604,9 @@ remove_properties(FastCommit *fc, JsonbContainer *u)
 	Datum		keys;
 	bool		ok;
 
-	if (!fast_jvalue(u, "removals", &v) && !fast_jvalue(u, "removed", &v))
-		return false;
-	if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
-		return false;
+	if ((!fast_jvalue(u, "removals", &v) && !fast_jvalue(u, "removed", &v)) ||
+		v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].removals must be an array of strings", fc->idx);
 	if (JsonContainerSize(v.val.binary.data) == 0)
 		return true;			/* []: no change */
 	keys = fast_text_array_of(v.val.binary.data, &ok);
@@ -397,7 +634,7 @@ remove_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 	JsonbValue	v;
 
 	if (!fast_jstring(u, "ref-name", &name))
-		return false;
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].ref-name must be a string", fc->idx);
 	if (strcmp(name, "main") == 0)
 	{
 		if (fc->main_set || fc->gone)
@@ -433,10 +670,11 @@ remove_snapshots(FastCommit *fc, JsonbContainer *u)
 	int			nwant;
 	uint32		i;
 
-	if (fc->gone || fc->added || fc->main_set || fc->main_removed ||
-		!fast_jvalue(u, "snapshot-ids", &ids) || ids.type != jbvBinary ||
-		!JsonContainerIsArray(ids.val.binary.data))
+	if (fc->gone || fc->added || fc->main_set || fc->main_removed)
 		return false;
+	if (!fast_jvalue(u, "snapshot-ids", &ids) || ids.type != jbvBinary ||
+		!JsonContainerIsArray(ids.val.binary.data))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].snapshot-ids must be an array", fc->idx);
 	nwant = integer_ids(ids.val.binary.data, &want);
 	fc->gone = palloc0(sizeof(bool) * (fc->base->nsnapshots + 1));
 	fc->gone_ids = palloc(sizeof(int64) * (fc->base->nsnapshots + 1));
@@ -625,9 +863,14 @@ remove_ids(FastCommit *fc, JsonbContainer *u, const char *field, const char *lis
 	int			i;
 
 	if (!fast_jvalue(u, field, &ids) || ids.type != jbvBinary ||
-		!JsonContainerIsArray(ids.val.binary.data) || have == NULL ||
-		!JsonbExtractScalar(&have->root, &cur) || jsonb_in_array(&cur, ids.val.binary.data) ||
-		arr == NULL || !JB_ROOT_IS_ARRAY(arr) || JB_ROOT_IS_SCALAR(arr))
+		!JsonContainerIsArray(ids.val.binary.data))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].%s must be an array", fc->idx, field);
+	if (have == NULL || !JsonbExtractScalar(&have->root, &cur))
+		return false;
+	if (jsonb_in_array(&cur, ids.val.binary.data))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d]: cannot remove the %s", fc->idx,
+					  strcmp(list, "schemas") == 0 ? "current schema" : "default partition spec");
+	if (arr == NULL || !JB_ROOT_IS_ARRAY(arr) || JB_ROOT_IS_SCALAR(arr))
 		return false;
 	if (JsonContainerSize(ids.val.binary.data) == 0)
 		return true;
@@ -683,7 +926,9 @@ set_location(FastCommit *fc, JsonbContainer *u)
 	int			len;
 	StringInfoData buf;
 
-	if (!fast_jstring(u, "location", &loc) || cur == NULL)
+	if (!fast_jstring(u, "location", &loc))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].location must be a string", fc->idx);
+	if (cur == NULL)
 		return false;
 	if (strcmp(loc, cur) == 0)
 		return true;
@@ -771,7 +1016,8 @@ set_statistics(FastCommit *fc, JsonbContainer *u, const char *list, const char *
 		!fast_jvalue(s.val.binary.data, "snapshot-id", &sid) || sid.type != jbvNumeric ||
 		!fast_jvalue(s.val.binary.data, "statistics-path", &x) || x.type != jbvString ||
 		!fast_jvalue(s.val.binary.data, "file-size-in-bytes", &x) || x.type != jbvNumeric)
-		return false;
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d] needs a statistics file with snapshot-id, "
+					  "statistics-path and file-size-in-bytes", fc->idx);
 	if ((state = statistics_except(fc, list, &sid, &found)) == NULL)
 		return false;
 	pushJsonbValue(&state, WJB_ELEM, &s);
@@ -790,7 +1036,7 @@ remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list)
 	bool		found;
 
 	if (!fast_jvalue(u, "snapshot-id", &sid) || !integer_number(&sid))
-		return false;
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].snapshot-id must be a number", fc->idx);
 	if ((state = statistics_except(fc, list, &sid, &found)) == NULL)
 		return false;
 	if (!found)
@@ -803,9 +1049,10 @@ remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list)
 
 /*
  * set-current-schema, set-default-spec, set-default-sort-order and
- * upgrade-format-version naming what the table already has: no change.
- * Any other value (-1, another id, something the engine refuses) is the
- * engine's.
+ * upgrade-format-version, as update_table: an integer (skade.json_int); -1
+ * (the last added one) refused, for this path adds none; naming what the
+ * table already has, no change; an unknown current schema, a version past
+ * 3 or a downgrade refused.  A real change is the engine's.
  */
 static bool
 unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member)
@@ -813,19 +1060,73 @@ unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *m
 	int64		want;
 	int64		have;
 
-	return fast_jint(u, field, &want) == J_INT && fast_member_int(fc, member, &have) &&
-		want == have && want >= 0 && want <= PG_INT32_MAX;
+	if (!json_int(fc, u, field, &want) || !fast_member_int(fc, member, &have))
+		return false;
+	if (strcmp(field, "format-version") == 0)
+	{
+		if (want > 3)
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "updates[%d]: cannot upgrade to format version " INT64_FORMAT, fc->idx, want);
+		if (want < have)
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "updates[%d]: cannot downgrade v" INT64_FORMAT " table to v" INT64_FORMAT,
+						  fc->idx, have, want);
+		return want == have;
+	}
+	if (want == -1)
+	{
+		const char *what = strcmp(field, "schema-id") == 0 ? "schema" :
+			strcmp(field, "spec-id") == 0 ? "spec" : "sort order";
+
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d]: cannot set last added %s: no %s has been added", fc->idx, what, what);
+	}
+	if (want == have)
+		return true;
+	if (strcmp(field, "schema-id") == 0 && schema_unknown(fc, want))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d]: cannot set current schema to unknown schema " INT64_FORMAT, fc->idx, want);
+	return false;
 }
 
-/* assign-uuid with the table's own uuid (any case): no change; any other is the engine's */
+/* no schema has id (every schema-id an integer; else the engine's casts decide: false) */
+static bool
+schema_unknown(FastCommit *fc, int64 id)
+{
+	Jsonb	   *schemas = fast_member_jsonb(fc, "schemas");
+	int			n;
+	int			i;
+
+	if (schemas == NULL || !JB_ROOT_IS_ARRAY(schemas) || JB_ROOT_IS_SCALAR(schemas))
+		return false;
+	n = JsonContainerSize(&schemas->root);
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&schemas->root, i);
+		int64		x;
+
+		if (e->type != jbvBinary || fast_jint(e->val.binary.data, "schema-id", &x) != J_INT ||
+			x == id)
+			return false;
+	}
+	return true;
+}
+
+/* assign-uuid: a string; the table's own uuid (any case) is no change, another is refused */
 static bool
 same_uuid(FastCommit *fc, JsonbContainer *u)
 {
 	const char *have = SkadeMetaStr(fc->base, fc->base->table_uuid);
 	char	   *uuid;
 
-	return fast_jstring(u, "uuid", &uuid) && have != NULL && pg_is_ascii(uuid) && pg_is_ascii(have) &&
-		pg_strcasecmp(uuid, have) == 0;
+	if (!fast_jstring(u, "uuid", &uuid))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].uuid must be a string", fc->idx);
+	if (have == NULL || !pg_is_ascii(uuid) || !pg_is_ascii(have))
+		return false;			/* (lower() of non-ASCII is the engine's) */
+	if (pg_strcasecmp(uuid, have) != 0)
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d]: cannot change the uuid of an existing table", fc->idx);
+	return true;
 }
 
 /* a member as the commit has left it so far, as jsonb (NULL: absent) */

@@ -71,6 +71,7 @@ typedef struct FastCommit
 	bool		refs_changed;
 	bool		props_changed;
 	int			changes;
+	int			idx;			/* the update being applied (its updates[] index) */
 	/* the added snapshot, if any */
 	bool		added;
 	char	   *added_text;

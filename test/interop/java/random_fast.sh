@@ -2,7 +2,8 @@
 # UpdateTableRandomTest (Java's TableMetadata.Builder as the reference for skade.update_table)
 # at N sequences, twice on one throwaway server: with update_table's C fast path on (the
 # default) and off (skade.update_fast_path = off: every commit runs the PL/pgSQL engine). Both
-# runs must have 0 mismatches. The interop suite runs the harness at 1,000 sequences with the
+# runs must have 0 mismatches, and the same outcome for every sequence (a refusal: the same
+# SQLSTATE and message, whichever engine raised it). The interop suite runs the harness at 1,000 sequences with the
 # fast path on; this is the long form (issue 30 part 3: the C path checked against the
 # reference on and off).
 #
@@ -35,7 +36,7 @@ for fast in on off; do
     log "UpdateTableRandomTest: $N sequences, seed $SEED, skade.update_fast_path = $fast"
     start=$(date +%s)
     if mvn -B -q -Dstyle.color=never -Pmain -Dtest=UpdateTableRandomTest -Dsurefire.failIfNoSpecifiedTests=false \
-        "-Dskade.sequences=$N" "-Dskade.seed=$SEED" test 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g' | grep -v "^#" | grep -v "^  " | tail -20; then :; fi
+        "-Dskade.sequences=$N" "-Dskade.seed=$SEED" "-Dskade.outcomes=$WORK/outcomes-$fast.txt" test 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g' | grep -v "^#" | grep -v "^  " | tail -20; then :; fi
     out=$(ls target/surefire-reports/*UpdateTableRandomTest-output.txt 2>/dev/null | head -1 || true)
     [ -n "$out" ] && grep -E "^UpdateTableRandomTest: (seed .* sequences:|engines:|the 12)|^    +[0-9]+  v|mismatch|^  [a-z].*  [0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" "$out" | head -80
     f=$(ls target/surefire-reports/TEST-*UpdateTableRandomTest.xml 2>/dev/null | head -1 || true)
@@ -45,4 +46,16 @@ for fast in on off; do
         echo "fast path $fast: passed ($(( $(date +%s) - start )) s)"
     fi
 done
+# the same sequences, the same outcomes: every refusal with the same SQLSTATE and words
+# whichever engine made it
+if [ -s "$WORK/outcomes-on.txt" ] && [ -s "$WORK/outcomes-off.txt" ]; then
+    if diff "$WORK/outcomes-off.txt" "$WORK/outcomes-on.txt" >"$WORK/outcomes.diff"; then
+        echo "outcomes: the C path on and off agree on all $(wc -l <"$WORK/outcomes-on.txt") sequences ($(grep -c ' refused ' "$WORK/outcomes-on.txt") refusals: SQLSTATE and message), e.g.:"
+        grep ' refused ' "$WORK/outcomes-on.txt" | awk '!seen[$3]++' | head -4
+    else
+        echo "outcomes DIFFER between the C path off (<) and on (>):"; head -40 "$WORK/outcomes.diff"; rc=1
+    fi
+else
+    echo "outcomes: missing"; rc=1
+fi
 exit $rc

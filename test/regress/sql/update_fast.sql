@@ -143,7 +143,9 @@ SELECT jsonb_array_length((metadata::jsonb)->'metadata-log') AS kept_versions FR
 
 -- every error identical on both paths.  A well-formed requirement that fails is
 -- raised by the C path itself (handled empty: the loser of a race holds the row
--- lock only that long); the other errors are left to the engine (handled f)
+-- lock only that long), and so is an update the engine refuses while the C path
+-- takes its action (handled empty); malformed requirements and the errors of
+-- the actions it does not take are left to the engine (handled f)
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-table-uuid", "uuid": "00000000-0000-0000-0000-000000000000"}]', '[]');
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 14}]', '[]');
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main"}]', '[]');

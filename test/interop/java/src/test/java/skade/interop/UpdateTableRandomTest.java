@@ -90,6 +90,10 @@ class UpdateTableRandomTest extends CatalogTestBase {
   void randomSequencesMatchJava() throws Exception {
     long seed = seed();
     int sequences = Integer.getInteger("skade.sequences", 1000);
+    // one line per sequence (its outcome, the refusal's SQLSTATE and words): random_fast.sh
+    // compares the files of a run with the C path on and one with it off
+    String outcomesFile = System.getProperty("skade.outcomes", "");
+    List<String> outcomes = new ArrayList<>();
     boolean verbose = Boolean.getBoolean("skade.verbose");
     System.out.println("UpdateTableRandomTest: seed " + seed + " (-Dskade.seed=" + seed + "), "
         + sequences + " sequences");
@@ -156,6 +160,7 @@ class UpdateTableRandomTest extends CatalogTestBase {
       if (problem != null) {
         mismatches.add("#" + i + " (" + name + "): " + problem);
       }
+      outcomes.add("#" + i + " " + outcomeLine(skade));
       boolean ok = skade.accepted;
       if (ok) {
         accepted++;
@@ -185,6 +190,9 @@ class UpdateTableRandomTest extends CatalogTestBase {
       }
     }
 
+    if (!outcomesFile.isEmpty()) {
+      Files.write(Path.of(outcomesFile), outcomes, StandardCharsets.UTF_8);
+    }
     StringBuilder sb = new StringBuilder();
     sb.append("UpdateTableRandomTest: seed ").append(seed).append(", ").append(sequences)
         .append(" sequences: ").append(accepted).append(" accepted (").append(noChange)
@@ -316,6 +324,20 @@ class UpdateTableRandomTest extends CatalogTestBase {
       o.error = e;
     }
     return o;
+  }
+
+  /**
+   * A sequence's outcome as a line: accepted (changed or not), or refused with the SQLSTATE and
+   * the message's first line (uuids and this run's namespace masked; no hint or context).
+   */
+  private String outcomeLine(Outcome o) {
+    if (o.accepted && o.error == null) {
+      return o.changed ? "accepted" : "accepted, no change";
+    }
+    String msg = o.error == null ? "" : String.valueOf(o.error.getMessage()).split("\n", 2)[0];
+    msg = msg.replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>")
+        .replace(ns.toString(), "<ns>");
+    return (o.accepted ? "unreadable " : "refused " + o.sqlState + " ") + msg;
   }
 
   /** skade.commit_stats(): update_table's commits so far, {C path, PL/pgSQL engine}. */
