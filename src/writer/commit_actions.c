@@ -85,6 +85,8 @@ static bool remove_statistics(FastCommit *fc, JsonbContainer *u, const char *lis
 static bool unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member);
 static bool same_uuid(FastCommit *fc, JsonbContainer *u);
 static bool schema_unknown(FastCommit *fc, int64 id);
+static void upgrade(FastCommit *fc, int v);
+static bool property_upgrade(FastCommit *fc, JsonbValue *kv);
 
 /* Apply the updates in order (false: a shape or an error for PL/pgSQL). */
 bool
@@ -396,14 +398,14 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 	if (ts > fc->now_ms + FUTURE_MARGIN_MS || seq <= fc->last_seq)
 		return false;
 	/* v3 row lineage: first-row-id not behind the table's next-row-id, which grows by added-rows */
-	if (fc->base->format_version == 3 && !row_lineage(fc, s))
+	if (fc->format_version == 3 && !row_lineage(fc, s))
 		return false;
 	fc->added = true;
 	fc->added_ts = ts;
 	fc->last_seq = seq;
 	fc->added_text = JsonbToCString(NULL, s, VARSIZE(snap));
 	/* its summary entry, read by the reader's own code */
-	SkadeParseSnapshot(fc->added_text, strlen(fc->added_text), fc->base->format_version,
+	SkadeParseSnapshot(fc->added_text, strlen(fc->added_text), fc->format_version,
 					   fc->base_location,
 					   (int) fc->base->nsnapshots, &fc->added_snap,
 					   &fc->added_op, &fc->added_ml, &fc->added_summary);
@@ -578,8 +580,8 @@ set_properties(FastCommit *fc, JsonbContainer *u)
 			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].updates must be an object of strings", fc->idx);
 	if (JsonContainerSize(v.val.binary.data) == 0)
 		return true;			/* {}: no change */
-	if (fast_jvalue(v.val.binary.data, "format-version", &kv))
-		return false;			/* an upgrade: the engine's */
+	if (fast_jvalue(v.val.binary.data, "format-version", &kv) && !property_upgrade(fc, &kv))
+		return false;
 	for (i = 0; i < lengthof(reserved); i++)
 		names[i] = CStringGetTextDatum(reserved[i]);
 	upd = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_array,
@@ -593,6 +595,28 @@ set_properties(FastCommit *fc, JsonbContainer *u)
 												   JsonbPGetDatum(upd)));
 	fc->props_changed = true;
 	fc->changes++;
+	return true;
+}
+
+/*
+ * set-properties' format-version (a string, as every value there): an
+ * upgrade as Java's client makes it: one or two digits, at most 3, not below
+ * the table's, else refused.  (The key itself is not kept.)
+ */
+static bool
+property_upgrade(FastCommit *fc, JsonbValue *kv)
+{
+	char	   *s = pnstrdup(kv->val.string.val, kv->val.string.len);
+	int			n = strlen(s);
+	int			v = -1;
+
+	if (n >= 1 && n <= 2 && strspn(s, "0123456789") == (size_t) n)
+		v = atoi(s);
+	if (v < 0 || v > 3 || v < fc->format_version)
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d]: format-version %s cannot be set", fc->idx, s);
+	if (v > fc->format_version)
+		upgrade(fc, v);
 	return true;
 }
 
@@ -1071,7 +1095,12 @@ unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *m
 			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
 						  "updates[%d]: cannot downgrade v" INT64_FORMAT " table to v" INT64_FORMAT,
 						  fc->idx, have, want);
-		return want == have;
+		if (want > have)
+		{
+			upgrade(fc, (int) want);
+			fc->changes++;
+		}
+		return true;
 	}
 	if (want == -1)
 	{
@@ -1087,6 +1116,24 @@ unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *m
 		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
 					  "updates[%d]: cannot set current schema to unknown schema " INT64_FORMAT, fc->idx, want);
 	return false;
+}
+
+/*
+ * The table upgraded to format v (skade.upgraded(): v2 to v3 here): the
+ * version, and next-row-id 0 unless the table has one.  (The caller counts
+ * the change: an upgrade-format-version is one, a set-properties that
+ * upgrades is one in all.)
+ */
+static void
+upgrade(FastCommit *fc, int v)
+{
+	fast_replace_member(fc, "format-version", psprintf("%d", v));
+	fc->format_version = v;
+	if (v >= 3 && fast_member(fc, "next-row-id") == NULL)
+	{
+		fc->upgraded = true;
+		fc->next_row_id = 0;
+	}
 }
 
 /* no schema has id (every schema-id an integer; else the engine's casts decide: false) */
@@ -1152,7 +1199,8 @@ fast_replace_member(FastCommit *fc, const char *key, char *text)
 	for (i = 0; i < fc->nrepl; i++)
 		if (strcmp(fc->repl[i].key, key) == 0)
 			break;
-	Assert(i < MAX_REPLACED);
+	if (i == MAX_REPLACED)
+		elog(ERROR, "a commit replaces more than %d members", MAX_REPLACED);
 	fc->repl[i].key = key;
 	fc->repl[i].text = text;
 	if (i == fc->nrepl)

@@ -430,8 +430,9 @@ load_base(FastCommit *fc)
 		return false;
 	if (!scan_members(fc))
 		return false;
-	/* v3: the row lineage counter, an integer the engine reads */
-	if (fc->base->format_version == 3 &&
+	/* v3: the row lineage counter, an integer the engine reads (v2: kept by an upgrade) */
+	fc->format_version = fc->base->format_version;
+	if ((fc->format_version == 3 || fast_member(fc, "next-row-id") != NULL) &&
 		(!fast_member_int(fc, "next-row-id", &fc->next_row_id) || fc->next_row_id < 0))
 		return false;
 	/* the arrays we edit are arrays, and the summary counted what we found */
@@ -943,7 +944,7 @@ emit_document(FastCommit *fc, StringInfo out, bool refs_only)
 {
 	static const char *const added[] = {"snapshots", "snapshot-log", "refs",
 		"current-snapshot-id", "last-sequence-number", "last-updated-ms", "metadata-log",
-	"properties"};
+	"properties", "next-row-id"};
 	int			i;
 
 	appendStringInfoChar(out, '{');
@@ -963,7 +964,7 @@ emit_document(FastCommit *fc, StringInfo out, bool refs_only)
 		if ((i == 0 && !fc->added) || (i == 1 && !fc->main_set && fc->ngone == 0) ||
 			(i == 2 && !fc->refs_changed) ||
 			(i == 3 && !fc->main_set && !fc->main_removed) || (i == 4 && !fc->added) ||
-			(i == 7 && !fc->props_changed))
+			(i == 7 && !fc->props_changed) || (i == 8 && !fc->upgraded))
 			continue;
 		if (out->len > 1)
 			appendStringInfoString(out, ", ");
@@ -1044,8 +1045,8 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 	else if (strcmp(key, "current-snapshot-id") == 0 && fc->main_set)
 		appendStringInfo(out, INT64_FORMAT, fc->current);
 	else if (strcmp(key, "current-snapshot-id") == 0 && fc->main_removed)
-		appendStringInfoString(out, fc->base->format_version >= 3 ? "null" : "-1");
-	else if (strcmp(key, "next-row-id") == 0 && fc->added && fc->base->format_version == 3)
+		appendStringInfoString(out, fc->format_version >= 3 ? "null" : "-1");
+	else if (strcmp(key, "next-row-id") == 0 && (fc->added || fc->upgraded) && fc->format_version == 3)
 		appendStringInfo(out, INT64_FORMAT, fc->next_row_id);
 	else if (strcmp(key, "last-sequence-number") == 0 && fc->added)
 		appendStringInfo(out, INT64_FORMAT, fc->last_seq);
@@ -1144,6 +1145,7 @@ new_summary(FastCommit *fc, StringInfo refs_text)
 	hdr.current_snapshot_id = fc->current;
 	hdr.last_updated_ms = fc->now_ms;
 	hdr.last_sequence_number = fc->last_seq;
+	hdr.format_version = fc->format_version;
 
 	/* the refs variant, when the refs leave snapshots out */
 	collect_keep(fc, refs, hdr.nrefs);

@@ -72,6 +72,8 @@ typedef struct FastCommit
 	bool		props_changed;
 	int			changes;
 	int			idx;			/* the update being applied (its updates[] index) */
+	int			format_version; /* the base's, or what an upgrade made it */
+	bool		upgraded;		/* ... to v3 by this commit: next-row-id written */
 	/* the added snapshot, if any */
 	bool		added;
 	char	   *added_text;

@@ -217,7 +217,8 @@ SELECT * FROM pg_temp.same('uf', 'py', format('[{"type": "assert-ref-snapshot-id
      "manifest-list": "/m/snap-41.avro", "summary": {"operation": "append"}}},
     {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 41, "type": "branch"},
     {"action": "remove-properties", "removals": ["nothing"]}]', :'py_current', :'py_seq'::bigint + 1)::jsonb);
--- shapes the C path leaves to the engine, which commits them as before
+-- main moved twice in one commit stays the engine's (it trims the log of the first
+-- move); the format-version property is an upgrade the C path makes
 SELECT * FROM pg_temp.same('uf', 't', '[]',
   '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 16, "parent-snapshot-id": 15, "sequence-number": 6, "timestamp-ms": 1700000006000,
      "manifest-list": "/m/snap-16.avro", "summary": {"operation": "append"}}},
@@ -368,6 +369,28 @@ SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-partition-spec
 SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-partition-specs", "spec-ids": [0.0]}]');
 SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-schemas", "schema-ids": [0]}]');
 SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-schemas", "schema-ids": {"a": 1}}]');
+
+-- upgrade to v3 (upgrade-format-version, or set-properties format-version as Java's
+-- client sends it): next-row-id 0, and an append in the same commit needs row lineage
+SELECT skade.create_table('uf', 'up', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}') IS NOT NULL AS created;
+SELECT * FROM pg_temp.same('uf', 'up', '[]',
+  '[{"action": "upgrade-format-version", "format-version": 3},
+    {"action": "add-snapshot", "snapshot": {"snapshot-id": 81, "sequence-number": 1, "timestamp-ms": 1700000000000,
+     "manifest-list": "/m/snap-81.avro", "summary": {"operation": "append"}}}]');
+SELECT * FROM pg_temp.same('uf', 'up', '[]',
+  '[{"action": "upgrade-format-version", "format-version": 3},
+    {"action": "add-snapshot", "snapshot": {"snapshot-id": 81, "sequence-number": 1, "timestamp-ms": 1700000000000,
+     "manifest-list": "/m/snap-81.avro", "summary": {"operation": "append"}, "first-row-id": 0, "added-rows": 4}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 81, "type": "branch"}]');
+SELECT (metadata::jsonb)->'format-version' AS fv, (metadata::jsonb)->'next-row-id' AS next_row_id FROM skade.load_table('uf', 'up');
+SELECT * FROM pg_temp.same('uf', 'up', '[]', '[{"action": "upgrade-format-version", "format-version": 4}]');
+SELECT skade.create_table('uf', 'up2', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}') IS NOT NULL AS created;
+SELECT * FROM pg_temp.same('uf', 'up2', '[]', '[{"action": "set-properties", "updates": {"format-version": "02", "a": "b"}}]');
+SELECT * FROM pg_temp.same('uf', 'up2', '[]', '[{"action": "set-properties", "updates": {"format-version": "1"}}]');
+SELECT * FROM pg_temp.same('uf', 'up2', '[]', '[{"action": "set-properties", "updates": {"format-version": "three"}}]');
+SELECT * FROM pg_temp.same('uf', 'up2', '[]', '[{"action": "set-properties", "updates": {"format-version": "3", "c": "d"}}]');
+SELECT (metadata::jsonb)->'format-version' AS fv, (metadata::jsonb)->'next-row-id' AS next_row_id,
+	   (metadata::jsonb)->'properties' AS props FROM skade.load_table('uf', 'up2');
 
 -- skade.commit_stats() counts update_table's commits by the engine that applied them
 SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
