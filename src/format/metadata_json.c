@@ -657,6 +657,47 @@ SkadeMetaAssemble(const SkadeMetaParts *parts)
 }
 
 /*
+ * SkadeSchemaText
+ *		The summary's text of the current schema when it is schema id of a
+ *		"schemas" array (its JSON text): the last schema with that id, as the
+ *		parser picks and dumps it; NULL if none has it.  Text that does not
+ *		parse is an error naming location.
+ */
+char *
+SkadeSchemaText(const char *schemas, size_t len, int32 id, const char *location)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext parse_cxt;
+	json_error_t jerr;
+	json_t	   *root;
+	json_t	   *schema = NULL;
+	char	   *out = NULL;
+	size_t		i;
+
+	parse_cxt = AllocSetContextCreate(caller, "skade schema text", ALLOCSET_SMALL_SIZES);
+	MemoryContextSwitchTo(parse_cxt);
+	root = load_budgeted(schemas, len, 0, &jerr);
+	if (root == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_JSON_TEXT),
+				 errmsg("the schemas of \"%s\" are not valid JSON", location),
+				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
+	for (i = 0; json_is_array(root) && i < json_array_size(root); i++)
+	{
+		json_t	   *s = json_array_get(root, i);
+		json_t	   *sid = json_object_get(s, "schema-id");
+
+		if (json_is_integer(sid) && json_integer_value(sid) == id)
+			schema = s;
+	}
+	MemoryContextSwitchTo(caller);
+	if (schema)
+		out = dump_compact(schema);
+	MemoryContextDelete(parse_cxt);
+	return out;
+}
+
+/*
  * SkadeCompactJson
  *		A member's JSON text as a summary records it (jansson's compact
  *		text, as the parser dumps "partition-specs"), palloc'd in the

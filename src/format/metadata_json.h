@@ -132,6 +132,7 @@ typedef struct SkadeMetaParts
 extern void SkadeJsonInit(void);
 extern SkadeMeta *SkadeMetaAssemble(const SkadeMetaParts *parts);
 extern char *SkadeCompactJson(const char *text, size_t len, const char *location);
+extern char *SkadeSchemaText(const char *schemas, size_t len, int32 id, const char *location);
 extern const SkadeMetaSnapshot *SkadeMetaSnapshotById(const SkadeMeta *m, int64 id);
 extern void SkadeParseSnapshot(const char *text, size_t len, int format_version,
 							   const char *location, int index, SkadeMetaSnapshot *snap,

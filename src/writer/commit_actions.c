@@ -84,7 +84,14 @@ static bool set_statistics(FastCommit *fc, JsonbContainer *u, const char *list, 
 static bool remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list);
 static bool unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member);
 static bool same_uuid(FastCommit *fc, JsonbContainer *u);
-static bool schema_unknown(FastCommit *fc, int64 id);
+static int	schema_known(FastCommit *fc, int64 id);
+static bool current_int(FastCommit *fc, const char *key, int64 *v);
+static bool defaults_bind(FastCommit *fc);
+static JsonbContainer *element_with(Jsonb *arr, const char *key, Jsonb *want, bool *unsure);
+static bool fields_bind(FastCommit *fc, JsonbContainer *schema, JsonbContainer *owner, bool is_spec);
+static char *bind_error(JsonbContainer *schema, JsonbContainer *f, bool is_spec, bool *unsure);
+static JsonbValue *source_type(JsonbContainer *schema, int64 id, bool *unsure);
+static bool bracket_number(const char *p);
 static void upgrade(FastCommit *fc, int v);
 static bool property_upgrade(FastCommit *fc, JsonbValue *kv);
 
@@ -169,6 +176,8 @@ fast_result_valid(FastCommit *fc)
 	int64	   *ts = palloc(sizeof(int64) * (n + 1));
 	int			i;
 
+	if (fc->bind_changed && !defaults_bind(fc))
+		return false;
 	/* the new log's timestamps: the base's (what a removal kept), the new entry */
 	for (i = 0; i < n; i++)
 		ts[i] = log[fc->ngone > 0 ? fc->log_keep[i] : i].timestamp_ms;
@@ -1084,7 +1093,7 @@ unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *m
 	int64		want;
 	int64		have;
 
-	if (!json_int(fc, u, field, &want) || !fast_member_int(fc, member, &have))
+	if (!json_int(fc, u, field, &want) || !current_int(fc, member, &have))
 		return false;
 	if (strcmp(field, "format-version") == 0)
 	{
@@ -1112,10 +1121,284 @@ unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *m
 	}
 	if (want == have)
 		return true;
-	if (strcmp(field, "schema-id") == 0 && schema_unknown(fc, want))
-		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
-					  "updates[%d]: cannot set current schema to unknown schema " INT64_FORMAT, fc->idx, want);
-	return false;
+	if (strcmp(field, "schema-id") == 0)
+	{
+		int			known = schema_known(fc, want);
+
+		if (known == 0)
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "updates[%d]: cannot set current schema to unknown schema " INT64_FORMAT,
+						  fc->idx, want);
+		if (known < 0)
+			return false;
+		fc->current_schema_id = want;
+	}
+	/* (an unknown spec or sort order is refused at the end, as Java's build() does) */
+	fast_replace_member(fc, member, psprintf(INT64_FORMAT, want));
+	fc->bind_changed = true;
+	fc->changes++;
+	return true;
+}
+
+/* a member's integer as the commit has left it so far */
+static bool
+current_int(FastCommit *fc, const char *key, int64 *v)
+{
+	const char *text = fast_replaced(fc, key);
+
+	if (text)
+		return SkadeIntText(text, strlen(text), v);
+	return fast_member_int(fc, key, v);
+}
+
+/*
+ * update_table's checks of a result whose current schema, default spec or
+ * sort order changed (Java's build()): the default spec and sort order
+ * exist, and their fields bind to the current schema (skade.bind_error,
+ * the spec's fields first).  Refused as the engine refuses; false also for
+ * what the engine's casts decide.
+ */
+static bool
+defaults_bind(FastCommit *fc)
+{
+	static const char *const what[2][4] = {
+		{"partition-specs", "spec-id", "default-spec-id", "cannot set default spec to unknown spec %s"},
+		{"sort-orders", "order-id", "default-sort-order-id", "cannot set default sort order to unknown order %s"}};
+	JsonbContainer *owner[2];
+	JsonbContainer *schema;
+	Jsonb	   *want;
+	bool		unsure = false;
+	int			k;
+
+	for (k = 0; k < 2; k++)
+	{
+		want = fast_member_jsonb(fc, what[k][2]);
+		if (want == NULL || !JB_ROOT_IS_SCALAR(want))
+			return false;
+		owner[k] = element_with(fast_member_jsonb(fc, what[k][0]), what[k][1], want, &unsure);
+		if (unsure)
+			return false;
+		if (owner[k] == NULL)
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, what[k][3],
+						  JsonbToCString(NULL, &want->root, VARSIZE(want)));
+	}
+	want = fast_member_jsonb(fc, "current-schema-id");
+	if (want == NULL || !JB_ROOT_IS_SCALAR(want))
+		return false;
+	schema = element_with(fast_member_jsonb(fc, "schemas"), "schema-id", want, &unsure);
+	if (unsure)
+		return false;
+	return fields_bind(fc, schema, owner[0], true) && fields_bind(fc, schema, owner[1], false);
+}
+
+/*
+ * The element of arr (a JSON array of objects) whose key equals want, as
+ * `(SELECT x ... WHERE x->key = want)` finds it: NULL if none; *unsure when
+ * arr is no array or two match (the engine's errors).
+ */
+static JsonbContainer *
+element_with(Jsonb *arr, const char *key, Jsonb *want, bool *unsure)
+{
+	JsonbContainer *found = NULL;
+	int			n;
+	int			i;
+
+	if (arr == NULL || !JB_ROOT_IS_ARRAY(arr) || JB_ROOT_IS_SCALAR(arr))
+	{
+		*unsure = true;
+		return NULL;
+	}
+	n = JsonContainerSize(&arr->root);
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&arr->root, i);
+		JsonbValue	v;
+
+		if (e->type != jbvBinary || !fast_jvalue(e->val.binary.data, key, &v) ||
+			!DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(JsonbValueToJsonb(&v)),
+											  JsonbPGetDatum(want))))
+			continue;
+		if (found)
+			*unsure = true;
+		found = e->val.binary.data;
+	}
+	return found;
+}
+
+/* the fields of a spec or sort order bind to schema (the first that does not is refused) */
+static bool
+fields_bind(FastCommit *fc, JsonbContainer *schema, JsonbContainer *owner, bool is_spec)
+{
+	JsonbValue	fields;
+	bool		unsure = false;
+	int			n;
+	int			i;
+
+	if (!fast_jvalue(owner, "fields", &fields))
+		return true;			/* (no rows) */
+	if (fields.type != jbvBinary || !JsonContainerIsArray(fields.val.binary.data))
+		return false;
+	n = JsonContainerSize(fields.val.binary.data);
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *f = getIthJsonbValueFromContainer(fields.val.binary.data, i);
+		char	   *error;
+
+		if (f->type != jbvBinary || !JsonContainerIsObject(f->val.binary.data))
+			return false;
+		error = bind_error(schema, f->val.binary.data, is_spec, &unsure);
+		if (unsure)
+			return false;
+		if (error)
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "the default partition spec or sort order does not fit the current schema: %s",
+						  error);
+	}
+	return true;
+}
+
+/*
+ * skade.bind_error(schema, f, is_spec): why field f of a spec (is_spec) or
+ * sort order cannot apply to the schema's column source-id, or NULL.
+ * *unsure for a source-id the engine casts with an error.
+ */
+static char *
+bind_error(JsonbContainer *schema, JsonbContainer *f, bool is_spec, bool *unsure)
+{
+	static const char *const bucket[] = {"int", "long", "date", "time", "timestamp", "timestamptz",
+	"timestamp_ns", "timestamptz_ns", "string", "binary", "fixed", "decimal", "uuid", NULL};
+	static const char *const truncate[] = {"int", "long", "string", "binary", "decimal", NULL};
+	static const char *const days[] = {"date", "timestamp", "timestamptz", "timestamp_ns",
+	"timestamptz_ns", NULL};
+	static const char *const hours[] = {"timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns", NULL};
+	const char *const *allowed = NULL;
+	JsonbValue *t = NULL;
+	char	   *tr = NULL;
+	char	   *sid = jtext(f, "source-id");
+	char	   *type;
+	char	   *base;
+	int64		id;
+	JInt		j = fast_jint(f, "source-id", &id);
+
+	if (jtype(f, "transform") && !jtype_is(f, "transform", "null") &&
+		!fast_jstring(f, "transform", &tr))
+		tr = jtext(f, "transform");
+	if (is_spec && tr && strcmp(tr, "void") == 0)
+		return NULL;
+	if (j == J_OTHER || (j == J_INT && (id < PG_INT32_MIN || id > PG_INT32_MAX)))
+	{
+		*unsure = true;			/* (a cast to integer) */
+		return NULL;
+	}
+	if (j == J_INT && schema)
+		t = source_type(schema, id, unsure);
+	if (*unsure)
+		return NULL;
+	if (t == NULL)
+		return psprintf("source id %s is not a field of the current schema", j == J_INT ? sid : "");
+	if (t->type != jbvString ||
+		(t->val.string.len == 7 && strncmp(t->val.string.val, "variant", 7) == 0))
+		return psprintf("source id %s is not a primitive field", sid);
+	type = pnstrdup(t->val.string.val, t->val.string.len);
+	base = pnstrdup(type, strcspn(type, "[("));
+	if (tr == NULL)
+		return NULL;
+	if (strcmp(tr, "identity") == 0)
+		return strcmp(base, "geometry") != 0 && strcmp(base, "geography") != 0 ? NULL :
+			psprintf("transform %s cannot apply to source id %s of type %s", tr, sid, type);
+	if (strncmp(tr, "bucket[", 7) == 0 && bracket_number(tr + 7))
+		allowed = bucket;
+	else if (strncmp(tr, "truncate[", 9) == 0 && bracket_number(tr + 9))
+		allowed = truncate;
+	else if (strcmp(tr, "year") == 0 || strcmp(tr, "month") == 0 || strcmp(tr, "day") == 0)
+		allowed = days;
+	else if (strcmp(tr, "hour") == 0)
+		allowed = hours;
+	for (; allowed && *allowed; allowed++)
+		if (strcmp(*allowed, base) == 0)
+			return NULL;
+	return allowed ? psprintf("transform %s cannot apply to source id %s of type %s", tr, sid, type) : NULL;
+}
+
+/* "123]" and nothing after: the rest of the engine's '^bucket\[[0-9]+\]$' */
+static bool
+bracket_number(const char *p)
+{
+	size_t		n = strspn(p, "0123456789");
+
+	return n > 0 && strcmp(p + n, "]") == 0;
+}
+
+/*
+ * skade.source_type(schema, id): the type of the field with that id,
+ * reached from the schema through structs only, breadth first as the
+ * engine's recursive query finds it (NULL: none).  *unsure where the engine
+ * would fail to read a fields array.
+ */
+static JsonbValue *
+source_type(JsonbContainer *schema, int64 id, bool *unsure)
+{
+	List	   *level = NIL;
+	JsonbValue	fields;
+
+	if (fast_jvalue(schema, "fields", &fields))
+	{
+		if (fields.type != jbvBinary || !JsonContainerIsArray(fields.val.binary.data))
+		{
+			*unsure = true;
+			return NULL;
+		}
+		level = list_make1(fields.val.binary.data);
+	}
+	while (level != NIL)
+	{
+		List	   *next = NIL;
+		ListCell   *lc;
+
+		foreach(lc, level)
+		{
+			JsonbContainer *arr = lfirst(lc);
+			int			n = JsonContainerSize(arr);
+			int			i;
+
+			for (i = 0; i < n; i++)
+			{
+				JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
+				JsonbContainer *field;
+				JsonbContainer *type;
+				JsonbValue	v;
+				int64		x;
+				char	   *kind;
+
+				if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
+					continue;
+				field = e->val.binary.data;
+				if (fast_jvalue(field, "id", &v) && v.type == jbvNumeric)
+				{
+					if (fast_jint(field, "id", &x) != J_INT)
+					{
+						*unsure = true; /* (1.0 equals 1 for jsonb) */
+						return NULL;
+					}
+					if (x == id)
+						return fast_jvalue(field, "type", &v) ?
+							(JsonbValue *) memcpy(palloc(sizeof(JsonbValue)), &v, sizeof(JsonbValue)) : NULL;
+				}
+				if (fast_jobject(field, "type", &type) && fast_jstring(type, "type", &kind) &&
+					strcmp(kind, "struct") == 0 && fast_jvalue(type, "fields", &v))
+				{
+					if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+					{
+						*unsure = true;
+						return NULL;
+					}
+					next = lappend(next, v.val.binary.data);
+				}
+			}
+		}
+		level = next;
+	}
+	return NULL;
 }
 
 /*
@@ -1136,27 +1419,32 @@ upgrade(FastCommit *fc, int v)
 	}
 }
 
-/* no schema has id (every schema-id an integer; else the engine's casts decide: false) */
-static bool
-schema_unknown(FastCommit *fc, int64 id)
+/*
+ * Has the table a schema with this id (1), none (0), or cannot this path
+ * tell as the engine's casts would (-1: a schema-id that is no integer)?
+ */
+static int
+schema_known(FastCommit *fc, int64 id)
 {
 	Jsonb	   *schemas = fast_member_jsonb(fc, "schemas");
+	int			found = 0;
 	int			n;
 	int			i;
 
 	if (schemas == NULL || !JB_ROOT_IS_ARRAY(schemas) || JB_ROOT_IS_SCALAR(schemas))
-		return false;
+		return -1;
 	n = JsonContainerSize(&schemas->root);
 	for (i = 0; i < n; i++)
 	{
 		JsonbValue *e = getIthJsonbValueFromContainer(&schemas->root, i);
 		int64		x;
 
-		if (e->type != jbvBinary || fast_jint(e->val.binary.data, "schema-id", &x) != J_INT ||
-			x == id)
-			return false;
+		if (e->type != jbvBinary || fast_jint(e->val.binary.data, "schema-id", &x) != J_INT)
+			return -1;
+		if (x == id)
+			found = 1;
 	}
-	return true;
+	return found;
 }
 
 /* assign-uuid: a string; the table's own uuid (any case) is no change, another is refused */

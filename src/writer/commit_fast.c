@@ -432,6 +432,7 @@ load_base(FastCommit *fc)
 		return false;
 	/* v3: the row lineage counter, an integer the engine reads (v2: kept by an upgrade) */
 	fc->format_version = fc->base->format_version;
+	fc->current_schema_id = fc->base->current_schema_id;
 	if ((fc->format_version == 3 || fast_member(fc, "next-row-id") != NULL) &&
 		(!fast_member_int(fc, "next-row-id", &fc->next_row_id) || fc->next_row_id < 0))
 		return false;
@@ -1166,6 +1167,20 @@ new_summary(FastCommit *fc, StringInfo refs_text)
 	parts.table_location = fc->table_location ? fc->table_location :
 		SkadeMetaStr(b, b->table_location);
 	parts.current_schema = SkadeMetaStr(b, b->current_schema);
+	if (fc->current_schema_id != b->current_schema_id || fast_replaced(fc, "schemas"))
+	{
+		/* the current schema as the parser records it, from the new "schemas" */
+		const char *schemas = fast_replaced(fc, "schemas");
+		Member	   *m = fast_member(fc, "schemas");
+
+		if (schemas == NULL)
+			schemas = pnstrdup(m->value.p, m->value.len);
+		parts.current_schema = SkadeSchemaText(schemas, strlen(schemas),
+											   (int32) fc->current_schema_id, fc->location);
+		if (parts.current_schema == NULL)
+			elog(ERROR, "the current schema of \"%s\" is gone", fc->location);
+		hdr.current_schema_id = (int32) fc->current_schema_id;
+	}
 	parts.partition_specs = fc->specs_text ? fc->specs_text : SkadeMetaStr(b, b->partition_specs);
 	parts.text_len = fc->len + 4096;
 	parts.emit_text = emit_text;

@@ -74,6 +74,9 @@ typedef struct FastCommit
 	int			idx;			/* the update being applied (its updates[] index) */
 	int			format_version; /* the base's, or what an upgrade made it */
 	bool		upgraded;		/* ... to v3 by this commit: next-row-id written */
+	int64		current_schema_id;	/* the base's, or set-current-schema's */
+	bool		bind_changed;	/* the current schema, default spec or sort
+								 * order changed: they must still bind */
 	/* the added snapshot, if any */
 	bool		added;
 	char	   *added_text;

@@ -392,6 +392,30 @@ SELECT * FROM pg_temp.same('uf', 'up2', '[]', '[{"action": "set-properties", "up
 SELECT (metadata::jsonb)->'format-version' AS fv, (metadata::jsonb)->'next-row-id' AS next_row_id,
 	   (metadata::jsonb)->'properties' AS props FROM skade.load_table('uf', 'up2');
 
+-- set-current-schema, set-default-spec, set-default-sort-order changing them: the
+-- defaults must exist and bind to the current schema (the engine's end checks, in C)
+SELECT skade.create_table('uf', 'bd', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"},
+  {"id": 2, "name": "ts", "required": false, "type": "timestamptz"}, {"id": 3, "name": "s", "required": false,
+   "type": {"type": "struct", "fields": [{"id": 4, "name": "g", "required": false, "type": "string"}]}}]}') IS NOT NULL AS created;
+SELECT * FROM pg_temp.same('uf', 'bd', '[]',
+  '[{"action": "add-spec", "spec": {"spec-id": 1, "fields": [{"source-id": 2, "field-id": 1000, "name": "ts_day", "transform": "day"},
+      {"source-id": 4, "field-id": 1001, "name": "g_b", "transform": "bucket[8]"}]}},
+    {"action": "add-sort-order", "sort-order": {"order-id": 1, "fields": [{"source-id": 2, "transform": "hour", "direction": "asc", "null-order": "nulls-first"}]}},
+    {"action": "add-schema", "schema": {"type": "struct", "schema-id": 1, "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "set-default-spec", "spec-id": 1}, {"action": "set-default-sort-order", "sort-order-id": 1}]');
+SELECT (metadata::jsonb)->'default-spec-id' AS spec, (metadata::jsonb)->'default-sort-order-id' AS sort_order FROM skade.load_table('uf', 'bd');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "set-current-schema", "schema-id": 1}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "set-default-spec", "spec-id": 9}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "set-default-sort-order", "sort-order-id": 5}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "set-current-schema", "schema-id": 7}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "set-current-schema", "schema-id": 1}, {"action": "set-default-spec", "spec-id": 0},
+    {"action": "set-default-sort-order", "sort-order-id": 0}]');
+SELECT (metadata::jsonb)->'current-schema-id' AS schema, s.name, s.type FROM skade.load_table('uf', 'bd'),
+	LATERAL jsonb_to_recordset((SELECT x->'fields' FROM jsonb_array_elements((metadata::jsonb)->'schemas') x
+								WHERE x->'schema-id' = (metadata::jsonb)->'current-schema-id')) s(name text, type text);
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "set-current-schema", "schema-id": 0}, {"action": "set-default-spec", "spec-id": 1},
+    {"action": "remove-schemas", "schema-ids": [1]}]');
+
 -- skade.commit_stats() counts update_table's commits by the engine that applied them
 SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
 SELECT skade.update_table('uf', 'st', '[]', '[{"action": "set-properties", "updates": {"k": "v2"}}]') IS NOT NULL AS committed;
