@@ -161,11 +161,14 @@ fast_apply_updates(FastCommit *fc, Jsonb *updates)
 }
 
 /*
- * The checks update_table makes on the whole result (Java's build()) that
- * this path's inputs can fail: the new snapshot log in order (no entry
- * more than a minute before the one above it, the new entry included, what
- * a removal kept) and not ahead of now, and no snapshot's sequence number
- * past the table's.  A base that fails them is the engine's to refuse.
+ * The checks update_table makes on a result that changed (Java's build()),
+ * in the engine's order, refused as it refuses them: the defaults and their
+ * binding when this commit changed one of them, no snapshot's sequence
+ * number past the table's, the new snapshot log in order (no entry more
+ * than a minute before the one above it, the new entry included, what a
+ * removal kept) and not more than a minute ahead of now.  (Not checked
+ * here: that the base's own defaults bind, when the commit changes none of
+ * them; a base that fails it was written so by another client.)
  */
 bool
 fast_result_valid(FastCommit *fc)
@@ -178,6 +181,11 @@ fast_result_valid(FastCommit *fc)
 
 	if (fc->bind_changed && !defaults_bind(fc))
 		return false;
+	for (i = 0; i < (int) fc->base->nsnapshots; i++)
+		if (snaps[i].sequence_number > fc->last_seq && !(fc->ngone > 0 && fc->gone[i]))
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "a snapshot has a sequence number greater than last sequence number " INT64_FORMAT,
+						  fc->last_seq);
 	/* the new log's timestamps: the base's (what a removal kept), the new entry */
 	for (i = 0; i < n; i++)
 		ts[i] = log[fc->ngone > 0 ? fc->log_keep[i] : i].timestamp_ms;
@@ -185,12 +193,14 @@ fast_result_valid(FastCommit *fc)
 		ts[n++] = fc->log_ts;
 	for (i = 1; i < n; i++)
 		if (ts[i] < ts[i - 1] - 60000)
-			return false;
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "the snapshot log would go back "
+						  "in time or run ahead of this commit (by more than a minute)");
+	/* (this clock read later than the engine's: past the minute here is past it there too) */
+	if (n > 0 && ts[n - 1] > fc->now_ms + 60000)
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "the snapshot log would go back "
+					  "in time or run ahead of this commit (by more than a minute)");
 	if (n > 0 && ts[n - 1] > fc->now_ms + FUTURE_MARGIN_MS)
 		return false;
-	for (i = 0; i < (int) fc->base->nsnapshots; i++)
-		if (snaps[i].sequence_number > fc->base->last_sequence_number)
-			return false;
 	return true;
 }
 
@@ -404,7 +414,7 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 					  "Another commit came first: reload the table and retry.",
 					  "cannot add snapshot with sequence number " INT64_FORMAT
 					  " older than last sequence number " INT64_FORMAT, seq, fc->last_seq);
-	if (ts > fc->now_ms + FUTURE_MARGIN_MS || seq <= fc->last_seq)
+	if (seq <= fc->last_seq)
 		return false;
 	/* v3 row lineage: first-row-id not behind the table's next-row-id, which grows by added-rows */
 	if (fc->format_version == 3 && !row_lineage(fc, s))

@@ -416,6 +416,10 @@ SELECT (metadata::jsonb)->'current-schema-id' AS schema, s.name, s.type FROM ska
 SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "set-current-schema", "schema-id": 0}, {"action": "set-default-spec", "spec-id": 1},
     {"action": "remove-schemas", "schema-ids": [1]}]');
 
+-- a staged snapshot from the future is accepted (only the snapshot log may not run ahead)
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 91, "sequence-number": 1,
+     "timestamp-ms": 4102444800000, "manifest-list": "/m/snap-91.avro", "summary": {"operation": "append"}}}]');
+
 -- skade.commit_stats() counts update_table's commits by the engine that applied them
 SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
 SELECT skade.update_table('uf', 'st', '[]', '[{"action": "set-properties", "updates": {"k": "v2"}}]') IS NOT NULL AS committed;
