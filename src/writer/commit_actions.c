@@ -57,7 +57,7 @@
 static bool refuse(FastCommit *fc, int sqlstate, const char *hint, const char *fmt,...) pg_attribute_printf(4, 5);
 static const char *jtype(JsonbContainer *obj, const char *key);
 static char *jtext(JsonbContainer *obj, const char *key);
-static bool json_int(FastCommit *fc, JsonbContainer *u, const char *key, int64 *v);
+static bool json_int(FastCommit *fc, JsonbContainer *u, const char *key, const char *what, int64 *v);
 static bool unknown_action(FastCommit *fc, JsonbValue *e);
 static bool jtype_is(JsonbContainer *obj, const char *key, const char *type);
 static bool row_lineage(FastCommit *fc, JsonbContainer *s);
@@ -92,6 +92,11 @@ static bool fields_bind(FastCommit *fc, JsonbContainer *schema, JsonbContainer *
 static char *bind_error(JsonbContainer *schema, JsonbContainer *f, bool is_spec, bool *unsure);
 static JsonbValue *source_type(JsonbContainer *schema, int64 id, bool *unsure);
 static bool bracket_number(const char *p);
+static bool add_sort_order(FastCommit *fc, JsonbContainer *u);
+static bool order_fields(FastCommit *fc, JsonbContainer *ord, JsonbContainer *schema,
+						 JsonbParseState **state, int *k);
+static bool order_ids(Jsonb *orders, Jsonb *fields, int64 *found, int64 *next);
+static Jsonb *appended(Jsonb *arr, const char *key, int64 id, Jsonb *fields);
 static void upgrade(FastCommit *fc, int v);
 static bool property_upgrade(FastCommit *fc, JsonbValue *kv);
 
@@ -149,8 +154,9 @@ fast_apply_updates(FastCommit *fc, Jsonb *updates)
 			ok = unchanged_id(fc, u, "format-version", "format-version");
 		else if (pg_strcasecmp(action, "assign-uuid") == 0)
 			ok = same_uuid(fc, u);
-		else if (pg_strcasecmp(action, "add-schema") == 0 || pg_strcasecmp(action, "add-spec") == 0 ||
-				 pg_strcasecmp(action, "add-sort-order") == 0)
+		else if (pg_strcasecmp(action, "add-sort-order") == 0)
+			ok = add_sort_order(fc, u);
+		else if (pg_strcasecmp(action, "add-schema") == 0 || pg_strcasecmp(action, "add-spec") == 0)
 			ok = false;			/* the engine's (for now) */
 		else
 			ok = unknown_action(fc, e);
@@ -277,11 +283,12 @@ jtext(JsonbContainer *obj, const char *key)
 }
 
 /*
- * skade.json_int(u->key, 'updates[i].key'): a JSON number whose text is an
- * integer of at most 10 digits within int32, else the engine's 22023.
+ * skade.json_int(u->key, what): a JSON number whose text is an integer of
+ * at most 10 digits within int32, else the engine's 22023 naming what
+ * (NULL: 'updates[i].key').
  */
 static bool
-json_int(FastCommit *fc, JsonbContainer *u, const char *key, int64 *v)
+json_int(FastCommit *fc, JsonbContainer *u, const char *key, const char *what, int64 *v)
 {
 	char	   *text = jtext(u, key);
 	const char *digits = text && *text == '-' ? text + 1 : text;
@@ -291,8 +298,8 @@ json_int(FastCommit *fc, JsonbContainer *u, const char *key, int64 *v)
 		strspn(digits, "0123456789") == strlen(digits) &&
 		SkadeIntText(text, strlen(text), v) && *v >= PG_INT32_MIN && *v <= PG_INT32_MAX)
 		return true;
-	return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
-				  "updates[%d].%s must be an integer, not %s", fc->idx, key, text ? text : "missing");
+	return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "%s must be an integer, not %s",
+				  what ? what : psprintf("updates[%d].%s", fc->idx, key), text ? text : "missing");
 }
 
 /*
@@ -1103,7 +1110,7 @@ unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *m
 	int64		want;
 	int64		have;
 
-	if (!json_int(fc, u, field, &want) || !current_int(fc, member, &have))
+	if (!json_int(fc, u, field, NULL, &want) || !current_int(fc, member, &have))
 		return false;
 	if (strcmp(field, "format-version") == 0)
 	{
@@ -1121,7 +1128,9 @@ unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *m
 		}
 		return true;
 	}
-	if (want == -1)
+	if (want == -1 && strcmp(field, "sort-order-id") == 0 && fc->last_added_order >= 0)
+		want = fc->last_added_order;
+	else if (want == -1)
 	{
 		const char *what = strcmp(field, "schema-id") == 0 ? "schema" :
 			strcmp(field, "spec-id") == 0 ? "spec" : "sort order";
@@ -1203,8 +1212,8 @@ defaults_bind(FastCommit *fc)
 
 /*
  * The element of arr (a JSON array of objects) whose key equals want, as
- * `(SELECT x ... WHERE x->key = want)` finds it: NULL if none; *unsure when
- * arr is no array or two match (the engine's errors).
+ * `(SELECT x ... WHERE x->key = want)` finds it: NULL if none (or no arr);
+ * *unsure when arr is no array or two match (the engine's errors).
  */
 static JsonbContainer *
 element_with(Jsonb *arr, const char *key, Jsonb *want, bool *unsure)
@@ -1213,7 +1222,9 @@ element_with(Jsonb *arr, const char *key, Jsonb *want, bool *unsure)
 	int			n;
 	int			i;
 
-	if (arr == NULL || !JB_ROOT_IS_ARRAY(arr) || JB_ROOT_IS_SCALAR(arr))
+	if (arr == NULL)
+		return NULL;			/* (no rows) */
+	if (!JB_ROOT_IS_ARRAY(arr) || JB_ROOT_IS_SCALAR(arr))
 	{
 		*unsure = true;
 		return NULL;
@@ -1409,6 +1420,199 @@ source_type(JsonbContainer *schema, int64 id, bool *unsure)
 		level = next;
 	}
 	return NULL;
+}
+
+/*
+ * add-sort-order, as skade.add_sort_order() and update_table's bookkeeping
+ * (Java's Builder.addSortOrderInternal): every field with a numeric
+ * source-id, a string transform, a direction and a null order, bound to
+ * the current schema; order id 0 for the unsorted order only; an order
+ * with the same fields is reused (no change), else added as max id + 1 (the
+ * unsorted one as 0).  The last added order is the new one, or the reused
+ * one if the last added one was added by this commit, else none.
+ */
+static bool
+add_sort_order(FastCommit *fc, JsonbContainer *u)
+{
+	JsonbValue	ord;
+	JsonbParseState *state = NULL;
+	JsonbContainer *schema;
+	Jsonb	   *fields;
+	Jsonb	   *orders = fast_member_jsonb(fc, "sort-orders");
+	Jsonb	   *cur = fast_member_jsonb(fc, "current-schema-id");
+	int64		order_id;
+	int64		found;
+	int64		id;
+	bool		unsure = false;
+	int			k;
+
+	/* (the engine finds the current schema first) */
+	if (cur == NULL || !JB_ROOT_IS_SCALAR(cur))
+		return false;
+	schema = element_with(fast_member_jsonb(fc, "schemas"), "schema-id", cur, &unsure);
+	if (unsure)
+		return false;
+	if (!fast_jvalue(u, "sort-order", &ord) || ord.type != jbvBinary ||
+		!JsonContainerIsObject(ord.val.binary.data) ||
+		(jtype(ord.val.binary.data, "fields") && !jtype_is(ord.val.binary.data, "fields", "array")))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d].sort-order must be an object with a fields array", fc->idx);
+	if (!order_fields(fc, ord.val.binary.data, schema, &state, &k))
+		return false;
+	fields = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
+	if (!json_int(fc, ord.val.binary.data, "order-id",
+				  psprintf("updates[%d].sort-order.order-id", fc->idx), &order_id))
+		return false;
+	if ((order_id == 0) != (k == 0))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d].sort-order: order id 0 is for the unsorted order, and the unsorted "
+					  "order's id is 0", fc->idx);
+	if (orders == NULL || !JB_ROOT_IS_ARRAY(orders) || JB_ROOT_IS_SCALAR(orders) ||
+		!order_ids(orders, fields, &found, &id))
+		return false;
+	if (found >= 0)
+	{
+		/* reused: no change */
+		fc->last_added_order = fc->last_added_order >= 0 &&
+			list_member_int(fc->added_orders, (int) fc->last_added_order) ? found : -1;
+		return true;
+	}
+	if (k == 0)
+		id = 0;
+	fast_replace_member(fc, "sort-orders", JsonbToCString(NULL, &appended(orders, "order-id", id, fields)->root, -1));
+	fc->last_added_order = id;
+	fc->added_orders = lappend_int(fc->added_orders, (int) id);
+	fc->changes++;
+	return true;
+}
+
+/*
+ * The fields of a sort order, checked and bound as skade.add_sort_order()
+ * checks them, pushed into *state (an open array) as it builds them; *k
+ * their number.  false: refused, or a shape the engine decides.
+ */
+static bool
+order_fields(FastCommit *fc, JsonbContainer *ord, JsonbContainer *schema, JsonbParseState **state, int *k)
+{
+	static const char *const keys[4] = {"transform", "source-id", "direction", "null-order"};
+	JsonbValue	fields;
+	int			n = 0;
+	int			i;
+
+	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+	*k = 0;
+	if (fast_jvalue(ord, "fields", &fields))
+		n = JsonContainerSize(fields.val.binary.data);
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(fields.val.binary.data, i);
+		JsonbContainer *f = e->type == jbvBinary && JsonContainerIsObject(e->val.binary.data) ?
+			e->val.binary.data : NULL;
+		char	   *dir = NULL;
+		char	   *nulls = NULL;
+		char	   *error;
+		bool		unsure = false;
+		int			j;
+
+		if (f == NULL || !jtype_is(f, "source-id", "number") || !jtype_is(f, "transform", "string") ||
+			(jtype(f, "direction") && !jtype_is(f, "direction", "null") &&
+			 (!fast_jstring(f, "direction", &dir) || (strcmp(dir, "asc") != 0 && strcmp(dir, "desc") != 0))) ||
+			(jtype(f, "null-order") && !jtype_is(f, "null-order", "null") &&
+			 (!fast_jstring(f, "null-order", &nulls) ||
+			  (strcmp(nulls, "nulls-first") != 0 && strcmp(nulls, "nulls-last") != 0))))
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "updates[%d].sort-order.fields[%d] needs source-id, transform, direction "
+						  "asc|desc and null-order nulls-first|nulls-last", fc->idx, i);
+		if (dir == NULL || nulls == NULL)
+			return false;		/* (a missing one passes the engine's NULL-valued check) */
+		error = bind_error(schema, f, false, &unsure);
+		if (unsure)
+			return false;
+		if (error)
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "updates[%d].sort-order.fields[%d]: %s", fc->idx, i, error);
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		for (j = 0; j < 4; j++)
+		{
+			JsonbValue	key;
+			JsonbValue	v;
+
+			key.type = jbvString;
+			key.val.string.val = (char *) keys[j];
+			key.val.string.len = strlen(keys[j]);
+			fast_jvalue(f, keys[j], &v);
+			pushJsonbValue(state, WJB_KEY, &key);
+			pushJsonbValue(state, WJB_VALUE, &v);
+		}
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+		(*k)++;
+	}
+	return true;
+}
+
+/*
+ * Over a table's sort orders: the smallest id of one whose fields equal
+ * fields (*found, -1: none) and max(0, every id) + 1 (*next).  false when an
+ * order-id is no integer (the engine's casts).
+ */
+static bool
+order_ids(Jsonb *orders, Jsonb *fields, int64 *found, int64 *next)
+{
+	int			n = JsonContainerSize(&orders->root);
+	int64		max = 0;
+	int			i;
+
+	*found = -1;
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&orders->root, i);
+		JsonbValue	f;
+		int64		id;
+
+		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data) ||
+			fast_jint(e->val.binary.data, "order-id", &id) != J_INT || id < PG_INT32_MIN || id > PG_INT32_MAX)
+			return false;
+		max = Max(max, id);
+		if (fast_jvalue(e->val.binary.data, "fields", &f) &&
+			DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(JsonbValueToJsonb(&f)),
+											 JsonbPGetDatum(fields))) &&
+			(*found < 0 || id < *found))
+			*found = id;
+	}
+	*next = max + 1;
+	return true;
+}
+
+/* arr || [{key: id, "fields": fields}] */
+static Jsonb *
+appended(Jsonb *arr, const char *key, int64 id, Jsonb *fields)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue	k;
+	JsonbValue	v;
+	int			n = JsonContainerSize(&arr->root);
+	int			i;
+
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	for (i = 0; i < n; i++)
+		pushJsonbValue(&state, WJB_ELEM, getIthJsonbValueFromContainer(&arr->root, i));
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	pushJsonbValue(&state, WJB_KEY, &k);
+	v.type = jbvNumeric;
+	v.val.numeric = DatumGetNumeric(DirectFunctionCall1(int8_numeric, Int64GetDatum(id)));
+	pushJsonbValue(&state, WJB_VALUE, &v);
+	k.val.string.val = "fields";
+	k.val.string.len = 6;
+	pushJsonbValue(&state, WJB_KEY, &k);
+	v.type = jbvBinary;
+	v.val.binary.data = &fields->root;
+	v.val.binary.len = VARSIZE(fields) - VARHDRSZ;
+	pushJsonbValue(&state, WJB_VALUE, &v);
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
 }
 
 /*

@@ -14,6 +14,7 @@
 #ifndef SKADE_COMMIT_FAST_INT_H
 #define SKADE_COMMIT_FAST_INT_H
 
+#include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
 #include "format/metadata_json.h"
@@ -77,6 +78,9 @@ typedef struct FastCommit
 	int64		current_schema_id;	/* the base's, or set-current-schema's */
 	bool		bind_changed;	/* the current schema, default spec or sort
 								 * order changed: they must still bind */
+	/* add-sort-order: the last added order (Java's Builder), the ones added */
+	int64		last_added_order;	/* -1: none */
+	List	   *added_orders;	/* their ids (int) */
 	/* the added snapshot, if any */
 	bool		added;
 	char	   *added_text;

@@ -420,6 +420,33 @@ SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "set-current-schema", 
 SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 91, "sequence-number": 1,
      "timestamp-ms": 4102444800000, "manifest-list": "/m/snap-91.avro", "summary": {"operation": "append"}}}]');
 
+-- add-sort-order: an equal order is reused (no change), a new one is max id + 1, the
+-- last added one (-1) as Java's Builder keeps it; the engine's refusals
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": 1, "fields": [{"source-id": 2,
+     "transform": "hour", "direction": "asc", "null-order": "nulls-first"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": 7, "fields": [{"source-id": 1,
+     "transform": "identity", "direction": "desc", "null-order": "nulls-last"}]}}, {"action": "set-default-sort-order", "sort-order-id": -1}]');
+SELECT (metadata::jsonb)->'default-sort-order-id' AS sort_order, jsonb_path_query_array((metadata::jsonb)->'sort-orders', '$[*]."order-id"') AS ids
+  FROM skade.load_table('uf', 'bd');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": 7, "fields": [{"source-id": 1,
+     "transform": "identity", "direction": "desc", "null-order": "nulls-last"}]}}, {"action": "set-default-sort-order", "sort-order-id": -1}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": 3, "fields": [{"source-id": 4,
+     "transform": "truncate[3]", "direction": "asc", "null-order": "nulls-last"}]}},
+    {"action": "add-sort-order", "sort-order": {"order-id": 2, "fields": [{"source-id": 1, "transform": "identity", "direction": "desc", "null-order": "nulls-last"}]}},
+    {"action": "set-default-sort-order", "sort-order-id": -1}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}}, {"action": "set-default-sort-order", "sort-order-id": -1}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": [{"source-id": 1,
+     "transform": "identity", "direction": "asc", "null-order": "nulls-last"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": 5, "fields": [{"source-id": 1,
+     "transform": "identity", "direction": "up", "null-order": "nulls-last"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": 5, "fields": [{"source-id": 2,
+     "transform": "truncate[2]", "direction": "asc", "null-order": "nulls-last"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": 5, "fields": [{"source-id": 1,
+     "transform": "identity", "null-order": "nulls-last"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": {"order-id": "5", "fields": [{"source-id": 1,
+     "transform": "bucket[2]", "direction": "asc", "null-order": "nulls-last"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": [1]}]');
+
 -- skade.commit_stats() counts update_table's commits by the engine that applied them
 SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
 SELECT skade.update_table('uf', 'st', '[]', '[{"action": "set-properties", "updates": {"k": "v2"}}]') IS NOT NULL AS committed;
