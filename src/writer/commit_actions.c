@@ -97,6 +97,13 @@ static bool order_fields(FastCommit *fc, JsonbContainer *ord, JsonbContainer *sc
 						 JsonbParseState **state, int *k);
 static bool order_ids(Jsonb *orders, Jsonb *fields, int64 *found, int64 *next);
 static Jsonb *appended(Jsonb *arr, const char *key, int64 id, Jsonb *fields);
+static bool add_spec(FastCommit *fc, JsonbContainer *u);
+static bool spec_fields(FastCommit *fc, JsonbContainer *spec, JsonbContainer *schema,
+						JsonbParseState **state, int *k, int64 *next_id);
+static bool names_other_column(JsonbContainer *schema, JsonbContainer *f, const char *name, bool *unsure);
+static void push_spec_field(JsonbParseState **state, JsonbContainer *f, int64 fid);
+static bool spec_ids(Jsonb *specs, Jsonb *fields, int64 *found, int64 *next);
+static bool same_member(JsonbValue *a, JsonbValue *b, const char *key);
 static void upgrade(FastCommit *fc, int v);
 static bool property_upgrade(FastCommit *fc, JsonbValue *kv);
 
@@ -156,7 +163,9 @@ fast_apply_updates(FastCommit *fc, Jsonb *updates)
 			ok = same_uuid(fc, u);
 		else if (pg_strcasecmp(action, "add-sort-order") == 0)
 			ok = add_sort_order(fc, u);
-		else if (pg_strcasecmp(action, "add-schema") == 0 || pg_strcasecmp(action, "add-spec") == 0)
+		else if (pg_strcasecmp(action, "add-spec") == 0)
+			ok = add_spec(fc, u);
+		else if (pg_strcasecmp(action, "add-schema") == 0)
 			ok = false;			/* the engine's (for now) */
 		else
 			ok = unknown_action(fc, e);
@@ -1130,6 +1139,8 @@ unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *m
 	}
 	if (want == -1 && strcmp(field, "sort-order-id") == 0 && fc->last_added_order >= 0)
 		want = fc->last_added_order;
+	else if (want == -1 && strcmp(field, "spec-id") == 0 && fc->last_added_spec >= 0)
+		want = fc->last_added_spec;
 	else if (want == -1)
 	{
 		const char *what = strcmp(field, "schema-id") == 0 ? "schema" :
@@ -1613,6 +1624,277 @@ appended(Jsonb *arr, const char *key, int64 id, Jsonb *fields)
 	pushJsonbValue(&state, WJB_VALUE, &v);
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
+}
+
+/*
+ * add-spec, as skade.add_spec() and update_table's bookkeeping (Java's
+ * Builder.addPartitionSpecInternal): every field with a numeric source-id,
+ * a string transform and a name, bound to the current schema, named
+ * neither as another column nor twice; field ids as sent, missing ones
+ * after last-partition-id; a spec with the same source ids, transforms and
+ * names, position by position, is reused (no change), else added as max
+ * id + 1 and last-partition-id raised.  The last added spec as for sort
+ * orders.
+ */
+static bool
+add_spec(FastCommit *fc, JsonbContainer *u)
+{
+	JsonbValue	spec;
+	JsonbParseState *state = NULL;
+	JsonbContainer *schema;
+	Jsonb	   *fields;
+	Jsonb	   *specs = fast_member_jsonb(fc, "partition-specs");
+	Jsonb	   *cur = fast_member_jsonb(fc, "current-schema-id");
+	int64		next_id;
+	int64		last_id;
+	int64		found;
+	int64		id;
+	bool		unsure = false;
+	char	   *text;
+	int			k;
+
+	/* (the engine finds the current schema and last-partition-id first) */
+	if (cur == NULL || !JB_ROOT_IS_SCALAR(cur) || !current_int(fc, "last-partition-id", &last_id))
+		return false;
+	schema = element_with(fast_member_jsonb(fc, "schemas"), "schema-id", cur, &unsure);
+	if (unsure)
+		return false;
+	if (!fast_jvalue(u, "spec", &spec) || spec.type != jbvBinary ||
+		!JsonContainerIsObject(spec.val.binary.data) ||
+		(jtype(spec.val.binary.data, "fields") && !jtype_is(spec.val.binary.data, "fields", "array")))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					  "updates[%d].spec must be an object with a fields array", fc->idx);
+	next_id = last_id;
+	if (!spec_fields(fc, spec.val.binary.data, schema, &state, &k, &next_id))
+		return false;
+	fields = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
+	if (specs == NULL || !JB_ROOT_IS_ARRAY(specs) || JB_ROOT_IS_SCALAR(specs) ||
+		!spec_ids(specs, fields, &found, &id))
+		return false;
+	if (found >= 0)
+	{
+		/* reused: no change */
+		fc->last_added_spec = fc->last_added_spec >= 0 &&
+			list_member_int(fc->added_specs, (int) fc->last_added_spec) ? found : -1;
+		return true;
+	}
+	text = JsonbToCString(NULL, &appended(specs, "spec-id", id, fields)->root, -1);
+	fast_replace_member(fc, "partition-specs", text);
+	fc->specs_text = SkadeCompactJson(text, strlen(text), fc->base_location);
+	fast_replace_member(fc, "last-partition-id", psprintf(INT64_FORMAT, Max(last_id, next_id)));
+	fc->last_added_spec = id;
+	fc->added_specs = lappend_int(fc->added_specs, (int) id);
+	fc->changes++;
+	return true;
+}
+
+/*
+ * The fields of a spec, checked, bound and numbered as skade.add_spec()
+ * does, pushed into *state (an open array); *k their number, *next_id the
+ * highest field id so far.  false: refused, or a shape the engine decides.
+ */
+static bool
+spec_fields(FastCommit *fc, JsonbContainer *spec, JsonbContainer *schema, JsonbParseState **state,
+			int *k, int64 *next_id)
+{
+	JsonbValue	fields;
+	List	   *names = NIL;
+	int			n = 0;
+	int			i;
+
+	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+	*k = 0;
+	if (fast_jvalue(spec, "fields", &fields))
+		n = JsonContainerSize(fields.val.binary.data);
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(fields.val.binary.data, i);
+		JsonbContainer *f = e->type == jbvBinary && JsonContainerIsObject(e->val.binary.data) ?
+			e->val.binary.data : NULL;
+		char	   *name = NULL;
+		char	   *error;
+		bool		unsure = false;
+		int64		fid;
+		ListCell   *lc;
+
+		if (f == NULL || !jtype_is(f, "source-id", "number") || !jtype_is(f, "transform", "string") ||
+			!jtype(f, "name") || jtype_is(f, "name", "null") ||
+			(jtype_is(f, "name", "string") && fast_jstring(f, "name", &name) && name[0] == '\0'))
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "updates[%d].spec.fields[%d] needs source-id, transform and name", fc->idx, i);
+		if (name == NULL)
+			return false;		/* (a name that is no string: the engine's text) */
+		error = bind_error(schema, f, true, &unsure);
+		if (unsure)
+			return false;
+		if (error)
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "updates[%d].spec.fields[%d]: %s", fc->idx, i, error);
+		if (names_other_column(schema, f, name, &unsure))
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "updates[%d].spec.fields[%d]: name \"%s\" is another column of the schema",
+						  fc->idx, i, name);
+		if (unsure)
+			return false;
+		foreach(lc, names)
+			if (strcmp((char *) lfirst(lc), name) == 0)
+				return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+							  "updates[%d].spec.fields[%d]: name \"%s\" is used twice", fc->idx, i, name);
+		names = lappend(names, name);
+		if (jtype_is(f, "field-id", "number"))
+		{
+			if (fast_jint(f, "field-id", &fid) != J_INT || fid < PG_INT32_MIN || fid > PG_INT32_MAX)
+				return false;	/* (a cast to integer) */
+		}
+		else if (*next_id >= PG_INT32_MAX)
+			return false;		/* (an integer overflow) */
+		else
+			fid = ++(*next_id);
+		*next_id = Max(*next_id, fid);
+		push_spec_field(state, f, fid);
+		(*k)++;
+	}
+	return true;
+}
+
+/*
+ * Is the spec field's name that of a top-level column other than its source
+ * (when its source is a column of the schema)?
+ */
+static bool
+names_other_column(JsonbContainer *schema, JsonbContainer *f, const char *name, bool *unsure)
+{
+	JsonbValue	cols;
+	JsonbValue	sid;
+	int64		id;
+	int			n;
+	int			i;
+
+	if (fast_jint(f, "source-id", &id) != J_INT || id < PG_INT32_MIN || id > PG_INT32_MAX)
+	{
+		*unsure = true;			/* (the engine casts it to integer) */
+		return false;
+	}
+	if (schema == NULL || source_type(schema, id, unsure) == NULL || *unsure)
+		return false;
+	if (!fast_jvalue(schema, "fields", &cols))
+		return false;
+	fast_jvalue(f, "source-id", &sid);
+	n = JsonContainerSize(cols.val.binary.data);
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *c = getIthJsonbValueFromContainer(cols.val.binary.data, i);
+		char	   *cname;
+		JsonbValue	cid;
+
+		if (c->type != jbvBinary || !JsonContainerIsObject(c->val.binary.data) ||
+			!fast_jvalue(c->val.binary.data, "id", &cid))
+			continue;
+		if (!fast_jstring(c->val.binary.data, "name", &cname))
+		{
+			if (fast_jvalue(c->val.binary.data, "name", &cid) && cid.type != jbvNull)
+				*unsure = true; /* (a name that is no string: the engine's text) */
+			continue;
+		}
+		if (strcmp(cname, name) == 0 &&
+			!DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(JsonbValueToJsonb(&cid)),
+											  JsonbPGetDatum(JsonbValueToJsonb(&sid)))))
+			return true;
+	}
+	return false;
+}
+
+/* {"name", "transform", "source-id" as sent, "field-id": fid} into an open array */
+static void
+push_spec_field(JsonbParseState **state, JsonbContainer *f, int64 fid)
+{
+	static const char *const keys[3] = {"name", "transform", "source-id"};
+	JsonbValue	key;
+	JsonbValue	v;
+	int			j;
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	key.type = jbvString;
+	for (j = 0; j < 3; j++)
+	{
+		key.val.string.val = (char *) keys[j];
+		key.val.string.len = strlen(keys[j]);
+		fast_jvalue(f, keys[j], &v);
+		pushJsonbValue(state, WJB_KEY, &key);
+		pushJsonbValue(state, WJB_VALUE, &v);
+	}
+	key.val.string.val = "field-id";
+	key.val.string.len = 8;
+	pushJsonbValue(state, WJB_KEY, &key);
+	v.type = jbvNumeric;
+	v.val.numeric = DatumGetNumeric(DirectFunctionCall1(int8_numeric, Int64GetDatum(fid)));
+	pushJsonbValue(state, WJB_VALUE, &v);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/*
+ * Over a table's specs: the smallest id of one whose fields match fields
+ * position by position in source-id, transform and name (*found, -1: none)
+ * and max id + 1 (*next, 0 for none).  false where the engine's casts or
+ * array functions would fail.
+ */
+static bool
+spec_ids(Jsonb *specs, Jsonb *fields, int64 *found, int64 *next)
+{
+	static const char *const keys[3] = {"source-id", "transform", "name"};
+	int			n = JsonContainerSize(&specs->root);
+	int			k = JsonContainerSize(&fields->root);
+	int64		max = -1;
+	int			i;
+
+	*found = -1;
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&specs->root, i);
+		JsonbValue	f;
+		int64		id;
+		bool		same = true;
+		int			p;
+		int			j;
+
+		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data) ||
+			fast_jint(e->val.binary.data, "spec-id", &id) != J_INT || id < PG_INT32_MIN || id > PG_INT32_MAX)
+			return false;
+		max = Max(max, id);
+		if (!fast_jvalue(e->val.binary.data, "fields", &f))
+			continue;
+		if (f.type != jbvBinary || !JsonContainerIsArray(f.val.binary.data))
+			return false;
+		if ((int) JsonContainerSize(f.val.binary.data) != k)
+			continue;
+		for (p = 0; p < k && same; p++)
+		{
+			JsonbValue *a = getIthJsonbValueFromContainer(f.val.binary.data, p);
+			JsonbValue *b = getIthJsonbValueFromContainer(&fields->root, p);
+
+			for (j = 0; j < 3 && same; j++)
+				same = same_member(a, b, keys[j]);
+		}
+		if (same && (*found < 0 || id < *found))
+			*found = id;
+	}
+	*next = max + 1;
+	return true;
+}
+
+/* a->key IS NOT DISTINCT FROM b->key (jsonb; a missing member, or no object, is NULL) */
+static bool
+same_member(JsonbValue *a, JsonbValue *b, const char *key)
+{
+	JsonbValue	va;
+	JsonbValue	vb;
+	bool		ha = a->type == jbvBinary && fast_jvalue(a->val.binary.data, key, &va);
+	bool		hb = b->type == jbvBinary && fast_jvalue(b->val.binary.data, key, &vb);
+
+	if (!ha || !hb)
+		return ha == hb;
+	return DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(JsonbValueToJsonb(&va)),
+											JsonbPGetDatum(JsonbValueToJsonb(&vb))));
 }
 
 /*

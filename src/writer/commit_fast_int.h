@@ -81,6 +81,8 @@ typedef struct FastCommit
 	/* add-sort-order: the last added order (Java's Builder), the ones added */
 	int64		last_added_order;	/* -1: none */
 	List	   *added_orders;	/* their ids (int) */
+	int64		last_added_spec;	/* add-spec's likewise */
+	List	   *added_specs;
 	/* the added snapshot, if any */
 	bool		added;
 	char	   *added_text;

@@ -447,6 +447,27 @@ SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sor
      "transform": "bucket[2]", "direction": "asc", "null-order": "nulls-last"}]}}]');
 SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-sort-order", "sort-order": [1]}]');
 
+-- add-spec: field ids as sent or after last-partition-id, an equal spec reused, the
+-- last added spec (-1); the engine's refusals
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"spec-id": 1, "fields": [{"source-id": 2, "field-id": 1000,
+     "name": "ts_day", "transform": "day"}, {"source-id": 4, "field-id": 1001, "name": "g_b", "transform": "bucket[8]"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"spec-id": 5, "fields": [{"source-id": 1,
+     "name": "id_t", "transform": "truncate[10]"}, {"source-id": 2, "name": "ts_hour", "transform": "hour", "field-id": 1007}]}},
+    {"action": "set-default-spec", "spec-id": -1}]');
+SELECT (metadata::jsonb)->'default-spec-id' AS spec, (metadata::jsonb)->'last-partition-id' AS last_id,
+	   (metadata::jsonb)->'partition-specs'->-1 AS added FROM skade.load_table('uf', 'bd');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"fields": [{"source-id": 3, "name": "s_v", "transform": "void"}]}},
+    {"action": "add-spec", "spec": {"spec-id": 1, "fields": [{"source-id": 2, "name": "ts_day", "transform": "day"},
+      {"source-id": 4, "name": "g_b", "transform": "bucket[8]"}]}}, {"action": "set-default-spec", "spec-id": -1}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"fields": [{"source-id": 2, "name": "id", "transform": "day"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"fields": [{"source-id": 1, "name": "id", "transform": "identity"},
+    {"source-id": 2, "name": "x", "transform": "day"}, {"source-id": 2, "name": "x", "transform": "month"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"fields": [{"source-id": 3, "name": "s_d", "transform": "day"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"fields": [{"source-id": 9, "name": "n", "transform": "identity"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"fields": [{"source-id": 1, "name": "", "transform": "identity"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"fields": {"source-id": 1}}}]');
+SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"fields": [{"source-id": 1.5, "name": "v", "transform": "void"}]}}]');
+
 -- skade.commit_stats() counts update_table's commits by the engine that applied them
 SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
 SELECT skade.update_table('uf', 'st', '[]', '[{"action": "set-properties", "updates": {"k": "v2"}}]') IS NOT NULL AS committed;
