@@ -104,6 +104,15 @@ static bool names_other_column(JsonbContainer *schema, JsonbContainer *f, const 
 static void push_spec_field(JsonbParseState **state, JsonbContainer *f, int64 fid);
 static bool spec_ids(Jsonb *specs, Jsonb *fields, int64 *found, int64 *next);
 static bool same_member(JsonbValue *a, JsonbValue *b, const char *key);
+static bool add_schema(FastCommit *fc, JsonbContainer *u);
+static bool struct_fields_valid(FastCommit *fc, JsonbContainer *fields, const char *path);
+static bool type_valid(FastCommit *fc, JsonbValue *t, const char *path);
+static bool primitive_valid(FastCommit *fc, JsonbValue *t, const char *path);
+static bool decimal_rest(const char *p);
+static Jsonb *normalized_schema(JsonbContainer *schema, JsonbValue *fields);
+static bool max_ids(JsonbContainer *c, int64 *highest);
+static bool schema_ids(Jsonb *schemas, Jsonb *norm, int64 *found, int64 *next);
+static Jsonb *appended_schema(Jsonb *schemas, Jsonb *norm, int64 id);
 static void upgrade(FastCommit *fc, int v);
 static bool property_upgrade(FastCommit *fc, JsonbValue *kv);
 
@@ -166,7 +175,7 @@ fast_apply_updates(FastCommit *fc, Jsonb *updates)
 		else if (pg_strcasecmp(action, "add-spec") == 0)
 			ok = add_spec(fc, u);
 		else if (pg_strcasecmp(action, "add-schema") == 0)
-			ok = false;			/* the engine's (for now) */
+			ok = add_schema(fc, u);
 		else
 			ok = unknown_action(fc, e);
 		if (!ok)
@@ -1141,6 +1150,8 @@ unchanged_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *m
 		want = fc->last_added_order;
 	else if (want == -1 && strcmp(field, "spec-id") == 0 && fc->last_added_spec >= 0)
 		want = fc->last_added_spec;
+	else if (want == -1 && strcmp(field, "schema-id") == 0 && fc->last_added_schema >= 0)
+		want = fc->last_added_schema;
 	else if (want == -1)
 	{
 		const char *what = strcmp(field, "schema-id") == 0 ? "schema" :
@@ -1895,6 +1906,316 @@ same_member(JsonbValue *a, JsonbValue *b, const char *key)
 		return ha == hb;
 	return DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(JsonbValueToJsonb(&va)),
 											JsonbPGetDatum(JsonbValueToJsonb(&vb))));
+}
+
+/*
+ * add-schema, as skade.add_schema() and update_table's bookkeeping (Java's
+ * Builder.addSchemaInternal): an object whose fields are a valid struct
+ * (skade.fresh_type's checks), with no v3 type in an older table; ids kept
+ * as sent; an identical schema is reused, and no change when last-column-id
+ * stays; else added as max id + 1; last-column-id raised to the highest id
+ * in it.  The last added schema is the new or raised one, or the reused
+ * one if this commit added it.
+ */
+static bool
+add_schema(FastCommit *fc, JsonbContainer *u)
+{
+	static const char *const v3types[] = {"\"timestamp_ns", "\"timestamptz_ns", "\"variant", "\"unknown",
+	"\"geometry", "\"geography"};
+	JsonbValue	schema;
+	JsonbValue	fields;
+	Jsonb	   *norm;
+	Jsonb	   *schemas = fast_member_jsonb(fc, "schemas");
+	char	   *text;
+	int64		last;
+	int64		highest = 0;
+	int64		found;
+	int64		id;
+	int			i;
+
+	if (!fast_jvalue(u, "schema", &schema) || schema.type != jbvBinary ||
+		!JsonContainerIsObject(schema.val.binary.data))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].schema must be an object", fc->idx);
+	if (!fast_jvalue(schema.val.binary.data, "fields", &fields) || fields.type != jbvBinary ||
+		!JsonContainerIsArray(fields.val.binary.data))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "schema: updates[%d].schema.fields must be an array",
+					  fc->idx);
+	if (!struct_fields_valid(fc, fields.val.binary.data, psprintf("updates[%d].schema", fc->idx)))
+		return false;
+	text = jtext(u, "schema");
+	for (i = 0; i < lengthof(v3types) && fc->format_version < 3; i++)
+		if (strstr(text, v3types[i]) != NULL)
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "updates[%d].schema: a type of format version 3 in a v%d table", fc->idx,
+						  fc->format_version);
+	if ((norm = normalized_schema(schema.val.binary.data, &fields)) == NULL ||
+		!max_ids(schema.val.binary.data, &highest) || !current_int(fc, "last-column-id", &last) ||
+		schemas == NULL || !JB_ROOT_IS_ARRAY(schemas) || JB_ROOT_IS_SCALAR(schemas) ||
+		!schema_ids(schemas, norm, &found, &id))
+		return false;
+	highest = Max(highest, last);
+	if (found >= 0 && highest == last)
+	{
+		/* reused: no change */
+		fc->last_added_schema = fc->last_added_schema >= 0 &&
+			list_member_int(fc->added_schemas, (int) found) ? found : -1;
+		return true;
+	}
+	fast_replace_member(fc, "last-column-id", psprintf(INT64_FORMAT, highest));
+	if (found < 0)
+		fast_replace_member(fc, "schemas", JsonbToCString(NULL, &appended_schema(schemas, norm, id)->root, -1));
+	else
+		id = found;
+	fc->last_added_schema = id;
+	fc->added_schemas = lappend_int(fc->added_schemas, (int) id);
+	fc->changes++;
+	return true;
+}
+
+/*
+ * skade.fresh_type's checks of a struct's fields (at path): each with a
+ * string name, a boolean required and a type, all of them first; then each
+ * field's type, in order.  false: refused (or the engine's to decide).
+ */
+static bool
+struct_fields_valid(FastCommit *fc, JsonbContainer *fields, const char *path)
+{
+	int			n = JsonContainerSize(fields);
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(fields, i);
+		JsonbContainer *f = e->type == jbvBinary && JsonContainerIsObject(e->val.binary.data) ?
+			e->val.binary.data : NULL;
+		JsonbValue	v;
+
+		if (f == NULL || !jtype_is(f, "name", "string") || !fast_jvalue(f, "type", &v) ||
+			!jtype_is(f, "required", "boolean"))
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "schema: field %d of %s needs \"name\" (string), \"required\" (boolean) and \"type\"",
+						  i, path);
+	}
+	for (i = 0; i < n; i++)
+	{
+		JsonbContainer *f = getIthJsonbValueFromContainer(fields, i)->val.binary.data;
+		char	   *name;
+		JsonbValue	t;
+
+		fast_jstring(f, "name", &name);
+		fast_jvalue(f, "type", &t);
+		if (!type_valid(fc, &t, psprintf("%s.%s", path, name)))
+			return false;
+	}
+	return true;
+}
+
+/* skade.fresh_type's checks of one type at path */
+static bool
+type_valid(FastCommit *fc, JsonbValue *t, const char *path)
+{
+	JsonbContainer *o;
+	JsonbValue	v;
+	JsonbValue	w;
+	char	   *kind;
+
+	if (t->type == jbvString)
+		return primitive_valid(fc, t, path);
+	if (t->type != jbvBinary || !JsonContainerIsObject(t->val.binary.data) ||
+		!fast_jvalue(t->val.binary.data, "type", &v))
+		return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "schema: %s is not a type", path);
+	o = t->val.binary.data;
+	if (v.type != jbvString)
+		return false;			/* (a type that is no string: the engine's text) */
+	kind = pnstrdup(v.val.string.val, v.val.string.len);
+	if (strcmp(kind, "struct") == 0)
+	{
+		if (!fast_jvalue(o, "fields", &v) || v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "schema: %s.fields must be an array", path);
+		return struct_fields_valid(fc, v.val.binary.data, path);
+	}
+	if (strcmp(kind, "list") == 0)
+	{
+		if (!fast_jvalue(o, "element", &v) || !jtype_is(o, "element-required", "boolean"))
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "schema: %s (list) needs \"element\" and \"element-required\"", path);
+		return type_valid(fc, &v, psprintf("%s.element", path));
+	}
+	if (strcmp(kind, "map") == 0)
+	{
+		if (!fast_jvalue(o, "key", &v) || !fast_jvalue(o, "value", &w) || !jtype_is(o, "value-required", "boolean"))
+			return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						  "schema: %s (map) needs \"key\", \"value\" and \"value-required\"", path);
+		return type_valid(fc, &v, psprintf("%s.key", path)) && type_valid(fc, &w, psprintf("%s.value", path));
+	}
+	return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "schema: %s has unknown type \"%s\"", path, kind);
+}
+
+/* a primitive type's name, as skade.fresh_type's pattern accepts it */
+static bool
+primitive_valid(FastCommit *fc, JsonbValue *t, const char *path)
+{
+	static const char *const names[] = {"boolean", "int", "long", "float", "double", "date", "time",
+		"timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns", "string", "uuid", "binary",
+	"variant", "unknown", NULL};
+	char	   *s = pnstrdup(t->val.string.val, t->val.string.len);
+	Jsonb	   *j = JsonbValueToJsonb(t);
+	const char *const *n;
+
+	if (!pg_is_ascii(s))
+		return false;			/* (\d of a non-ASCII digit is the engine's) */
+	for (n = names; *n; n++)
+		if (strcmp(s, *n) == 0)
+			return true;
+	if ((strncmp(s, "decimal(", 8) == 0 && decimal_rest(s + 8)) ||
+		(strncmp(s, "fixed[", 6) == 0 && bracket_number(s + 6)) ||
+		strcmp(s, "geometry") == 0 || strcmp(s, "geography") == 0 ||
+		((strncmp(s, "geometry(", 9) == 0 || strncmp(s, "geography(", 10) == 0) && s[strlen(s) - 1] == ')'))
+		return true;
+	return refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "schema: %s has unknown type %s", path,
+				  JsonbToCString(NULL, &j->root, VARSIZE(j)));
+}
+
+/* after "decimal(": digits, ",", spaces, digits, ")" and nothing more */
+static bool
+decimal_rest(const char *p)
+{
+	size_t		n = strspn(p, "0123456789");
+
+	if (n == 0 || p[n] != ',')
+		return false;
+	p += n + 1;
+	p += strspn(p, " ");
+	n = strspn(p, "0123456789");
+	return n > 0 && strcmp(p + n, ")") == 0;
+}
+
+/*
+ * {"type": "struct", "fields": fields} with the schema's identifier-field-ids
+ * when it has some (NULL when they are no array: the engine's error).
+ */
+static Jsonb *
+normalized_schema(JsonbContainer *schema, JsonbValue *fields)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue	k;
+	JsonbValue	v;
+	JsonbValue	ids;
+	bool		has_ids = fast_jvalue(schema, "identifier-field-ids", &ids);
+
+	if (has_ids && (ids.type != jbvBinary || !JsonContainerIsArray(ids.val.binary.data)))
+		return NULL;
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	k.type = jbvString;
+	k.val.string.val = "type";
+	k.val.string.len = 4;
+	pushJsonbValue(&state, WJB_KEY, &k);
+	v.type = jbvString;
+	v.val.string.val = "struct";
+	v.val.string.len = 6;
+	pushJsonbValue(&state, WJB_VALUE, &v);
+	k.val.string.val = "fields";
+	k.val.string.len = 6;
+	pushJsonbValue(&state, WJB_KEY, &k);
+	pushJsonbValue(&state, WJB_VALUE, fields);
+	if (has_ids && JsonContainerSize(ids.val.binary.data) > 0)
+	{
+		k.val.string.val = "identifier-field-ids";
+		k.val.string.len = strlen("identifier-field-ids");
+		pushJsonbValue(&state, WJB_KEY, &k);
+		pushJsonbValue(&state, WJB_VALUE, &ids);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/*
+ * The highest of the "id", "element-id", "key-id" and "value-id" members at
+ * any depth of the schema (the engine's `lax $.**.id` and so on, each cast
+ * to integer): false when one is no integer (the engine's cast fails).
+ */
+static bool
+max_ids(JsonbContainer *c, int64 *highest)
+{
+	static const char *const keys[] = {"id", "element-id", "key-id", "value-id"};
+	JsonbIterator *it = JsonbIteratorInit(c);
+	JsonbIteratorToken tok;
+	JsonbValue	v;
+	bool		take = false;
+
+	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
+	{
+		bool		was = take;
+		int64		x;
+		char	   *s;
+		int			i;
+
+		take = false;
+		if (tok == WJB_KEY)
+		{
+			for (i = 0; i < lengthof(keys); i++)
+				take = take || (v.val.string.len == (int) strlen(keys[i]) &&
+								strncmp(v.val.string.val, keys[i], v.val.string.len) == 0);
+			continue;
+		}
+		if (!was)
+			continue;
+		/* the value of such a key: an integer, else the engine's cast fails */
+		if (tok != WJB_VALUE || v.type != jbvNumeric)
+			return false;
+		s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v.val.numeric)));
+		if (!SkadeIntText(s, strlen(s), &x) || x < PG_INT32_MIN || x > PG_INT32_MAX)
+			return false;
+		*highest = Max(*highest, x);
+	}
+	return true;
+}
+
+/*
+ * Over a table's schemas: the id of the first whose members but schema-id
+ * equal norm (*found, -1: none) and max id + 1 (*next).  false where the
+ * engine's casts fail.
+ */
+static bool
+schema_ids(Jsonb *schemas, Jsonb *norm, int64 *found, int64 *next)
+{
+	int			n = JsonContainerSize(&schemas->root);
+	int64		max = -1;
+	int			i;
+
+	*found = -1;
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&schemas->root, i);
+		Jsonb	   *x;
+		int64		id;
+
+		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data) ||
+			fast_jint(e->val.binary.data, "schema-id", &id) != J_INT || id < PG_INT32_MIN || id > PG_INT32_MAX)
+			return false;
+		max = Max(max, id);
+		x = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete, JsonbPGetDatum(JsonbValueToJsonb(e)),
+											   CStringGetTextDatum("schema-id")));
+		if (*found < 0 && DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(x), JsonbPGetDatum(norm))))
+			*found = id;
+	}
+	*next = max + 1;
+	return true;
+}
+
+/* schemas || [norm || {"schema-id": id}] */
+static Jsonb *
+appended_schema(Jsonb *schemas, Jsonb *norm, int64 id)
+{
+	JsonbValue	v;
+	Jsonb	   *one;
+
+	v.type = jbvNumeric;
+	v.val.numeric = DatumGetNumeric(DirectFunctionCall1(int8_numeric, Int64GetDatum(id)));
+	one = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(norm),
+											 JsonbPGetDatum(fast_jsonb_object1("schema-id", &v))));
+	return DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(schemas),
+											  DirectFunctionCall1(jsonb_in, CStringGetDatum(
+												  psprintf("[%s]", JsonbToCString(NULL, &one->root, VARSIZE(one)))))));
 }
 
 /*

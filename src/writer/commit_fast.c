@@ -436,6 +436,7 @@ load_base(FastCommit *fc)
 	fc->current_schema_id = fc->base->current_schema_id;
 	fc->last_added_order = -1;
 	fc->last_added_spec = -1;
+	fc->last_added_schema = -1;
 	if ((fc->format_version == 3 || fast_member(fc, "next-row-id") != NULL) &&
 		(!fast_member_int(fc, "next-row-id", &fc->next_row_id) || fc->next_row_id < 0))
 		return false;

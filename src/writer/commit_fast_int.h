@@ -83,6 +83,8 @@ typedef struct FastCommit
 	List	   *added_orders;	/* their ids (int) */
 	int64		last_added_spec;	/* add-spec's likewise */
 	List	   *added_specs;
+	int64		last_added_schema;	/* add-schema's likewise */
+	List	   *added_schemas;
 	/* the added snapshot, if any */
 	bool		added;
 	char	   *added_text;

@@ -468,6 +468,43 @@ SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"
 SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"fields": {"source-id": 1}}}]');
 SELECT * FROM pg_temp.same('uf', 'bd', '[]', '[{"action": "add-spec", "spec": {"fields": [{"source-id": 1.5, "name": "v", "transform": "void"}]}}]');
 
+-- add-schema: an identical schema reused, a new one max id + 1 with last-column-id
+-- raised, the last added schema (-1), made current; the engine's refusals
+SELECT skade.create_table('uf', 'sc', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}') IS NOT NULL AS created;
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"type": "struct", "schema-id": 4, "fields": [{"id": 1,
+     "name": "id", "required": true, "type": "long"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"type": "struct", "schema-id": 4, "identifier-field-ids": [1],
+     "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}, {"id": 2, "name": "tags", "required": false,
+     "type": {"type": "list", "element-id": 3, "element": "string", "element-required": false}},
+     {"id": 4, "name": "attrs", "required": false, "type": {"type": "map", "key-id": 5, "key": "string", "value-id": 6,
+      "value": {"type": "struct", "fields": [{"id": 7, "name": "d", "required": false, "type": "decimal(9, 2)"}]}, "value-required": true}},
+     {"id": 8, "name": "f", "required": false, "type": "fixed[16]"}]}},
+    {"action": "set-current-schema", "schema-id": -1}]');
+SELECT (metadata::jsonb)->'current-schema-id' AS current, (metadata::jsonb)->'last-column-id' AS last_column,
+	   jsonb_path_query_array((metadata::jsonb)->'schemas', '$[*]."schema-id"') AS ids FROM skade.load_table('uf', 'sc');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id",
+     "required": true, "type": "long"}]}}, {"action": "set-current-schema", "schema-id": -1}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id",
+     "required": true, "type": "long"}, {"id": 12, "name": "n", "required": false, "type": "int"}]}},
+    {"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}},
+    {"action": "set-current-schema", "schema-id": -1}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"fields": [{"id": 1, "name": "id", "required": true, "type": "long"},
+     {"id": 20, "name": "t", "required": false, "type": "timestamp_ns"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"fields": [{"id": 1, "name": "id", "required": true, "type": "decimal(9,x)"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"fields": [{"id": 1, "name": "id", "required": "yes", "type": "long"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"fields": [{"id": 1, "name": "l", "required": true,
+     "type": {"type": "list", "element": "int"}}]}}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"fields": [{"id": 1, "name": "m", "required": true,
+     "type": {"type": "map", "key": "int", "value-required": true}}]}}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"fields": [{"id": 1, "name": "s", "required": true,
+     "type": {"type": "struct", "fields": [{"id": 2, "name": "x", "required": true, "type": {"type": "tuple"}}]}}]}}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"fields": [{"id": 1, "name": "s", "required": true, "type": [1]}]}}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"fields": {"id": 1}}}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": "struct"}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"fields": [{"id": "1", "name": "id", "required": true, "type": "long"}]}}]');
+SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"fields": [{"id": 30, "name": "g", "required": false,
+     "type": "geometry(srid:4326)"}]}, "last-column-id": 30}, {"action": "upgrade-format-version", "format-version": 3}]');
+
 -- skade.commit_stats() counts update_table's commits by the engine that applied them
 SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
 SELECT skade.update_table('uf', 'st', '[]', '[{"action": "set-properties", "updates": {"k": "v2"}}]') IS NOT NULL AS committed;
