@@ -14,4 +14,4 @@ CREATE FUNCTION skade.commit_stats(OUT commits bigint, OUT conflicts bigint, OUT
 	RETURNS record AS 'MODULE_PATHNAME', 'skade_commit_stats' LANGUAGE C VOLATILE
 	PARALLEL RESTRICTED;
 REVOKE ALL ON FUNCTION skade.commit_stats() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION skade.commit_stats() TO skade_reader;
+GRANT EXECUTE ON FUNCTION skade.commit_stats() TO skade_reader, skade_user;

@@ -17,37 +17,29 @@
  *     done (or, with no change, that nothing was written); NULL means "not
  *     handled here": update_table goes on with its own engine, which then
  *     sees exactly the input this function saw.
- *   - Every case this path does not handle, and every case in which the
- *     PL/pgSQL engine would raise an error (a malformed requirement or
- *     update, a duplicate snapshot id, a stale sequence number, a
- *     timestamp near or past a minute in the future, a snapshot log going
- *     back in time, ...), returns NULL before anything is written.  The
- *     exception is a well-formed requirement that fails (the loser of a
- *     race, which holds the table's row lock meanwhile): it is raised here,
- *     with the engine's SQLSTATE and message, checked in the engine's order
- *     once every requirement has a shape this path knows, so no other
- *     writer waits while the engine converts the whole base to jsonb.  One
- *     check of the engine is not repeated: that the base's default spec and
- *     sort order bind to its current schema (this path changes none of
- *     them; a base that fails it was written so by another client; the
- *     engine checks it after the requirements).  So errors keep their
- *     SQLSTATE and message: the PL/pgSQL engine raises them, except failed
- *     requirements (above) and the errors of writing the file and of the
- *     compare-and-swap, raised by the same C code write_table_metadata and
- *     commit_table run.
+ *   - Every case this path does not handle returns NULL before anything is
+ *     written (a malformed requirement, an input the engine refuses by a
+ *     failing cast, the shapes listed under Handled as the engine's).  A
+ *     well-formed requirement that fails (the loser of a race, which holds
+ *     the table's row lock meanwhile) is raised here, with the engine's
+ *     SQLSTATE and message, in the engine's order once every requirement
+ *     has a shape this path knows, so no other writer waits while the
+ *     engine converts the whole base to jsonb; so is an update the engine
+ *     refuses while this path applies the actions before it, and a result
+ *     the engine's end checks refuse (commit_actions.c, refuse()).  One
+ *     check of the engine is made only when the commit changes the current
+ *     schema, default spec or sort order: that the defaults bind to the
+ *     current schema (a base that fails it was written so by another
+ *     client).  The errors of writing the file and of the compare-and-swap
+ *     are raised by the same C code write_table_metadata and commit_table
+ *     run.
  *   - Handled: format-version 2 and 3 tables (v3: add-snapshot's row
- *     lineage as the engine's: first-row-id not behind next-row-id, which
- *     grows by added-rows); requirements other than
- *     assert-create; updates add-snapshot (at most one), set-snapshot-ref
- *     (main at most once), set-properties (without format-version),
- *     remove-properties, remove-snapshot-ref, remove-snapshots (once, not
- *     with an added snapshot or main moved or removed), set-/remove-
- *     statistics and -partition-statistics, set-location,
- *     remove-partition-specs, remove-schemas, and assign-uuid,
- *     upgrade-format-version, set-current-schema, set-default-spec and
- *     set-default-sort-order naming what the table has (no change), in any
- *     order.  Members other than snapshots, logs, refs and properties that
- *     a commit changes are replaced whole by their jsonb text (Replaced).  The result is what the PL/pgSQL
+ *     lineage as the engine's); requirements other than assert-create;
+ *     every update action (commit_actions.c: at most one add-snapshot and
+ *     one move of main, remove-snapshots once and not beside either), in
+ *     any order, with the engine's refusals and end checks.  Members other
+ *     than snapshots, logs, refs and properties that a commit changes are
+ *     replaced whole by their jsonb text (Replaced).  The result is what the PL/pgSQL
  *     engine writes, member for member (same values, same rules: Java's
  *     TableMetadata.Builder as transcribed there), except the file's uuid,
  *     last-updated-ms and the layout of the text: members the commit does

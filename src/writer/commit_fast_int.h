@@ -137,6 +137,21 @@ extern const char *fast_replaced(FastCommit *fc, const char *key);
 extern bool fast_snapshot_known(FastCommit *fc, int64 id);
 extern bool fast_result_valid(FastCommit *fc);
 
+/* commit_actions.c: refusals as the engine's, and what JSON values are */
+extern bool fast_refuse(FastCommit *fc, int sqlstate, const char *hint, const char *fmt,...) pg_attribute_printf(4, 5);
+extern const char *fast_jtype(JsonbContainer *obj, const char *key);
+extern char *fast_jtext(JsonbContainer *obj, const char *key);
+extern bool fast_json_int(FastCommit *fc, JsonbContainer *u, const char *key, const char *what, int64 *v);
+extern bool fast_jtype_is(JsonbContainer *obj, const char *key, const char *type);
+
+/* commit_schema.c */
+extern bool fast_set_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member);
+extern bool fast_defaults_bind(FastCommit *fc);
+extern bool fast_add_sort_order(FastCommit *fc, JsonbContainer *u);
+extern bool fast_add_spec(FastCommit *fc, JsonbContainer *u);
+extern bool fast_add_schema(FastCommit *fc, JsonbContainer *u);
+extern void fast_upgrade(FastCommit *fc, int v);
+
 /* commit_fast.c */
 extern Member *fast_member(FastCommit *fc, const char *key);
 extern bool fast_member_int(FastCommit *fc, const char *key, int64 *value);

@@ -46,6 +46,8 @@ for fast in on off; do
         echo "fast path $fast: passed ($(( $(date +%s) - start )) s)"
     fi
 done
+# (SKADE_RANDOM_OUTCOMES=DIR keeps both outcome files there)
+[ -n "${SKADE_RANDOM_OUTCOMES:-}" ] && mkdir -p "$SKADE_RANDOM_OUTCOMES" && cp "$WORK"/outcomes-*.txt "$SKADE_RANDOM_OUTCOMES/" 2>/dev/null || true
 # the same sequences, the same outcomes: every refusal with the same SQLSTATE and words
 # whichever engine made it
 if [ -s "$WORK/outcomes-on.txt" ] && [ -s "$WORK/outcomes-off.txt" ]; then
