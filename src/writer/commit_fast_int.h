@@ -22,7 +22,14 @@
 #include "writer/commit_rebase.h"
 
 #define MAX_MEMBERS		96		/* top-level members of a metadata file */
-#define MAX_REPLACED	8		/* members other than the ones below a commit replaces */
+/*
+ * members other than snapshots, logs, refs and properties a commit may
+ * replace: format-version, location, schemas, current-schema-id,
+ * last-column-id, partition-specs, default-spec-id, last-partition-id,
+ * sort-orders, default-sort-order-id, statistics, partition-statistics (12;
+ * a replace transaction changes them all)
+ */
+#define MAX_REPLACED	16
 #define FUTURE_MARGIN_MS 59000	/* PL/pgSQL refuses > now + 60 s; leave it the edge */
 
 /* a span of the base text */

@@ -29,7 +29,7 @@ set -uo pipefail
 
 what=${1:-all}
 [ $# -gt 0 ] && shift
-case "$what" in all|python|java|spark|secure) ;; *) echo "usage: $0 [all|python|java|spark|secure] [pytest args...]" >&2; exit 2 ;; esac
+case "$what" in all|python|conformance|java|spark|secure) ;; *) echo "usage: $0 [all|python|conformance|java|spark|secure] [pytest args...]" >&2; exit 2 ;; esac
 HERE="$SKADE_ROOT/test/rest"
 
 python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
@@ -220,6 +220,7 @@ shutdown_check() {
 
 case "$what" in
     python) step python_suite "$@" ;;
+    conformance) step conformance ;;
     java) step java_client 1.12; step java_client 1.10 ;;
     spark) step spark_rest "$@" ;;
     secure) step secure_clients ;;

@@ -505,6 +505,18 @@ SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema"
 SELECT * FROM pg_temp.same('uf', 'sc', '[]', '[{"action": "add-schema", "schema": {"fields": [{"id": 30, "name": "g", "required": false,
      "type": "geometry(srid:4326)"}]}, "last-column-id": 30}, {"action": "upgrade-format-version", "format-version": 3}]');
 
+-- a commit that replaces every member the C path replaces, as a replace transaction does
+SELECT skade.create_table('uf', 'rx', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}') IS NOT NULL AS created;
+SELECT * FROM pg_temp.same('uf', 'rx', '[]', '[{"action": "upgrade-format-version", "format-version": 3},
+    {"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"},
+      {"id": 2, "name": "ts", "required": false, "type": "timestamptz"}]}}, {"action": "set-current-schema", "schema-id": -1},
+    {"action": "add-spec", "spec": {"fields": [{"source-id": 2, "name": "ts_day", "transform": "day"}]}}, {"action": "set-default-spec", "spec-id": -1},
+    {"action": "add-sort-order", "sort-order": {"order-id": 1, "fields": [{"source-id": 1, "transform": "identity", "direction": "asc", "null-order": "nulls-first"}]}},
+    {"action": "set-default-sort-order", "sort-order-id": -1}, {"action": "set-location", "location": "/tmp/skade_regress/wh/uf/rx2"},
+    {"action": "set-statistics", "statistics": {"snapshot-id": 1, "statistics-path": "/m/1.stats", "file-size-in-bytes": 1}},
+    {"action": "set-partition-statistics", "partition-statistics": {"snapshot-id": 1, "statistics-path": "/m/1.pstats", "file-size-in-bytes": 1}},
+    {"action": "set-properties", "updates": {"k": "v"}}]');
+
 -- skade.commit_stats() counts update_table's commits by the engine that applied them
 SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
 SELECT skade.update_table('uf', 'st', '[]', '[{"action": "set-properties", "updates": {"k": "v2"}}]') IS NOT NULL AS committed;
