@@ -137,6 +137,7 @@ typedef struct MetaBuild
 } MetaBuild;
 
 static json_t *load_budgeted(const char *text, size_t len, size_t flags, json_error_t *err);
+static json_t *load_part(const char *text, size_t len, const char *what, const char *location);
 static SkadeMeta *parse_metadata(MetaBuild *b, MemoryContext caller);
 static void parse_header(MetaBuild *b);
 static void parse_current_schema(MetaBuild *b);
@@ -668,7 +669,6 @@ SkadeSchemaText(const char *schemas, size_t len, int32 id, const char *location)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext parse_cxt;
-	json_error_t jerr;
 	json_t	   *root;
 	json_t	   *schema = NULL;
 	char	   *out = NULL;
@@ -676,12 +676,7 @@ SkadeSchemaText(const char *schemas, size_t len, int32 id, const char *location)
 
 	parse_cxt = AllocSetContextCreate(caller, "skade schema text", ALLOCSET_SMALL_SIZES);
 	MemoryContextSwitchTo(parse_cxt);
-	root = load_budgeted(schemas, len, 0, &jerr);
-	if (root == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_JSON_TEXT),
-				 errmsg("the schemas of \"%s\" are not valid JSON", location),
-				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
+	root = load_part(schemas, len, "a member", location);
 	for (i = 0; json_is_array(root) && i < json_array_size(root); i++)
 	{
 		json_t	   *s = json_array_get(root, i);
@@ -709,18 +704,12 @@ SkadeCompactJson(const char *text, size_t len, const char *location)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext parse_cxt;
-	json_error_t jerr;
 	json_t	   *root;
 	char	   *out;
 
 	parse_cxt = AllocSetContextCreate(caller, "skade json compact", ALLOCSET_SMALL_SIZES);
 	MemoryContextSwitchTo(parse_cxt);
-	root = load_budgeted(text, len, 0, &jerr);
-	if (root == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_JSON_TEXT),
-				 errmsg("a member of \"%s\" is not valid JSON", location),
-				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
+	root = load_part(text, len, "a member", location);
 	MemoryContextSwitchTo(caller);
 	out = dump_compact(root);
 	MemoryContextDelete(parse_cxt);
@@ -742,7 +731,6 @@ SkadeParseSnapshot(const char *text, size_t len, int format_version, const char 
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext parse_cxt;
 	ParseCtx	ctx = {location, format_version};
-	json_error_t jerr;
 	json_t	   *root;
 	const char *op_text;
 	const char *ml_text;
@@ -751,12 +739,7 @@ SkadeParseSnapshot(const char *text, size_t len, int format_version, const char 
 
 	parse_cxt = AllocSetContextCreate(caller, "skade snapshot parse", ALLOCSET_SMALL_SIZES);
 	MemoryContextSwitchTo(parse_cxt);
-	root = load_budgeted(text, len, 0, &jerr);
-	if (root == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_JSON_TEXT),
-				 errmsg("a snapshot of \"%s\" is not valid JSON", location),
-				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
+	root = load_part(text, len, "a snapshot", location);
 	ctx.array = "snapshots";
 	ctx.index = index;
 	initStringInfo(&summaries);
@@ -1057,6 +1040,25 @@ add_columns(json_t *fields, const char *prefix, List **out, const char *what, in
 				 json_is_array(json_object_get(type, "fields")))
 			add_columns(json_object_get(type, "fields"), full, out, what, depth + 1);
 	}
+}
+
+/*
+ * Part of a metadata file's text (what: "a snapshot", "a member"), loaded
+ * within the parse budget; text that does not parse is 22032 (invalid JSON
+ * text) naming location.
+ */
+static json_t *
+load_part(const char *text, size_t len, const char *what, const char *location)
+{
+	json_error_t jerr;
+	json_t	   *root = load_budgeted(text, len, 0, &jerr);
+
+	if (root == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_JSON_TEXT),
+				 errmsg("%s of \"%s\" is not valid JSON", what, location),
+				 errdetail("%s at line %d, column %d.", jerr.text, jerr.line, jerr.column)));
+	return root;
 }
 
 /* jansson's parse of len bytes of text within the budget of a parse */

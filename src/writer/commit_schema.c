@@ -1158,16 +1158,24 @@ schema_ids(Jsonb *schemas, Jsonb *norm, int64 *found, int64 *next)
 static Jsonb *
 appended_schema(Jsonb *schemas, Jsonb *norm, int64 id)
 {
+	JsonbParseState *state = NULL;
 	JsonbValue	v;
 	Jsonb	   *one;
+	int			n = JsonContainerSize(&schemas->root);
+	int			i;
 
 	v.type = jbvNumeric;
 	v.val.numeric = DatumGetNumeric(DirectFunctionCall1(int8_numeric, Int64GetDatum(id)));
 	one = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(norm),
 											 JsonbPGetDatum(fast_jsonb_object1("schema-id", &v))));
-	return DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(schemas),
-											  DirectFunctionCall1(jsonb_in, CStringGetDatum(
-												  psprintf("[%s]", JsonbToCString(NULL, &one->root, VARSIZE(one)))))));
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	for (i = 0; i < n; i++)
+		pushJsonbValue(&state, WJB_ELEM, getIthJsonbValueFromContainer(&schemas->root, i));
+	v.type = jbvBinary;
+	v.val.binary.data = &one->root;
+	v.val.binary.len = VARSIZE(one) - VARHDRSZ;
+	pushJsonbValue(&state, WJB_ELEM, &v);
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
 }
 
 /*
