@@ -78,6 +78,7 @@ static bool set_location(FastCommit *fc, JsonbContainer *u);
 static bool set_statistics(FastCommit *fc, JsonbContainer *u, const char *list, const char *field);
 static bool remove_statistics(FastCommit *fc, JsonbContainer *u, const char *list);
 static bool same_uuid(FastCommit *fc, JsonbContainer *u);
+static bool made_main(FastCommit *fc, int64 id);
 static bool property_upgrade(FastCommit *fc, JsonbValue *kv);
 
 /* Apply the updates in order (false: a shape or an error for PL/pgSQL). */
@@ -164,21 +165,32 @@ fast_result_valid(FastCommit *fc)
 	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
 	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(fc->base);
 	int			n = fc->ngone > 0 ? fc->nlog_keep : (int) fc->base->nlog;
-	int64	   *ts = palloc(sizeof(int64) * (n + 1));
+	int64	   *ts;
 	int			i;
+	ListCell   *lc;
+	bool		ahead = false;
 
+	/* (the engine trims the log before its checks) */
+	if (!fast_trim_log(fc))
+		return false;
+	ts = palloc(sizeof(int64) * (n + list_length(fc->new_log) + 1));
 	if (fc->bind_changed && !fast_defaults_bind(fc))
 		return false;
 	for (i = 0; i < (int) fc->base->nsnapshots; i++)
 		if (snaps[i].sequence_number > fc->last_seq && !(fc->ngone > 0 && fc->gone[i]))
-			return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
-						  "a snapshot has a sequence number greater than last sequence number " INT64_FORMAT,
-						  fc->last_seq);
+			ahead = true;
+	foreach(lc, fc->adds)
+		if (((FastAdded *) lfirst(lc))->snap.sequence_number > fc->last_seq)
+			ahead = true;
+	if (ahead)
+		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						   "a snapshot has a sequence number greater than last sequence number " INT64_FORMAT,
+						   fc->last_seq);
 	/* the new log's timestamps: the base's (what a removal kept), the new entry */
 	for (i = 0; i < n; i++)
 		ts[i] = log[fc->ngone > 0 ? fc->log_keep[i] : i].timestamp_ms;
-	if (fc->main_set)
-		ts[n++] = fc->log_ts;
+	foreach(lc, fc->new_log)
+		ts[n++] = ((FastLogEntry *) lfirst(lc))->ts;
 	for (i = 1; i < n; i++)
 		if (ts[i] < ts[i - 1] - 60000)
 			return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "the snapshot log would go back "
@@ -356,8 +368,8 @@ row_lineage(FastCommit *fc, JsonbContainer *s)
 
 /*
  * add-snapshot, as skade.add_snapshot() on a v2 table: nulls stripped; an
- * integer id, timestamp and sequence number, a manifest list, an operation;
- * a new id; not in the future; the sequence number past the table's.
+ * integer id and timestamp, a manifest list, an operation; a new id; the
+ * sequence number (none: 0) past the table's when it has a parent.
  */
 static bool
 add_snapshot(FastCommit *fc, JsonbContainer *u)
@@ -371,8 +383,9 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 	int64		ts;
 	int64		seq;
 	int64		x;
+	FastAdded  *a;
 
-	if (fc->added || fc->gone)
+	if (fc->gone)
 		return false;
 	if (!fast_jvalue(u, "snapshot", &v) || v.type != jbvBinary ||
 		!JsonContainerIsObject(v.val.binary.data))
@@ -386,8 +399,12 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 		!fast_jobject(s, "summary", &summary) || !fast_jtype_is(summary, "operation", "string"))
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].snapshot needs snapshot-id, "
 					  "timestamp-ms, manifest-list and summary.operation", fc->idx);
+	/* (no sequence number is 0, as Java reads it) */
+	if (fast_jint(s, "sequence-number", &seq) == J_ABSENT)
+		seq = 0;
+	else if (fast_jint(s, "sequence-number", &seq) != J_INT)
+		return false;
 	if (fast_jint(s, "snapshot-id", &id) != J_INT || fast_jint(s, "timestamp-ms", &ts) != J_INT ||
-		fast_jint(s, "sequence-number", &seq) != J_INT ||
 		!fast_jstring(s, "manifest-list", &str) || !fast_jstring(summary, "operation", &str) ||
 		fast_jint(s, "parent-snapshot-id", &x) == J_OTHER ||
 		!fast_member_int(fc, "last-sequence-number", &x))
@@ -403,20 +420,23 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 					  "Another commit came first: reload the table and retry.",
 					  "cannot add snapshot with sequence number " INT64_FORMAT
 					  " older than last sequence number " INT64_FORMAT, seq, fc->last_seq);
-	if (seq <= fc->last_seq)
-		return false;
+	/*
+	 * A snapshot without a parent may go back (Java's Builder): the table's
+	 * last sequence number follows it, and the end checks refuse the result
+	 * if another snapshot is now past it.
+	 */
 	/* v3 row lineage: first-row-id not behind the table's next-row-id, which grows by added-rows */
 	if (fc->format_version == 3 && !row_lineage(fc, s))
 		return false;
-	fc->added = true;
-	fc->added_ts = ts;
-	fc->last_seq = seq;
-	fc->added_text = JsonbToCString(NULL, s, VARSIZE(snap));
+	a = palloc0(sizeof(FastAdded));
+	a->ts = ts;
+	a->text = JsonbToCString(NULL, s, VARSIZE(snap));
 	/* its summary entry, read by the reader's own code */
-	SkadeParseSnapshot(fc->added_text, strlen(fc->added_text), fc->format_version,
-					   fc->base_location,
-					   (int) fc->base->nsnapshots, &fc->added_snap,
-					   &fc->added_op, &fc->added_ml, &fc->added_summary);
+	SkadeParseSnapshot(a->text, strlen(a->text), fc->format_version, fc->base_location,
+					   (int) fc->base->nsnapshots + list_length(fc->adds), &a->snap,
+					   &a->op, &a->ml, &a->summary);
+	fc->adds = lappend(fc->adds, a);
+	fc->last_seq = seq;
 	fc->changes++;
 	return true;
 }
@@ -468,8 +488,8 @@ ref_checked(FastCommit *fc, JsonbContainer *u)
 
 /*
  * set-snapshot-ref, as skade.set_snapshot_ref(): the ref replaced whole;
- * an equal ref is no change; main moves the current snapshot and the log
- * (at most once here: a second move is the engine's, it trims the log).
+ * an equal ref is no change; main moves the current snapshot and adds a
+ * log entry (fast_trim_log drops those of moves replaced in the commit).
  */
 static bool
 set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
@@ -544,7 +564,7 @@ set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 	if (!fast_snapshot_known(fc, id))
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
 					  "updates[%d]: cannot set %s to unknown snapshot " INT64_FORMAT, fc->idx, name, id);
-	if (is_main && (fc->main_set || fc->main_removed || fc->gone))
+	if (is_main && fc->gone)
 		return false;
 	v.type = jbvBinary;
 	v.val.binary.data = &ref->root;
@@ -556,9 +576,16 @@ set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 	fc->refs_changed = true;
 	if (is_main)
 	{
+		FastLogEntry *le = palloc(sizeof(FastLogEntry));
+		FastAdded  *a = fast_added(fc, id);
+
+		/* a log entry at the added snapshot's time, or now */
+		le->ts = a ? a->ts : fc->now_ms;
+		le->id = id;
+		le->added = a != NULL;
+		fc->new_log = lappend(fc->new_log, le);
 		fc->main_set = true;
 		fc->current = id;
-		fc->log_ts = fc->added && fc->added_snap.snapshot_id == id ? fc->added_ts : fc->now_ms;
 	}
 	fc->changes++;
 	return true;
@@ -656,8 +683,7 @@ remove_properties(FastCommit *fc, JsonbContainer *u)
 /*
  * remove-snapshot-ref, as update_table: a ref that exists goes (a change);
  * main leaves no current snapshot (-1; v3: null) even when it was absent,
- * without being a change of its own.  After main moved in this commit, the
- * engine's (it trims the snapshot log of the replaced move).
+ * without being a change of its own.
  */
 static bool
 remove_snapshot_ref(FastCommit *fc, JsonbContainer *u)
@@ -669,7 +695,7 @@ remove_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].ref-name must be a string", fc->idx);
 	if (strcmp(name, "main") == 0)
 	{
-		if (fc->main_set || fc->gone)
+		if (fc->gone)
 			return false;
 		fc->main_removed = true;
 		fc->current = SKADE_NO_SNAPSHOT;
@@ -702,7 +728,7 @@ remove_snapshots(FastCommit *fc, JsonbContainer *u)
 	int			nwant;
 	uint32		i;
 
-	if (fc->gone || fc->added || fc->main_set || fc->main_removed)
+	if (fc->gone || fc->adds != NIL || fc->main_set || fc->main_removed)
 		return false;
 	if (!fast_jvalue(u, "snapshot-ids", &ids) || ids.type != jbvBinary ||
 		!JsonContainerIsArray(ids.val.binary.data))
@@ -1143,7 +1169,67 @@ fast_replaced(FastCommit *fc, const char *key)
 bool
 fast_snapshot_known(FastCommit *fc, int64 id)
 {
-	return (fc->added && fc->added_snap.snapshot_id == id) ||
+	return fast_added(fc, id) != NULL ||
 		(SkadeMetaSnapshotById(fc->base, id) != NULL && !is_gone(fc, id));
+}
+
+/* the snapshot this commit added with that id (NULL: none) */
+FastAdded *
+fast_added(FastCommit *fc, int64 id)
+{
+	ListCell   *lc;
+
+	foreach(lc, fc->adds)
+		if (((FastAdded *) lfirst(lc))->snap.snapshot_id == id)
+			return lfirst(lc);
+	return NULL;
+}
+
+/*
+ * Snapshots this commit added and made main, then replaced as main in the
+ * same commit, leave no snapshot-log entry (Java's intermediate snapshots,
+ * as update_table trims them): when one of them is not the current
+ * snapshot, the log keeps only the entries of the current snapshot and of
+ * snapshots never made main after being added here.  false: a base entry
+ * names such a snapshot (an id the table once had: the engine's).
+ */
+bool
+fast_trim_log(FastCommit *fc)
+{
+	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
+	List	   *kept = NIL;
+	ListCell   *lc;
+	bool		trim = false;
+	uint32		i;
+
+	foreach(lc, fc->new_log)
+		if (((FastLogEntry *) lfirst(lc))->added && ((FastLogEntry *) lfirst(lc))->id != fc->current)
+			trim = true;
+	if (!trim)
+		return true;
+	for (i = 0; i < fc->base->nlog; i++)
+		if (log[i].snapshot_id != fc->current && made_main(fc, log[i].snapshot_id))
+			return false;
+	foreach(lc, fc->new_log)
+	{
+		FastLogEntry *le = lfirst(lc);
+
+		if (le->id == fc->current || !made_main(fc, le->id))
+			kept = lappend(kept, le);
+	}
+	fc->new_log = kept;
+	return true;
+}
+
+/* was this snapshot added by this commit and made main? */
+static bool
+made_main(FastCommit *fc, int64 id)
+{
+	ListCell   *lc;
+
+	foreach(lc, fc->new_log)
+		if (((FastLogEntry *) lfirst(lc))->added && ((FastLogEntry *) lfirst(lc))->id == id)
+			return true;
+	return false;
 }
 

@@ -157,11 +157,6 @@ static const char *skip_ws(const char *p, const char *end);
 static const char *skip_string(const char *p, const char *end);
 static const char *skip_value(const char *p, const char *end);
 static const char *scan_elements(const char *p, const char *end, Member *m);
-static bool check_requirements(FastCommit *fc, Jsonb *requirements);
-static bool check_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
-static bool check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
-pg_noreturn static void requirement_failed(FastCommit *fc, const char *what);
-static bool hold_stale(FastCommit *fc, const char *ref, const char *type, int64 have, char *what);
 static Jsonb *rebase_updates(FastCommit *fc, Jsonb *updates);
 static bool new_location(FastCommit *fc);
 static void emit_document(FastCommit *fc, StringInfo out, bool refs_only);
@@ -257,16 +252,16 @@ fast_apply(FastCommit *fc, const char *catalog, const char *ns, Jsonb *requireme
 		return FAST_NOT_OURS;
 	fc->route.catalog = catalog;
 	fc->route.ns = ns;
-	if (!load_base(fc) || !check_requirements(fc, requirements))
+	if (!load_base(fc) || !fast_check_requirements(fc, requirements))
 		return FAST_NOT_OURS;
 	/* a stale branch: rebased, or its failure (the engine's first error) */
 	if (fc->stale_msg && (updates = rebase_updates(fc, updates)) == NULL)
-		requirement_failed(fc, NULL);
+		fast_requirement_failed(fc, NULL);
 	/* (a commit that changes nothing writes nothing and is not checked whole) */
 	if (!fast_apply_updates(fc, updates) || (fc->changes > 0 && !fast_result_valid(fc)))
 	{
 		if (fc->stale_msg)
-			requirement_failed(fc, NULL);
+			fast_requirement_failed(fc, NULL);
 		return FAST_NOT_OURS;
 	}
 	if (fc->changes == 0)
@@ -638,158 +633,6 @@ fast_member_int(FastCommit *fc, const char *key, int64 *value)
 	return m != NULL && SkadeIntText(m->value.p, m->value.len, value);
 }
 
-/* ---------------------------------------------------------------- requirements */
-
-/*
- * The requirements against the base, in two passes as the engine reads
- * them: first every one must have a shape this path knows (false: PL/pgSQL
- * decides, e.g. reports a malformed one), then each is checked in order
- * and the first that fails is raised here, in the engine's words and
- * SQLSTATE (40001): a loser of a race holds the row lock only this long.
- */
-static bool
-check_requirements(FastCommit *fc, Jsonb *requirements)
-{
-	int			n = JsonContainerSize(&requirements->root);
-	int			pass;
-	int			i;
-
-	for (pass = 0; pass < 2; pass++)
-		for (i = 0; i < n; i++)
-		{
-			JsonbValue *e = getIthJsonbValueFromContainer(&requirements->root, i);
-
-			if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data) ||
-				!check_requirement(fc, e->val.binary.data, pass == 1))
-				return false;
-		}
-	return true;
-}
-
-/*
- * One requirement: false if its shape is not ours; with raise, a failed one
- * is reported (the engine's messages, PL/pgSQL update_table).
- */
-static bool
-check_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
-{
-	static const char *const ints[][4] = {
-		{"assert-current-schema-id", "current-schema-id", "current-schema-id", "current schema changed"},
-		{"assert-last-assigned-field-id", "last-assigned-field-id", "last-column-id",
-		"last assigned field id changed"},
-		{"assert-last-assigned-partition-id", "last-assigned-partition-id", "last-partition-id",
-		"last assigned partition id changed"},
-		{"assert-default-spec-id", "default-spec-id", "default-spec-id", "default partition spec changed"},
-		{"assert-default-sort-order-id", "default-sort-order-id", "default-sort-order-id",
-		"default sort order changed"},
-	};
-	char	   *type;
-	char	   *uuid;
-	const char *have_uuid;
-	int64		want;
-	int64		have;
-	int			k;
-
-	if (!fast_jstring(r, "type", &type))
-		return false;
-	if (pg_strcasecmp(type, "assert-table-uuid") == 0)
-	{
-		have_uuid = SkadeMetaStr(fc->base, fc->base->table_uuid);
-		/* (ASCII only: lower() and pg_strcasecmp agree there) */
-		if (!fast_jstring(r, "uuid", &uuid) || !pg_is_ascii(uuid) || !pg_is_ascii(have_uuid))
-			return false;
-		if (raise && pg_strcasecmp(uuid, have_uuid) != 0)
-			requirement_failed(fc, psprintf("UUID does not match: expected %s != %s", uuid, have_uuid));
-		return true;
-	}
-	if (pg_strcasecmp(type, "assert-ref-snapshot-id") == 0)
-		return check_ref_requirement(fc, r, raise);
-	for (k = 0; k < lengthof(ints); k++)
-		if (pg_strcasecmp(type, ints[k][0]) == 0)
-			break;
-	/* assert-create, unknown kinds, values the engine casts with an error */
-	if (k == lengthof(ints) || fast_jint(r, ints[k][1], &want) != J_INT ||
-		!fast_member_int(fc, ints[k][2], &have) ||
-		want < PG_INT32_MIN || want > PG_INT32_MAX || have < PG_INT32_MIN || have > PG_INT32_MAX)
-		return false;
-	if (raise && want != have)
-		requirement_failed(fc, psprintf("%s: expected id " INT64_FORMAT " != " INT64_FORMAT,
-									ints[k][3], want, have));
-	return true;
-}
-
-/* assert-ref-snapshot-id: the ref is where the client saw it (or absent) */
-static bool
-check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
-{
-	char	   *ref;
-	char	   *type;
-	int64		want;
-	int64		have;
-	JInt		w;
-	JsonbContainer *cur;
-	JsonbValue	v;
-
-	if (!fast_jstring(r, "ref", &ref))
-		return false;
-	w = fast_jint(r, "snapshot-id", &want);
-	if (w == J_OTHER)
-		return false;
-	if (fc->refs == NULL || !fast_jobject(&fc->refs->root, ref, &cur))
-	{
-		/* a ref that is there but no object: the engine's business */
-		if (fc->refs != NULL && fast_jvalue(&fc->refs->root, ref, &v))
-			return false;
-		if (raise && w == J_INT)
-			requirement_failed(fc, psprintf("branch or tag %s is missing, expected " INT64_FORMAT,
-										ref, want));
-		return true;
-	}
-	if (!fast_jstring(cur, "type", &type) || fast_jint(cur, "snapshot-id", &have) != J_INT)
-		return false;
-	if (raise && (w == J_ABSENT || have != want))
-	{
-		char	   *what = w == J_ABSENT ?
-			psprintf("%s %s was created concurrently", type, ref) :
-			psprintf("%s %s has changed: expected id " INT64_FORMAT " != " INT64_FORMAT,
-					 type, ref, want, have);
-
-		if (!hold_stale(fc, ref, type, have, what))
-			requirement_failed(fc, what);
-	}
-	return true;
-}
-
-/*
- * A branch that moved since the client saw it, held back (true) when the
- * table rebases appends and no other is held: the commit may still be
- * rebased onto it (rebase_updates); otherwise its failure is raised then.
- */
-static bool
-hold_stale(FastCommit *fc, const char *ref, const char *type, int64 have, char *what)
-{
-	if (!fc->rebase_on || fc->stale_msg != NULL || pg_strcasecmp(type, "branch") != 0)
-		return false;
-	fc->stale_ref = pstrdup(ref);
-	fc->stale_have = have;
-	fc->stale_msg = what;
-	return true;
-}
-
-/*
- * Raise a failed requirement as update_table's engine does; a held-back
- * stale branch came first in the engine's order, so it is the one raised.
- */
-static void
-requirement_failed(FastCommit *fc, const char *what)
-{
-	/* (decided here: the engine never sees it) */
-	pg_atomic_fetch_add_u64(&skade_shared->update_c, 1);
-	ereport(ERROR,
-			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-			 errmsg("Requirement failed: %s", fc->stale_msg ? fc->stale_msg : what)));
-}
-
 /* ---------------------------------------------------------------- rebase */
 
 /*
@@ -958,9 +801,9 @@ emit_document(FastCommit *fc, StringInfo out, bool refs_only)
 	{
 		if (fast_member(fc, added[i]) != NULL)
 			continue;
-		if ((i == 0 && !fc->added) || (i == 1 && !fc->main_set && fc->ngone == 0) ||
+		if ((i == 0 && fc->adds == NIL) || (i == 1 && !fc->main_set && fc->ngone == 0) ||
 			(i == 2 && !fc->refs_changed) ||
-			(i == 3 && !fc->main_set && !fc->main_removed) || (i == 4 && !fc->added) ||
+			(i == 3 && !fc->main_set && !fc->main_removed) || (i == 4 && fc->adds == NIL) ||
 			(i == 7 && !fc->props_changed) || (i == 8 && !fc->upgraded))
 			continue;
 		if (out->len > 1)
@@ -985,12 +828,13 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 	Member	   *m = fast_member(fc, key);
 	int			i;
 	bool		first = true;
+	ListCell   *lc;
 
 	escape_json(out, key);
 	appendStringInfoString(out, ": ");
 	if (fast_replaced(fc, key) != NULL)
 		appendStringInfoString(out, fast_replaced(fc, key));
-	else if (strcmp(key, "snapshots") == 0 && (fc->added || refs_only || fc->ngone > 0))
+	else if (strcmp(key, "snapshots") == 0 && (fc->adds != NIL || refs_only || fc->ngone > 0))
 	{
 		const SkadeMetaSnapshot *s = SkadeMetaSnapshots(fc->base);
 
@@ -1003,8 +847,15 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 				appendBinaryStringInfo(out, m->elems[i].p, m->elems[i].len);
 				first = false;
 			}
-		if (fc->added && (!refs_only || keeps(fc, fc->added_snap.snapshot_id)))
-			appendStringInfo(out, "%s%s", first ? "" : ", ", fc->added_text);
+		foreach(lc, fc->adds)
+		{
+			FastAdded  *a = lfirst(lc);
+
+			if (refs_only && !keeps(fc, a->snap.snapshot_id))
+				continue;
+			appendStringInfo(out, "%s%s", first ? "" : ", ", a->text);
+			first = false;
+		}
 		appendStringInfoChar(out, ']');
 	}
 	else if (strcmp(key, "snapshot-log") == 0 && fc->ngone > 0)
@@ -1030,22 +881,30 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 			appendBinaryStringInfo(out, m->elems[i].p, m->elems[i].len);
 			first = false;
 		}
-		if (fc->main_set)
+		foreach(lc, fc->new_log)
+		{
+			FastLogEntry *le = lfirst(lc);
+
 			appendStringInfo(out, "%s{\"timestamp-ms\": " INT64_FORMAT ", \"snapshot-id\": " INT64_FORMAT "}",
-							 first ? "" : ", ", fc->log_ts, fc->current);
+							 first ? "" : ", ", le->ts, le->id);
+			first = false;
+		}
 		appendStringInfoChar(out, ']');
 	}
 	else if (strcmp(key, "refs") == 0 && fc->refs_changed)
 		appendStringInfoString(out, JsonbToCString(NULL, &fc->refs->root, VARSIZE(fc->refs)));
 	else if (strcmp(key, "properties") == 0 && fc->props_changed)
 		appendStringInfoString(out, JsonbToCString(NULL, &fc->props->root, VARSIZE(fc->props)));
-	else if (strcmp(key, "current-snapshot-id") == 0 && fc->main_set)
-		appendStringInfo(out, INT64_FORMAT, fc->current);
-	else if (strcmp(key, "current-snapshot-id") == 0 && fc->main_removed)
-		appendStringInfoString(out, fc->format_version >= 3 ? "null" : "-1");
-	else if (strcmp(key, "next-row-id") == 0 && (fc->added || fc->upgraded) && fc->format_version == 3)
+	else if (strcmp(key, "current-snapshot-id") == 0 && (fc->main_set || fc->main_removed))
+	{
+		if (fc->current == SKADE_NO_SNAPSHOT)
+			appendStringInfoString(out, fc->format_version >= 3 ? "null" : "-1");
+		else
+			appendStringInfo(out, INT64_FORMAT, fc->current);
+	}
+	else if (strcmp(key, "next-row-id") == 0 && (fc->adds != NIL || fc->upgraded) && fc->format_version == 3)
 		appendStringInfo(out, INT64_FORMAT, fc->next_row_id);
-	else if (strcmp(key, "last-sequence-number") == 0 && fc->added)
+	else if (strcmp(key, "last-sequence-number") == 0 && fc->adds != NIL)
 		appendStringInfo(out, INT64_FORMAT, fc->last_seq);
 	else if (strcmp(key, "last-updated-ms") == 0)
 		appendStringInfo(out, INT64_FORMAT, fc->now_ms);
@@ -1105,11 +964,12 @@ new_summary(FastCommit *fc, StringInfo refs_text)
 	SkadeMetaRef *refs;
 	const char **names;
 	uint32		i;
+	ListCell   *lc;
 
-	snaps = palloc(sizeof(SkadeMetaSnapshot) * (b->nsnapshots + 1));
-	op = palloc(sizeof(char *) * (b->nsnapshots + 1));
-	ml = palloc(sizeof(char *) * (b->nsnapshots + 1));
-	sum = palloc(sizeof(char *) * (b->nsnapshots + 1));
+	snaps = palloc(sizeof(SkadeMetaSnapshot) * (b->nsnapshots + list_length(fc->adds) + 1));
+	op = palloc(sizeof(char *) * (b->nsnapshots + list_length(fc->adds) + 1));
+	ml = palloc(sizeof(char *) * (b->nsnapshots + list_length(fc->adds) + 1));
+	sum = palloc(sizeof(char *) * (b->nsnapshots + list_length(fc->adds) + 1));
 	hdr.nsnapshots = 0;
 	for (i = 0; i < b->nsnapshots; i++)
 	{
@@ -1122,21 +982,23 @@ new_summary(FastCommit *fc, StringInfo refs_text)
 		ml[hdr.nsnapshots] = SkadeMetaStr(b, s->manifest_list);
 		sum[hdr.nsnapshots++] = SkadeMetaStr(b, s->summary);
 	}
-	if (fc->added)
+	foreach(lc, fc->adds)
 	{
-		snaps[hdr.nsnapshots] = fc->added_snap;
-		op[hdr.nsnapshots] = fc->added_op;
-		ml[hdr.nsnapshots] = fc->added_ml;
-		sum[hdr.nsnapshots++] = fc->added_summary;
+		FastAdded  *a = lfirst(lc);
+
+		snaps[hdr.nsnapshots] = a->snap;
+		op[hdr.nsnapshots] = a->op;
+		ml[hdr.nsnapshots] = a->ml;
+		sum[hdr.nsnapshots++] = a->summary;
 	}
-	log = palloc(sizeof(SkadeMetaLogEntry) * (b->nlog + 1));
+	log = palloc(sizeof(SkadeMetaLogEntry) * (b->nlog + list_length(fc->new_log) + 1));
 	hdr.nlog = 0;
 	for (i = 0; i < (fc->ngone > 0 ? (uint32) fc->nlog_keep : b->nlog); i++)
 		log[hdr.nlog++] = SkadeMetaLog(b)[fc->ngone > 0 ? fc->log_keep[i] : i];
-	if (fc->main_set)
+	foreach(lc, fc->new_log)
 	{
-		log[hdr.nlog].timestamp_ms = fc->log_ts;
-		log[hdr.nlog++].snapshot_id = fc->current;
+		log[hdr.nlog].timestamp_ms = ((FastLogEntry *) lfirst(lc))->ts;
+		log[hdr.nlog++].snapshot_id = ((FastLogEntry *) lfirst(lc))->id;
 	}
 	hdr.nrefs = new_refs(fc, &refs, &names);
 	hdr.current_snapshot_id = fc->current;

@@ -63,6 +63,25 @@ typedef struct Replaced
 	char	   *text;
 } Replaced;
 
+/* a snapshot a commit added: its text and its L0 summary entry */
+typedef struct FastAdded
+{
+	char	   *text;
+	int64		ts;
+	SkadeMetaSnapshot snap;
+	char	   *op;
+	char	   *ml;
+	char	   *summary;
+} FastAdded;
+
+/* a snapshot-log entry a move of main added */
+typedef struct FastLogEntry
+{
+	int64		ts;
+	int64		id;
+	bool		added;			/* to a snapshot this commit added */
+} FastLogEntry;
+
 /* one commit on the fast path */
 typedef struct FastCommit
 {
@@ -92,21 +111,15 @@ typedef struct FastCommit
 	List	   *added_specs;
 	int64		last_added_schema;	/* add-schema's likewise */
 	List	   *added_schemas;
-	/* the added snapshot, if any */
-	bool		added;
-	char	   *added_text;
-	int64		added_ts;
-	SkadeMetaSnapshot added_snap;
-	char	   *added_op;
-	char	   *added_ml;
-	char	   *added_summary;
+	/* the added snapshots (FastAdded *), in order */
+	List	   *adds;
 	int64		last_seq;
-	int64		next_row_id;	/* v3: the table's, after the added snapshot */
-	/* main moved: the new current snapshot and its log entry */
-	bool		main_set;
-	bool		main_removed;	/* remove-snapshot-ref main: no current snapshot */
-	int64		current;
-	int64		log_ts;
+	int64		next_row_id;	/* v3: the table's, after the added snapshots */
+	/* main moved or removed: the current snapshot, the log entries added */
+	bool		main_set;		/* main moved (at least once) */
+	bool		main_removed;	/* main removed (at least once) */
+	int64		current;		/* SKADE_NO_SNAPSHOT: none */
+	List	   *new_log;		/* FastLogEntry *, one per move of main */
 	/* other members the commit replaced or added, as their new JSON text */
 	Replaced	repl[MAX_REPLACED];
 	int			nrepl;
@@ -142,6 +155,8 @@ extern Jsonb *fast_member_jsonb(FastCommit *fc, const char *key);
 extern void fast_replace_member(FastCommit *fc, const char *key, char *text);
 extern const char *fast_replaced(FastCommit *fc, const char *key);
 extern bool fast_snapshot_known(FastCommit *fc, int64 id);
+extern FastAdded *fast_added(FastCommit *fc, int64 id);
+extern bool fast_trim_log(FastCommit *fc);
 extern bool fast_result_valid(FastCommit *fc);
 
 /* commit_actions.c: refusals as the engine's, and what JSON values are */
@@ -158,6 +173,10 @@ extern bool fast_add_sort_order(FastCommit *fc, JsonbContainer *u);
 extern bool fast_add_spec(FastCommit *fc, JsonbContainer *u);
 extern bool fast_add_schema(FastCommit *fc, JsonbContainer *u);
 extern void fast_upgrade(FastCommit *fc, int v);
+
+/* commit_require.c */
+extern bool fast_check_requirements(FastCommit *fc, Jsonb *requirements);
+pg_noreturn extern void fast_requirement_failed(FastCommit *fc, const char *what);
 
 /* commit_fast.c */
 extern Member *fast_member(FastCommit *fc, const char *key);

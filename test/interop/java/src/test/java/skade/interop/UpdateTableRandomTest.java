@@ -95,6 +95,9 @@ class UpdateTableRandomTest extends CatalogTestBase {
     String outcomesFile = System.getProperty("skade.outcomes", "");
     List<String> outcomes = new ArrayList<>();
     boolean verbose = Boolean.getBoolean("skade.verbose");
+    // the sequences the C path left to PL/pgSQL, one line each (random_fast.sh: SKADE_RANDOM_LEFT)
+    String leftFile = System.getProperty("skade.left", "");
+    List<String> left = new ArrayList<>();
     System.out.println("UpdateTableRandomTest: seed " + seed + " (-Dskade.seed=" + seed + "), "
         + sequences + " sequences");
     RandomUpdates gen = new RandomUpdates(seed);
@@ -148,6 +151,8 @@ class UpdateTableRandomTest extends CatalogTestBase {
         seq.skadeUpdates.forEach(u -> actions.add(u.path("action").asText("?").toLowerCase()));
         leftShapes.merge("v" + base.formatVersion() + " " + actions
             + (skade.accepted ? "" : " refused " + skade.sqlState), 1, Integer::sum);
+        left.add("#" + i + " v" + base.formatVersion() + " requirements " + seq.requirements
+            + " updates " + seq.skadeUpdates + " -> " + outcomeLine(skade));
       }
       String problem = compare(seq, base, baseLocation, java, skade);
       if (verbose || problem != null) {
@@ -192,6 +197,9 @@ class UpdateTableRandomTest extends CatalogTestBase {
 
     if (!outcomesFile.isEmpty()) {
       Files.write(Path.of(outcomesFile), outcomes, StandardCharsets.UTF_8);
+    }
+    if (!leftFile.isEmpty()) {
+      Files.write(Path.of(leftFile), left, StandardCharsets.UTF_8);
     }
     StringBuilder sb = new StringBuilder();
     sb.append("UpdateTableRandomTest: seed ").append(seed).append(", ").append(sequences)
