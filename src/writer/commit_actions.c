@@ -59,6 +59,7 @@ static bool row_lineage(FastCommit *fc, JsonbContainer *s);
 static bool add_snapshot(FastCommit *fc, JsonbContainer *u);
 static bool ref_checked(FastCommit *fc, JsonbContainer *u);
 static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);
+static bool typeless_ref(FastCommit *fc, JsonbContainer *u, const char *name);
 static bool set_properties(FastCommit *fc, JsonbContainer *u);
 static bool remove_properties(FastCommit *fc, JsonbContainer *u);
 static bool remove_snapshot_ref(FastCommit *fc, JsonbContainer *u);
@@ -70,6 +71,7 @@ static int	integer_ids(JsonbContainer *arr, int64 **ids);
 static bool numeric_id(JsonbValue *v, int64 *id);
 static int	cmp_int64(const void *a, const void *b);
 static bool is_gone(FastCommit *fc, int64 id);
+static bool gone_now(FastCommit *fc, int64 id);
 static bool survives(FastCommit *fc, JsonbContainer *obj);
 static bool drop_gone_statistics(FastCommit *fc, const char *list);
 static void drop_gone_refs(FastCommit *fc);
@@ -164,7 +166,7 @@ fast_result_valid(FastCommit *fc)
 {
 	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
 	const SkadeMetaSnapshot *snaps = SkadeMetaSnapshots(fc->base);
-	int			n = fc->ngone > 0 ? fc->nlog_keep : (int) fc->base->nlog;
+	int			n = fc->log_keep ? fc->nlog_keep : (int) fc->base->nlog;
 	int64	   *ts;
 	int			i;
 	ListCell   *lc;
@@ -177,7 +179,7 @@ fast_result_valid(FastCommit *fc)
 	if (fc->bind_changed && !fast_defaults_bind(fc))
 		return false;
 	for (i = 0; i < (int) fc->base->nsnapshots; i++)
-		if (snaps[i].sequence_number > fc->last_seq && !(fc->ngone > 0 && fc->gone[i]))
+		if (snaps[i].sequence_number > fc->last_seq && !(fc->gone && fc->gone[i]))
 			ahead = true;
 	foreach(lc, fc->adds)
 		if (((FastAdded *) lfirst(lc))->snap.sequence_number > fc->last_seq)
@@ -188,7 +190,7 @@ fast_result_valid(FastCommit *fc)
 						   fc->last_seq);
 	/* the new log's timestamps: the base's (what a removal kept), the new entry */
 	for (i = 0; i < n; i++)
-		ts[i] = log[fc->ngone > 0 ? fc->log_keep[i] : i].timestamp_ms;
+		ts[i] = log[fc->log_keep ? fc->log_keep[i] : i].timestamp_ms;
 	foreach(lc, fc->new_log)
 		ts[n++] = ((FastLogEntry *) lfirst(lc))->ts;
 	for (i = 1; i < n; i++)
@@ -385,8 +387,6 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 	int64		x;
 	FastAdded  *a;
 
-	if (fc->gone)
-		return false;
 	if (!fast_jvalue(u, "snapshot", &v) || v.type != jbvBinary ||
 		!JsonContainerIsObject(v.val.binary.data))
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].snapshot needs snapshot-id, "
@@ -415,6 +415,8 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 	if (fast_snapshot_known(fc, id))
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d]: snapshot " INT64_FORMAT
 					  " already exists", fc->idx, id);
+	if (is_gone(fc, id))
+		return false;			/* (an id this commit removed, added again: the engine's) */
 	if (seq <= fc->last_seq && fast_jvalue(s, "parent-snapshot-id", &v))
 		return fast_refuse(fc, ERRCODE_T_R_SERIALIZATION_FAILURE,
 					  "Another commit came first: reload the table and retry.",
@@ -436,6 +438,7 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 					   (int) fc->base->nsnapshots + list_length(fc->adds), &a->snap,
 					   &a->op, &a->ml, &a->summary);
 	fc->adds = lappend(fc->adds, a);
+	fc->added_any = true;
 	fc->last_seq = seq;
 	fc->changes++;
 	return true;
@@ -471,8 +474,10 @@ ref_checked(FastCommit *fc, JsonbContainer *u)
 		(kind && strcmp(kind, "branch") != 0 && strcmp(kind, "tag") != 0))
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
 					  "updates[%d] needs ref-name, snapshot-id and type branch|tag", fc->idx);
-	if (kind == NULL || !fast_jstring(u, "ref-name", &name))
+	if (!fast_jstring(u, "ref-name", &name))
 		return false;
+	if (kind == NULL)
+		return typeless_ref(fc, u, name);
 	if (strcmp(kind, "tag") == 0 && (fast_jvalue(u, keys[0], &v) || fast_jvalue(u, keys[1], &v)))
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
 					  "updates[%d]: tags do not keep snapshots", fc->idx);
@@ -484,6 +489,38 @@ ref_checked(FastCommit *fc, JsonbContainer *u)
 			return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
 						  "updates[%d].%s must be a positive number", fc->idx, keys[i]);
 	return true;
+}
+
+/*
+ * A set-snapshot-ref without a type: the engine's checks of its type pass
+ * it by (NULL), its retention values are checked, and it is refused if its
+ * snapshot is unknown; false (the engine's) otherwise: it would write a ref
+ * without a type.
+ */
+static bool
+typeless_ref(FastCommit *fc, JsonbContainer *u, const char *name)
+{
+	static const char *const keys[3] = {"min-snapshots-to-keep", "max-snapshot-age-ms",
+	"max-ref-age-ms"};
+	JsonbValue	v;
+	int64		x;
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		if (!fast_jvalue(u, keys[i], &v) || v.type == jbvNull)
+			continue;
+		if (v.type != jbvNumeric || (fast_jint(u, keys[i], &x) == J_INT && x <= 0))
+			return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+							   "updates[%d].%s must be a positive number", fc->idx, keys[i]);
+		if (fast_jint(u, keys[i], &x) != J_INT)
+			return false;
+	}
+	if ((fc->refs && fast_jvalue(&fc->refs->root, name, &v)) ||
+		fast_jint(u, "snapshot-id", &x) != J_INT || fast_snapshot_known(fc, x))
+		return false;
+	return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+					   "updates[%d]: cannot set %s to unknown snapshot " INT64_FORMAT, fc->idx, name, x);
 }
 
 /*
@@ -564,8 +601,6 @@ set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 	if (!fast_snapshot_known(fc, id))
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
 					  "updates[%d]: cannot set %s to unknown snapshot " INT64_FORMAT, fc->idx, name, id);
-	if (is_main && fc->gone)
-		return false;
 	v.type = jbvBinary;
 	v.val.binary.data = &ref->root;
 	v.val.binary.len = VARSIZE(ref) - VARHDRSZ;
@@ -695,8 +730,6 @@ remove_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].ref-name must be a string", fc->idx);
 	if (strcmp(name, "main") == 0)
 	{
-		if (fc->gone)
-			return false;
 		fc->main_removed = true;
 		fc->current = SKADE_NO_SNAPSHOT;
 	}
@@ -710,14 +743,13 @@ remove_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 }
 
 /*
- * remove-snapshots, as skade.remove_snapshots(): the base's snapshots whose
- * id is among snapshot-ids go; with them every ref and statistics file
- * naming one (and, as jsonb's NOT IN drops them, every ref or statistics
- * file without a snapshot-id), the current snapshot if it went, and the
- * snapshot log up to the last entry of a removed snapshot (entries of
- * unknown snapshots dropped).  One change per snapshot removed.  Once per
- * commit, and not with a snapshot added or main moved or removed in the
- * same commit: those are the engine's.
+ * remove-snapshots, as skade.remove_snapshots(): the table's snapshots (the
+ * base's and those added before it in this commit) whose id is among
+ * snapshot-ids go; with them every ref and statistics file naming one
+ * (and, as jsonb's NOT IN drops them, every ref or statistics file without
+ * a snapshot-id), the current snapshot if it went, and the snapshot log up
+ * to the last entry of a removed snapshot (entries of snapshots the table
+ * no longer has dropped).  One change per snapshot removed.
  */
 static bool
 remove_snapshots(FastCommit *fc, JsonbContainer *u)
@@ -726,36 +758,55 @@ remove_snapshots(FastCommit *fc, JsonbContainer *u)
 	JsonbValue	ids;
 	int64	   *want;
 	int			nwant;
+	int			before = fc->ngone;
+	List	   *adds = NIL;
+	ListCell   *lc;
 	uint32		i;
 
-	if (fc->gone || fc->adds != NIL || fc->main_set || fc->main_removed)
-		return false;
 	if (!fast_jvalue(u, "snapshot-ids", &ids) || ids.type != jbvBinary ||
 		!JsonContainerIsArray(ids.val.binary.data))
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].snapshot-ids must be an array", fc->idx);
 	nwant = integer_ids(ids.val.binary.data, &want);
-	fc->gone = palloc0(sizeof(bool) * (fc->base->nsnapshots + 1));
-	fc->gone_ids = palloc(sizeof(int64) * (fc->base->nsnapshots + 1));
+	if (fc->gone == NULL)
+		fc->gone = palloc0(sizeof(bool) * (fc->base->nsnapshots + 1));
+	/* this removal's ids: fc->now_gone (sorted), also appended to fc->gone_ids */
+	fc->gone_ids = fc->gone_ids ?
+		repalloc(fc->gone_ids, sizeof(int64) * (fc->ngone + fc->base->nsnapshots + list_length(fc->adds) + 1)) :
+		palloc(sizeof(int64) * (fc->base->nsnapshots + list_length(fc->adds) + 1));
 	for (i = 0; i < fc->base->nsnapshots; i++)
-		if (bsearch(&snaps[i].snapshot_id, want, nwant, sizeof(int64), cmp_int64))
+		if (!fc->gone[i] && bsearch(&snaps[i].snapshot_id, want, nwant, sizeof(int64), cmp_int64))
 		{
 			fc->gone[i] = true;
 			fc->gone_ids[fc->ngone++] = snaps[i].snapshot_id;
 		}
-	if (fc->ngone == 0)
-		return true;			/* (fc->gone stays: one removal per commit) */
+	foreach(lc, fc->adds)
+	{
+		FastAdded  *a = lfirst(lc);
+
+		if (bsearch(&a->snap.snapshot_id, want, nwant, sizeof(int64), cmp_int64))
+			fc->gone_ids[fc->ngone++] = a->snap.snapshot_id;
+		else
+			adds = lappend(adds, a);
+	}
+	if (fc->ngone == before)
+		return true;
+	fc->adds = adds;
+	fc->now_gone = palloc(sizeof(int64) * (fc->ngone - before));
+	fc->nnow_gone = fc->ngone - before;
+	memcpy(fc->now_gone, fc->gone_ids + before, sizeof(int64) * fc->nnow_gone);
+	qsort(fc->now_gone, fc->nnow_gone, sizeof(int64), cmp_int64);
 	qsort(fc->gone_ids, fc->ngone, sizeof(int64), cmp_int64);
 	if (!drop_gone_statistics(fc, "statistics") ||
 		!drop_gone_statistics(fc, "partition-statistics"))
 		return false;
 	drop_gone_refs(fc);
-	if (fc->current != SKADE_NO_SNAPSHOT && is_gone(fc, fc->current))
+	if (fc->current != SKADE_NO_SNAPSHOT && gone_now(fc, fc->current))
 	{
 		fc->main_removed = true;
 		fc->current = SKADE_NO_SNAPSHOT;
 	}
 	keep_log(fc);
-	fc->changes += fc->ngone;
+	fc->changes += fc->nnow_gone;
 	return true;
 }
 
@@ -804,11 +855,20 @@ cmp_int64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* removed by this commit (by any of its removals)? */
 static bool
 is_gone(FastCommit *fc, int64 id)
 {
 	return fc->ngone > 0 &&
 		bsearch(&id, fc->gone_ids, fc->ngone, sizeof(int64), cmp_int64) != NULL;
+}
+
+/* removed by the removal being applied? */
+static bool
+gone_now(FastCommit *fc, int64 id)
+{
+	return fc->nnow_gone > 0 &&
+		bsearch(&id, fc->now_gone, fc->nnow_gone, sizeof(int64), cmp_int64) != NULL;
 }
 
 /* does obj's snapshot-id survive the removal (jsonb: NOT snapshot-id IN gone)? */
@@ -820,7 +880,7 @@ survives(FastCommit *fc, JsonbContainer *obj)
 
 	if (!fast_jvalue(obj, "snapshot-id", &sid))
 		return false;
-	return sid.type != jbvNumeric || !numeric_id(&sid, &id) || !is_gone(fc, id);
+	return sid.type != jbvNumeric || !numeric_id(&sid, &id) || !gone_now(fc, id);
 }
 
 /* a statistics list without the removed snapshots' files (written even if absent) */
@@ -881,23 +941,44 @@ drop_gone_refs(FastCommit *fc)
 /*
  * The snapshot log after the removal: restarted after each entry of a
  * removed snapshot, entries of snapshots the table no longer has dropped;
- * fc->log_keep holds the base entries kept, in order.
+ * fc->log_keep holds the base entries kept (of those an earlier removal
+ * kept), in order, fc->new_log the kept entries of this commit's moves.
  */
 static void
 keep_log(FastCommit *fc)
 {
 	const SkadeMetaLogEntry *log = SkadeMetaLog(fc->base);
-	uint32		i;
+	int			n = fc->log_keep ? fc->nlog_keep : (int) fc->base->nlog;
+	int		   *keep = palloc(sizeof(int) * (n + 1));
+	int			nkeep = 0;
+	List	   *new_log = NIL;
+	ListCell   *lc;
+	int			i;
 
-	fc->log_keep = palloc(sizeof(int) * (fc->base->nlog + 1));
-	fc->nlog_keep = 0;
-	for (i = 0; i < fc->base->nlog; i++)
+	for (i = 0; i < n; i++)
 	{
-		if (is_gone(fc, log[i].snapshot_id))
-			fc->nlog_keep = 0;
-		else if (SkadeMetaSnapshotById(fc->base, log[i].snapshot_id) != NULL)
-			fc->log_keep[fc->nlog_keep++] = (int) i;
+		int			j = fc->log_keep ? fc->log_keep[i] : i;
+
+		if (gone_now(fc, log[j].snapshot_id))
+			nkeep = 0;
+		else if (fast_snapshot_known(fc, log[j].snapshot_id))
+			keep[nkeep++] = j;
 	}
+	foreach(lc, fc->new_log)
+	{
+		FastLogEntry *le = lfirst(lc);
+
+		if (gone_now(fc, le->id))
+		{
+			nkeep = 0;
+			new_log = NIL;
+		}
+		else if (fast_snapshot_known(fc, le->id))
+			new_log = lappend(new_log, le);
+	}
+	fc->log_keep = keep;
+	fc->nlog_keep = nkeep;
+	fc->new_log = new_log;
 }
 
 /*
@@ -1207,9 +1288,13 @@ fast_trim_log(FastCommit *fc)
 			trim = true;
 	if (!trim)
 		return true;
-	for (i = 0; i < fc->base->nlog; i++)
-		if (log[i].snapshot_id != fc->current && made_main(fc, log[i].snapshot_id))
+	for (i = 0; i < (fc->log_keep ? (uint32) fc->nlog_keep : fc->base->nlog); i++)
+	{
+		int64		id = log[fc->log_keep ? fc->log_keep[i] : (int) i].snapshot_id;
+
+		if (id != fc->current && made_main(fc, id))
 			return false;
+	}
 	foreach(lc, fc->new_log)
 	{
 		FastLogEntry *le = lfirst(lc);

@@ -801,9 +801,9 @@ emit_document(FastCommit *fc, StringInfo out, bool refs_only)
 	{
 		if (fast_member(fc, added[i]) != NULL)
 			continue;
-		if ((i == 0 && fc->adds == NIL) || (i == 1 && !fc->main_set && fc->ngone == 0) ||
+		if ((i == 0 && fc->adds == NIL && fc->ngone == 0) || (i == 1 && !fc->main_set && fc->ngone == 0) ||
 			(i == 2 && !fc->refs_changed) ||
-			(i == 3 && !fc->main_set && !fc->main_removed) || (i == 4 && fc->adds == NIL) ||
+			(i == 3 && !fc->main_set && !fc->main_removed) || (i == 4 && !fc->added_any) ||
 			(i == 7 && !fc->props_changed) || (i == 8 && !fc->upgraded))
 			continue;
 		if (out->len > 1)
@@ -840,7 +840,7 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 
 		appendStringInfoChar(out, '[');
 		for (i = 0; m && i < m->nelems; i++)
-			if ((!refs_only || keeps(fc, s[i].snapshot_id)) && !(fc->ngone > 0 && fc->gone[i]))
+			if ((!refs_only || keeps(fc, s[i].snapshot_id)) && !(fc->gone && fc->gone[i]))
 			{
 				if (!first)
 					appendStringInfoString(out, ", ");
@@ -858,27 +858,19 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 		}
 		appendStringInfoChar(out, ']');
 	}
-	else if (strcmp(key, "snapshot-log") == 0 && fc->ngone > 0)
+	else if (strcmp(key, "snapshot-log") == 0 && (fc->ngone > 0 || fc->main_set))
 	{
-		/* what the removal kept */
+		/* the base's entries (what removals kept), the moves' (whole in the refs variant too) */
+		int			n = fc->log_keep ? fc->nlog_keep : (m ? m->nelems : 0);
+
 		appendStringInfoChar(out, '[');
-		for (i = 0; i < fc->nlog_keep; i++)
+		for (i = 0; i < n; i++)
 		{
-			if (i > 0)
-				appendStringInfoString(out, ", ");
-			appendBinaryStringInfo(out, m->elems[fc->log_keep[i]].p, m->elems[fc->log_keep[i]].len);
-		}
-		appendStringInfoChar(out, ']');
-	}
-	else if (strcmp(key, "snapshot-log") == 0 && fc->main_set)
-	{
-		/* (whole in the refs variant too) */
-		appendStringInfoChar(out, '[');
-		for (i = 0; m && i < m->nelems; i++)
-		{
+			Span	   *e = &m->elems[fc->log_keep ? fc->log_keep[i] : i];
+
 			if (!first)
 				appendStringInfoString(out, ", ");
-			appendBinaryStringInfo(out, m->elems[i].p, m->elems[i].len);
+			appendBinaryStringInfo(out, e->p, e->len);
 			first = false;
 		}
 		foreach(lc, fc->new_log)
@@ -902,9 +894,9 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 		else
 			appendStringInfo(out, INT64_FORMAT, fc->current);
 	}
-	else if (strcmp(key, "next-row-id") == 0 && (fc->adds != NIL || fc->upgraded) && fc->format_version == 3)
+	else if (strcmp(key, "next-row-id") == 0 && (fc->added_any || fc->upgraded) && fc->format_version == 3)
 		appendStringInfo(out, INT64_FORMAT, fc->next_row_id);
-	else if (strcmp(key, "last-sequence-number") == 0 && fc->adds != NIL)
+	else if (strcmp(key, "last-sequence-number") == 0 && fc->added_any)
 		appendStringInfo(out, INT64_FORMAT, fc->last_seq);
 	else if (strcmp(key, "last-updated-ms") == 0)
 		appendStringInfo(out, INT64_FORMAT, fc->now_ms);
@@ -975,7 +967,7 @@ new_summary(FastCommit *fc, StringInfo refs_text)
 	{
 		const SkadeMetaSnapshot *s = &SkadeMetaSnapshots(b)[i];
 
-		if (fc->ngone > 0 && fc->gone[i])
+		if (fc->gone && fc->gone[i])
 			continue;
 		snaps[hdr.nsnapshots] = *s;
 		op[hdr.nsnapshots] = SkadeMetaStr(b, s->operation);
@@ -993,8 +985,8 @@ new_summary(FastCommit *fc, StringInfo refs_text)
 	}
 	log = palloc(sizeof(SkadeMetaLogEntry) * (b->nlog + list_length(fc->new_log) + 1));
 	hdr.nlog = 0;
-	for (i = 0; i < (fc->ngone > 0 ? (uint32) fc->nlog_keep : b->nlog); i++)
-		log[hdr.nlog++] = SkadeMetaLog(b)[fc->ngone > 0 ? fc->log_keep[i] : i];
+	for (i = 0; i < (fc->log_keep ? (uint32) fc->nlog_keep : b->nlog); i++)
+		log[hdr.nlog++] = SkadeMetaLog(b)[fc->log_keep ? fc->log_keep[i] : i];
 	foreach(lc, fc->new_log)
 	{
 		log[hdr.nlog].timestamp_ms = ((FastLogEntry *) lfirst(lc))->ts;

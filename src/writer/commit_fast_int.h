@@ -111,8 +111,9 @@ typedef struct FastCommit
 	List	   *added_specs;
 	int64		last_added_schema;	/* add-schema's likewise */
 	List	   *added_schemas;
-	/* the added snapshots (FastAdded *), in order */
+	/* the added snapshots (FastAdded *), in order, less those removed again */
 	List	   *adds;
+	bool		added_any;		/* one was added: last-sequence-number, next-row-id set */
 	int64		last_seq;
 	int64		next_row_id;	/* v3: the table's, after the added snapshots */
 	/* main moved or removed: the current snapshot, the log entries added */
@@ -127,9 +128,11 @@ typedef struct FastCommit
 	char	   *specs_text;		/* remove-partition-specs': the summary's text */
 	/* remove-snapshots: the base's snapshots removed, the log entries kept */
 	bool	   *gone;			/* per base snapshot (NULL: no removal) */
-	int64	   *gone_ids;		/* their ids, sorted */
+	int64	   *gone_ids;		/* the ids removed (also added ones), sorted */
 	int			ngone;
-	int		   *log_keep;		/* indexes of the base log entries kept */
+	int64	   *now_gone;		/* those of the removal being applied, sorted */
+	int			nnow_gone;
+	int		   *log_keep;		/* indexes of the base log entries kept (NULL: all) */
 	int			nlog_keep;
 	/* the new file */
 	int			maxlog;

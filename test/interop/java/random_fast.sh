@@ -38,6 +38,7 @@ for fast in on off; do
     if mvn -B -q -Dstyle.color=never -Pmain -Dtest=UpdateTableRandomTest -Dsurefire.failIfNoSpecifiedTests=false \
         "-Dskade.sequences=$N" "-Dskade.seed=$SEED" "-Dskade.outcomes=$WORK/outcomes-$fast.txt" "-Dskade.left=$WORK/left-$fast.txt" test 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g' | grep -v "^#" | grep -v "^  " | tail -20; then :; fi
     out=$(ls target/surefire-reports/*UpdateTableRandomTest-output.txt 2>/dev/null | head -1 || true)
+    [ -n "$out" ] && cp "$out" "$WORK/output-$fast.txt"
     [ -n "$out" ] && grep -E "^UpdateTableRandomTest: (seed .* sequences:|engines:|the 12)|^    +[0-9]+  v|mismatch|^  [a-z].*  [0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" "$out" | head -80
     f=$(ls target/surefire-reports/TEST-*UpdateTableRandomTest.xml 2>/dev/null | head -1 || true)
     if [ -z "$f" ] || grep -q '<failure\|<error' "$f"; then
@@ -46,9 +47,9 @@ for fast in on off; do
         echo "fast path $fast: passed ($(( $(date +%s) - start )) s)"
     fi
 done
-# (SKADE_RANDOM_OUTCOMES=DIR keeps both outcome files there, and left-on.txt: the sequences
-# the C path left to PL/pgSQL, requirements and updates)
-[ -n "${SKADE_RANDOM_OUTCOMES:-}" ] && mkdir -p "$SKADE_RANDOM_OUTCOMES" && cp "$WORK"/outcomes-*.txt "$WORK"/left-on.txt "$SKADE_RANDOM_OUTCOMES/" 2>/dev/null || true
+# (SKADE_RANDOM_OUTCOMES=DIR keeps both outcome files there, the harness's output of each run
+# (a mismatch's sequence in full) and left-on.txt: the sequences the C path left to PL/pgSQL)
+[ -n "${SKADE_RANDOM_OUTCOMES:-}" ] && mkdir -p "$SKADE_RANDOM_OUTCOMES" && cp "$WORK"/outcomes-*.txt "$WORK"/output-*.txt "$WORK"/left-on.txt "$SKADE_RANDOM_OUTCOMES/" 2>/dev/null || true
 # the same sequences, the same outcomes: every refusal with the same SQLSTATE and words
 # whichever engine made it
 if [ -s "$WORK/outcomes-on.txt" ] && [ -s "$WORK/outcomes-off.txt" ]; then
