@@ -57,6 +57,8 @@
 static bool unknown_action(FastCommit *fc, JsonbValue *e);
 static bool row_lineage(FastCommit *fc, JsonbContainer *s);
 static bool add_snapshot(FastCommit *fc, JsonbContainer *u);
+static bool v1_snapshot(FastCommit *fc, JsonbContainer *s, Jsonb *snap);
+static bool added(FastCommit *fc, Jsonb *snap);
 static bool ref_checked(FastCommit *fc, JsonbContainer *u);
 static bool set_snapshot_ref(FastCommit *fc, JsonbContainer *u);
 static bool typeless_ref(FastCommit *fc, JsonbContainer *u, const char *name);
@@ -177,6 +179,8 @@ fast_result_valid(FastCommit *fc)
 		return false;
 	ts = palloc(sizeof(int64) * (n + list_length(fc->new_log) + 1));
 	if (fc->bind_changed && !fast_defaults_bind(fc))
+		return false;
+	if (fc->format_version == 1 && !fast_v1_partition_spec(fc))
 		return false;
 	for (i = 0; i < (int) fc->base->nsnapshots; i++)
 		if (snaps[i].sequence_number > fc->last_seq && !(fc->gone && fc->gone[i]))
@@ -385,7 +389,6 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 	int64		ts;
 	int64		seq;
 	int64		x;
-	FastAdded  *a;
 
 	if (!fast_jvalue(u, "snapshot", &v) || v.type != jbvBinary ||
 		!JsonContainerIsObject(v.val.binary.data))
@@ -395,7 +398,7 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 											  JsonbPGetDatum(JsonbValueToJsonb(&v))));
 	s = &snap->root;
 	if (!fast_jtype_is(s, "snapshot-id", "number") || !fast_jtype_is(s, "timestamp-ms", "number") ||
-		!fast_jtype_is(s, "manifest-list", "string") ||
+		(fc->format_version > 1 && !fast_jtype_is(s, "manifest-list", "string")) ||
 		!fast_jobject(s, "summary", &summary) || !fast_jtype_is(summary, "operation", "string"))
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].snapshot needs snapshot-id, "
 					  "timestamp-ms, manifest-list and summary.operation", fc->idx);
@@ -407,7 +410,7 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 	if (fast_jint(s, "snapshot-id", &id) != J_INT || fast_jint(s, "timestamp-ms", &ts) != J_INT ||
 		!fast_jstring(s, "manifest-list", &str) || !fast_jstring(summary, "operation", &str) ||
 		fast_jint(s, "parent-snapshot-id", &x) == J_OTHER ||
-		!fast_member_int(fc, "last-sequence-number", &x))
+		(fc->format_version > 1 && !fc->seq_set && !fast_member_int(fc, "last-sequence-number", &x)))
 		return false;
 	if (fast_jint(s, "schema-id", &x) == J_OTHER ||
 		(fast_jint(s, "schema-id", &x) == J_INT && (x < PG_INT32_MIN || x > PG_INT32_MAX)))
@@ -417,6 +420,8 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 					  " already exists", fc->idx, id);
 	if (is_gone(fc, id))
 		return false;			/* (an id this commit removed, added again: the engine's) */
+	if (fc->format_version == 1)
+		return v1_snapshot(fc, s, snap);
 	if (seq <= fc->last_seq && fast_jvalue(s, "parent-snapshot-id", &v))
 		return fast_refuse(fc, ERRCODE_T_R_SERIALIZATION_FAILURE,
 					  "Another commit came first: reload the table and retry.",
@@ -430,16 +435,43 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 	/* v3 row lineage: first-row-id not behind the table's next-row-id, which grows by added-rows */
 	if (fc->format_version == 3 && !row_lineage(fc, s))
 		return false;
-	a = palloc0(sizeof(FastAdded));
+	fc->last_seq = seq;
+	fc->seq_set = true;
+	return added(fc, snap);
+}
+
+/* a v1 table's snapshot: sequence number 0 (or none), the table's unchanged */
+static bool
+v1_snapshot(FastCommit *fc, JsonbContainer *s, Jsonb *snap)
+{
+	int64		seq;
+	JInt		j = fast_jint(s, "sequence-number", &seq);
+
+	if (j == J_OTHER)
+		return false;			/* (the engine's numeric comparison) */
+	if (j == J_INT && seq != 0)
+		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						   "updates[%d]: sequence number %s in a v1 table (it must be 0)", fc->idx,
+						   fast_jtext(s, "sequence-number"));
+	return added(fc, snap);
+}
+
+/* the snapshot (nulls stripped) added, with its L0 summary entry */
+static bool
+added(FastCommit *fc, Jsonb *snap)
+{
+	FastAdded  *a = palloc0(sizeof(FastAdded));
+	int64		ts;
+
+	(void) fast_jint(&snap->root, "timestamp-ms", &ts);
 	a->ts = ts;
-	a->text = JsonbToCString(NULL, s, VARSIZE(snap));
+	a->text = JsonbToCString(NULL, &snap->root, VARSIZE(snap));
 	/* its summary entry, read by the reader's own code */
 	SkadeParseSnapshot(a->text, strlen(a->text), fc->format_version, fc->base_location,
 					   (int) fc->base->nsnapshots + list_length(fc->adds), &a->snap,
 					   &a->op, &a->ml, &a->summary);
 	fc->adds = lappend(fc->adds, a);
 	fc->added_any = true;
-	fc->last_seq = seq;
 	fc->changes++;
 	return true;
 }
@@ -516,7 +548,9 @@ typeless_ref(FastCommit *fc, JsonbContainer *u, const char *name)
 		if (fast_jint(u, keys[i], &x) != J_INT)
 			return false;
 	}
-	if ((fc->refs && fast_jvalue(&fc->refs->root, name, &v)) ||
+	/* (a ref there with a type is not equal to it: no "unchanged" here) */
+	if ((fc->refs && fast_jvalue(&fc->refs->root, name, &v) &&
+		 !(v.type == jbvBinary && fast_jtype_is(v.val.binary.data, "type", "string"))) ||
 		fast_jint(u, "snapshot-id", &x) != J_INT || fast_snapshot_known(fc, x))
 		return false;
 	return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,

@@ -413,8 +413,7 @@ load_base(FastCommit *fc)
 		L0Fetch(&fc->route, fc->base_location, L0_WANT_SUMMARY, &r);
 		fc->base = r.summary;
 	}
-	if ((fc->base->format_version != 2 && fc->base->format_version != 3) ||
-		fc->base->table_uuid == 0)
+	if (fc->base->format_version < 1 || fc->base->format_version > 3 || fc->base->table_uuid == 0)
 		return false;
 	if (!scan_members(fc))
 		return false;
@@ -803,7 +802,7 @@ emit_document(FastCommit *fc, StringInfo out, bool refs_only)
 			continue;
 		if ((i == 0 && fc->adds == NIL && fc->ngone == 0) || (i == 1 && !fc->main_set && fc->ngone == 0) ||
 			(i == 2 && !fc->refs_changed) ||
-			(i == 3 && !fc->main_set && !fc->main_removed) || (i == 4 && !fc->added_any) ||
+			(i == 3 && !fc->main_set && !fc->main_removed) || (i == 4 && !fc->seq_set) ||
 			(i == 7 && !fc->props_changed) || (i == 8 && !fc->upgraded))
 			continue;
 		if (out->len > 1)
@@ -896,7 +895,7 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 	}
 	else if (strcmp(key, "next-row-id") == 0 && (fc->added_any || fc->upgraded) && fc->format_version == 3)
 		appendStringInfo(out, INT64_FORMAT, fc->next_row_id);
-	else if (strcmp(key, "last-sequence-number") == 0 && fc->added_any)
+	else if (strcmp(key, "last-sequence-number") == 0 && fc->seq_set)
 		appendStringInfo(out, INT64_FORMAT, fc->last_seq);
 	else if (strcmp(key, "last-updated-ms") == 0)
 		appendStringInfo(out, INT64_FORMAT, fc->now_ms);

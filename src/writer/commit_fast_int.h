@@ -27,7 +27,8 @@
  * replace: format-version, location, schemas, current-schema-id,
  * last-column-id, partition-specs, default-spec-id, last-partition-id,
  * sort-orders, default-sort-order-id, statistics, partition-statistics (12;
- * a replace transaction changes them all)
+ * a replace transaction changes them all), and v1's schema and
+ * partition-spec (14)
  */
 #define MAX_REPLACED	16
 #define FUTURE_MARGIN_MS 59000	/* PL/pgSQL refuses > now + 60 s; leave it the edge */
@@ -113,7 +114,9 @@ typedef struct FastCommit
 	List	   *added_schemas;
 	/* the added snapshots (FastAdded *), in order, less those removed again */
 	List	   *adds;
-	bool		added_any;		/* one was added: last-sequence-number, next-row-id set */
+	bool		added_any;		/* one was added: next-row-id set (v3) */
+	bool		seq_set;		/* last-sequence-number set (v2+: by an added
+								 * snapshot; an upgrade from v1 without one) */
 	int64		last_seq;
 	int64		next_row_id;	/* v3: the table's, after the added snapshots */
 	/* main moved or removed: the current snapshot, the log entries added */
@@ -176,6 +179,7 @@ extern bool fast_add_sort_order(FastCommit *fc, JsonbContainer *u);
 extern bool fast_add_spec(FastCommit *fc, JsonbContainer *u);
 extern bool fast_add_schema(FastCommit *fc, JsonbContainer *u);
 extern void fast_upgrade(FastCommit *fc, int v);
+extern bool fast_v1_partition_spec(FastCommit *fc);
 
 /* commit_require.c */
 extern bool fast_check_requirements(FastCommit *fc, Jsonb *requirements);

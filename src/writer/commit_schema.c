@@ -42,6 +42,8 @@
 #include "format/metadata_json.h"
 
 static int	schema_known(FastCommit *fc, int64 id);
+static bool v1_member(FastCommit *fc, const char *list, const char *key, int64 id, const char *field,
+					  const char *member);
 static bool current_int(FastCommit *fc, const char *key, int64 *v);
 static JsonbContainer *element_with(Jsonb *arr, const char *key, Jsonb *want, bool *unsure);
 static bool fields_bind(FastCommit *fc, JsonbContainer *schema, JsonbContainer *owner, bool is_spec);
@@ -125,12 +127,65 @@ fast_set_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *me
 		if (known < 0)
 			return false;
 		fc->current_schema_id = want;
+		/* v1 keeps the current schema whole in "schema" too */
+		if (fc->format_version == 1 && !v1_member(fc, "schemas", "schema-id", want, NULL, "schema"))
+			return false;
 	}
 	/* (an unknown spec or sort order is refused at the end, as Java's build() does) */
 	fast_replace_member(fc, member, psprintf(INT64_FORMAT, want));
 	fc->bind_changed = true;
 	fc->changes++;
 	return true;
+}
+
+/*
+ * A v1 member that repeats an element of a list (update_table's v1 steps):
+ * into member, the element of list whose key is id (its field, if given),
+ * as jsonb prints it.  false: no such element, or a list this path cannot
+ * read as the engine does.
+ */
+static bool
+v1_member(FastCommit *fc, const char *list, const char *key, int64 id, const char *field,
+		  const char *member)
+{
+	Jsonb	   *arr = fast_member_jsonb(fc, list);
+	int			n;
+	int			i;
+
+	if (arr == NULL || !JB_ROOT_IS_ARRAY(arr) || JB_ROOT_IS_SCALAR(arr))
+		return false;
+	n = JsonContainerSize(&arr->root);
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&arr->root, i);
+		JsonbValue	v;
+		Jsonb	   *j;
+		int64		x;
+
+		if (e->type != jbvBinary || fast_jint(e->val.binary.data, key, &x) != J_INT)
+			return false;
+		if (x != id)
+			continue;
+		if (field != NULL && !fast_jvalue(e->val.binary.data, field, &v))
+			return false;
+		j = JsonbValueToJsonb(field != NULL ? &v : e);
+		fast_replace_member(fc, member, JsonbToCString(NULL, &j->root, VARSIZE(j)));
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A v1 result's "partition-spec": the fields of its default spec (written
+ * by every commit that changes a v1 table, as update_table writes it).
+ */
+bool
+fast_v1_partition_spec(FastCommit *fc)
+{
+	int64		id;
+
+	return current_int(fc, "default-spec-id", &id) &&
+		v1_member(fc, "partition-specs", "spec-id", id, "fields", "partition-spec");
 }
 
 /* a member's integer as the commit has left it so far */
@@ -714,6 +769,9 @@ spec_fields(FastCommit *fc, JsonbContainer *spec, JsonbContainer *schema, JsonbP
 		else
 			fid = ++(*next_id);
 		*next_id = Max(*next_id, fid);
+		if (fc->format_version == 1 && fid != 1000 + *k)
+			return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+							   "updates[%d].spec does not use the sequential field ids v1 requires", fc->idx);
 		push_spec_field(state, f, fid);
 		(*k)++;
 	}
@@ -1189,6 +1247,9 @@ fast_upgrade(FastCommit *fc, int v)
 {
 	fast_replace_member(fc, "format-version", psprintf("%d", v));
 	fc->format_version = v;
+	/* (from v1: a last sequence number, 0 if the table had none) */
+	if (fast_member(fc, "last-sequence-number") == NULL)
+		fc->seq_set = true;
 	if (v >= 3 && fast_member(fc, "next-row-id") == NULL)
 	{
 		fc->upgraded = true;
