@@ -22,8 +22,11 @@
  *     shape it does not take (and for the inputs whose refusal it does not
  *     reproduce): the whole commit then goes to the engine.
  *   - An action records its effect in the FastCommit only (the members it
- *     replaces, the refs and properties objects, the snapshot added or
- *     removed, main's move); commit_fast.c writes the new text from that.
+ *     replaces, the refs and properties objects, the snapshots added and
+ *     removed, main's moves and their log entries); commit_fast.c writes
+ *     the new text from that.  A removal acts on the commit's state at
+ *     that point: the base's snapshots less those removed before, plus the
+ *     ones added before it.
  *     fc->changes counts changes exactly as the engine's nchanges does: 0
  *     means no new file.
  *   - All memory is the caller's ("skade update fast" or "skade group

@@ -33,11 +33,11 @@
  *     client).  The errors of writing the file and of the compare-and-swap
  *     are raised by the same C code write_table_metadata and commit_table
  *     run.
- *   - Handled: format-version 2 and 3 tables (v3: add-snapshot's row
- *     lineage as the engine's); requirements other than assert-create;
- *     every update action (commit_actions.c: at most one add-snapshot and
- *     one move of main, remove-snapshots once and not beside either), in
- *     any order, with the engine's refusals and end checks.  Members other
+ *   - Handled: format-version 1, 2 and 3 tables (v3: add-snapshot's row
+ *     lineage as the engine's; v1: its snapshots, "schema" and
+ *     "partition-spec"); every requirement (commit_require.c); every update
+ *     action (commit_actions.c), any number of them in any order, with the
+ *     engine's refusals and end checks.  Members other
  *     than snapshots, logs, refs and properties that a commit changes are
  *     replaced whole by their jsonb text (Replaced).  The result is what the PL/pgSQL
  *     engine writes, member for member (same values, same rules: Java's
@@ -48,10 +48,12 @@
  *     (guc.c) turns this path off, for verification.
  *
  * Files
- *   This file loads and scans the base, checks the requirements, rebases a
- *   stale append (with commit_rebase.c), names and emits the new file and
- *   its summary; the update actions and the checks on the whole result are
- *   in commit_actions.c; commit_fast_int.h is what the two share.
+ *   This file loads and scans the base, rebases a stale append (with
+ *   commit_rebase.c), names and emits the new file and its summary; the
+ *   requirements are checked in commit_require.c, the update actions and
+ *   the checks on the whole result are in commit_actions.c (the schema,
+ *   spec, sort-order and format actions in commit_schema.c);
+ *   commit_fast_int.h is what they share.
  *
  * Why splicing is safe
  *   The base text comes from L0 (pinned, no copy): skade's reader parsed

@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * commit_fast_int.h
- *	  What commit_fast.c (the base, requirements, the new file) and
- *	  commit_actions.c (the update actions) share: one commit on
- *	  update_table's C path, FastCommit, and the helpers both use.  Private
- *	  to those two files.
+ *	  What commit_fast.c (the base, the new file), commit_require.c (the
+ *	  requirements), commit_actions.c and commit_schema.c (the update
+ *	  actions) share: one commit on update_table's C path, FastCommit, and
+ *	  the helpers they use.  Private to those files.
  *
  * IDENTIFICATION
  *	  src/writer/commit_fast_int.h

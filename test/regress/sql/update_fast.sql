@@ -143,9 +143,9 @@ SELECT jsonb_array_length((metadata::jsonb)->'metadata-log') AS kept_versions FR
 
 -- every error identical on both paths.  A well-formed requirement that fails is
 -- raised by the C path itself (handled empty: the loser of a race holds the row
--- lock only that long), and so is an update the engine refuses while the C path
--- takes its action (handled empty); malformed requirements and the errors of
--- the actions it does not take are left to the engine (handled f)
+-- lock only that long), and so are a malformed requirement and an update the
+-- engine refuses (handled empty); values the engine reads by a cast are left
+-- to the engine (handled f)
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-table-uuid", "uuid": "00000000-0000-0000-0000-000000000000"}]', '[]');
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 14}]', '[]');
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main"}]', '[]');
@@ -217,8 +217,8 @@ SELECT * FROM pg_temp.same('uf', 'py', format('[{"type": "assert-ref-snapshot-id
      "manifest-list": "/m/snap-41.avro", "summary": {"operation": "append"}}},
     {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 41, "type": "branch"},
     {"action": "remove-properties", "removals": ["nothing"]}]', :'py_current', :'py_seq'::bigint + 1)::jsonb);
--- main moved twice in one commit stays the engine's (it trims the log of the first
--- move); the format-version property is an upgrade the C path makes
+-- main moved twice in one commit (the log of the first move trimmed); the
+-- format-version property is an upgrade the C path makes
 SELECT * FROM pg_temp.same('uf', 't', '[]',
   '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 16, "parent-snapshot-id": 15, "sequence-number": 6, "timestamp-ms": 1700000006000,
      "manifest-list": "/m/snap-16.avro", "summary": {"operation": "append"}}},
@@ -288,7 +288,7 @@ SELECT (metadata::jsonb)->>'location' AS location FROM skade.load_table('uf', 's
 SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "set-location", "location": "/tmp/skade_regress/wh/uf/st2"}]');
 SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "set-location", "location": 5}]');
 -- remove-snapshot-ref: a tag; an absent ref (no change); main (no current snapshot),
--- then main again; main removed and set in one commit (the engine's)
+-- then main again; main removed and set in one commit
 SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-snapshot-ref", "ref-name": "tg"}]');
 SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-snapshot-ref", "ref-name": "nope"}]');
 SELECT * FROM pg_temp.same('uf', 'st', '[]', '[{"action": "remove-snapshot-ref", "ref-name": "main"}, {"action": "set-properties", "updates": {"k": "v"}}]');
@@ -516,6 +516,74 @@ SELECT * FROM pg_temp.same('uf', 'rx', '[]', '[{"action": "upgrade-format-versio
     {"action": "set-statistics", "statistics": {"snapshot-id": 1, "statistics-path": "/m/1.stats", "file-size-in-bytes": 1}},
     {"action": "set-partition-statistics", "partition-statistics": {"snapshot-id": 1, "statistics-path": "/m/1.pstats", "file-size-in-bytes": 1}},
     {"action": "set-properties", "updates": {"k": "v"}}]');
+
+-- several appends and moves of main in one commit (a Java transaction of two
+-- appends): the first move's log entry goes (Java's intermediate snapshots);
+-- main moved away from an added snapshot and back; main set then removed
+SELECT skade.create_table('uf', 'mm', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}') IS NOT NULL AS created;
+SELECT * FROM pg_temp.same('uf', 'mm', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 51, "sequence-number": 1, "timestamp-ms": 1700000001000,
+     "manifest-list": "/m/snap-51.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 51, "type": "branch"},
+    {"action": "add-snapshot", "snapshot": {"snapshot-id": 52, "parent-snapshot-id": 51, "sequence-number": 2, "timestamp-ms": 1700000002000,
+     "manifest-list": "/m/snap-52.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 52, "type": "branch"}]');
+SELECT jsonb_path_query_array((metadata::jsonb)->'snapshot-log', '$[*]."snapshot-id"') AS log FROM skade.load_table('uf', 'mm');
+SELECT * FROM pg_temp.same('uf', 'mm', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 53, "parent-snapshot-id": 52, "sequence-number": 3, "timestamp-ms": 1700000003000,
+     "manifest-list": "/m/snap-53.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 53, "type": "branch"},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 51, "type": "branch"},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 53, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 'mm', '[]',
+  '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 52, "type": "branch"}, {"action": "remove-snapshot-ref", "ref-name": "main"}]');
+-- a snapshot without a sequence number (0) or not past the table's without a
+-- parent: the table's number follows it, and the end check refuses a snapshot
+-- now past it
+SELECT * FROM pg_temp.same('uf', 'mm', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 54, "timestamp-ms": 1700000004000,
+     "manifest-list": "/m/snap-54.avro", "summary": {"operation": "append"}}}]');
+SELECT * FROM pg_temp.same('uf', 'mm', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 54, "sequence-number": 3, "timestamp-ms": 1700000004000,
+     "manifest-list": "/m/snap-54.avro", "summary": {"operation": "append"}}}]');
+-- remove-snapshots beside appends: an added snapshot removed again (the table's
+-- sequence number stays where it went), the log of this commit's moves pruned
+SELECT * FROM pg_temp.same('uf', 'mm', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 55, "parent-snapshot-id": 53, "sequence-number": 4, "timestamp-ms": 1700000005000,
+     "manifest-list": "/m/snap-55.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 55, "type": "branch"},
+    {"action": "set-snapshot-ref", "ref-name": "b", "snapshot-id": 52, "type": "branch"},
+    {"action": "remove-snapshots", "snapshot-ids": [55, 51]},
+    {"action": "remove-snapshots", "snapshot-ids": [52]},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 53, "type": "branch"}]');
+SELECT (metadata::jsonb)->'last-sequence-number' AS seq, jsonb_path_query_array((metadata::jsonb)->'snapshots', '$[*]."snapshot-id"') AS snaps,
+       (metadata::jsonb)->'refs' AS refs FROM skade.load_table('uf', 'mm');
+-- a ref without a type: an unknown snapshot is refused as the engine refuses it
+SELECT * FROM pg_temp.same('uf', 'mm', '[]', '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 1}]');
+-- malformed requirements and assert-create on an existing table, in C
+SELECT * FROM pg_temp.same('uf', 'mm', '[{"type": "assert-create"}, {"type": "assert-create"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 'mm', '[1, {"type": "assert-table-uuid", "uuid": 5}]', '[]');
+SELECT * FROM pg_temp.same('uf', 'mm', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 1.5}]', '[]');
+
+-- format v1: an append (no sequence number; one is refused), a schema made current
+-- (repeated in "schema"), a spec whose field ids are not v1's (refused), then a
+-- good one made default ("partition-spec" follows), an upgrade to v2 and an append
+SELECT skade.create_table('uf', 'w1', '{"fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}', format_version => 1) IS NOT NULL AS created;
+SELECT * FROM pg_temp.same('uf', 'w1', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 61, "sequence-number": 3, "timestamp-ms": 1700000001000, "manifest-list": "/m/snap-61.avro",
+     "summary": {"operation": "append"}}}]');
+SELECT * FROM pg_temp.same('uf', 'w1', '[]',
+  '[{"action": "add-snapshot", "snapshot": {"snapshot-id": 61, "timestamp-ms": 1700000001000, "manifest-list": "/m/snap-61.avro",
+     "summary": {"operation": "append"}}}, {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 61, "type": "branch"}]');
+SELECT * FROM pg_temp.same('uf', 'w1', '[]', '[{"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"},
+      {"id": 2, "name": "d", "required": false, "type": "date"}]}}, {"action": "set-current-schema", "schema-id": -1}]');
+SELECT * FROM pg_temp.same('uf', 'w1', '[]', '[{"action": "add-spec", "spec": {"fields": [{"source-id": 2, "name": "d_day", "transform": "day", "field-id": 1005}]}}]');
+SELECT * FROM pg_temp.same('uf', 'w1', '[]', '[{"action": "add-spec", "spec": {"fields": [{"source-id": 2, "name": "d_day", "transform": "day"}]}},
+    {"action": "set-default-spec", "spec-id": -1}]');
+SELECT (metadata::jsonb)->'schema'->'schema-id' AS v1_schema, (metadata::jsonb)->'partition-spec' AS v1_spec FROM skade.load_table('uf', 'w1');
+SELECT * FROM pg_temp.same('uf', 'w1', '[]', '[{"action": "upgrade-format-version", "format-version": 2},
+    {"action": "add-snapshot", "snapshot": {"snapshot-id": 62, "parent-snapshot-id": 61, "sequence-number": 1, "timestamp-ms": 1700000002000,
+     "manifest-list": "/m/snap-62.avro", "summary": {"operation": "append"}}}, {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 62, "type": "branch"}]');
 
 -- skade.commit_stats() counts update_table's commits by the engine that applied them
 SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
