@@ -688,13 +688,21 @@ BEGIN
 END
 $f$;
 
--- update_table's fast path (commit_fast.c): the common shapes (appends, ref
--- moves, property changes on v2 and v3 tables) committed in C by splicing the base
--- text; NULL when the commit is left to update_table's engine (which then
--- raises every error); skade.update_fast_path = off disables it
+-- update_table's C path (commit_fast.c): a commit to an existing table applied
+-- in C by splicing the base text, with the engine's refusals; NULL when the
+-- commit is left to update_table's PL/pgSQL engine; skade.update_fast_path =
+-- off disables it
 CREATE FUNCTION skade.update_table_fast(namespace text, name text, base_location text,
 										requirements jsonb, updates jsonb, catalog text)
 	RETURNS text AS 'MODULE_PATHNAME', 'skade_update_table_fast' LANGUAGE C STRICT;
+
+-- ... and a staged create committed: the updates applied in C onto
+-- update_table's empty table (base, empty_table_metadata), the first file
+-- written and the table inserted as create_table_commit inserts it; NULL: the
+-- engine's
+CREATE FUNCTION skade.create_table_fast(namespace text, name text, base jsonb, updates jsonb,
+										catalog text)
+	RETURNS text AS 'MODULE_PATHNAME', 'skade_create_table_fast' LANGUAGE C STRICT;
 
 /*
  * empty_table_metadata: the table a create transaction starts from (Java's
@@ -838,6 +846,10 @@ BEGIN
 			creating := true;
 			base := skade.empty_table_metadata(namespace, name, updates, cat);
 			requirements := '[]';
+			file := skade.create_table_fast(namespace, name, base, updates, cat);
+			IF file IS NOT NULL THEN
+				RETURN file;
+			END IF;
 		ELSE
 			RAISE EXCEPTION 'table "%.%" does not exist in catalog "%"', namespace, name, cat USING ERRCODE = 'undefined_table';
 		END IF;

@@ -61,6 +61,7 @@ GRANT EXECUTE ON FUNCTION
 	skade.empty_table_metadata(text, text, jsonb, text),
 	skade.update_table(text, text, jsonb, jsonb, text),
 	skade.update_table_fast(text, text, text, jsonb, jsonb, text),
+	skade.create_table_fast(text, text, jsonb, jsonb, text),
 	skade.add_schema(jsonb, jsonb, integer, integer),
 	skade.add_snapshot(jsonb, jsonb, integer),
 	skade.set_snapshot_ref(jsonb, jsonb, integer, jsonb, bigint, integer),

@@ -126,31 +126,8 @@ insert_table(FunctionCallInfo fcinfo, const char *op)
 	char	   *name = SkadeTextArg(fcinfo, 1, "name");
 	char	   *location = SkadeTextArg(fcinfo, 2, "metadata_location");
 	const char *catalog = SkadeResolveCatalog(SkadeOptTextArg(fcinfo, 3));
-	StoreTable	existing;
-	int64		seq;
 
-	SkadeRequireShared();
-	SkadeCheckTableIdent(ns, name);
-	SkadeCheckLocation(location, "metadata_location");
-	SkadeRequireNamespace(catalog, ns);
-	if (StoreGetTable(catalog, ns, name, false, &existing))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNIQUE_VIOLATION),
-				 errmsg("%s \"%s.%s\" already exists in catalog \"%s\"",
-						existing.is_view ? "view" : "table", ns, name, catalog)));
-
-	SkadeOpBegin(op);
-	PG_TRY();
-	{
-		StoreInsertTable(catalog, ns, name, location);
-		seq = SkadeOpLastSeq();
-	}
-	PG_FINALLY();
-	{
-		SkadeOpEnd();
-	}
-	PG_END_TRY();
-	PG_RETURN_INT64(seq);
+	PG_RETURN_INT64(SkadeInsertTable(catalog, ns, name, location, op));
 }
 
 /*

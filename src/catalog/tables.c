@@ -109,6 +109,43 @@ SkadeCommitTable(const char *catalog, const char *ns, const char *name,
 }
 
 /*
+ * SkadeInsertTable
+ *		A new table's pointer (register_table, create_table_commit, the C
+ *		path's creates), logged as op; returns the seq.  The namespace must
+ *		exist; a table or view of that name is a unique violation.
+ */
+int64
+SkadeInsertTable(const char *catalog, const char *ns, const char *name,
+				 const char *location, const char *op)
+{
+	StoreTable	existing;
+	int64		seq;
+
+	SkadeRequireShared();
+	SkadeCheckTableIdent(ns, name);
+	SkadeCheckLocation(location, "metadata_location");
+	SkadeRequireNamespace(catalog, ns);
+	if (StoreGetTable(catalog, ns, name, false, &existing))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("%s \"%s.%s\" already exists in catalog \"%s\"",
+						existing.is_view ? "view" : "table", ns, name, catalog)));
+
+	SkadeOpBegin(op);
+	PG_TRY();
+	{
+		StoreInsertTable(catalog, ns, name, location);
+		seq = SkadeOpLastSeq();
+	}
+	PG_FINALLY();
+	{
+		SkadeOpEnd();
+	}
+	PG_END_TRY();
+	return seq;
+}
+
+/*
  * SkadeCasTable
  *		Compare-and-swap one table's pointer; returns the commit-log seq.
  */

@@ -23,6 +23,8 @@ extern const char *SkadeRequireMetadataLocation(const char *ns, const char *name
 												const StoreTable *t);
 extern int64 SkadeCommitTable(const char *catalog, const char *ns, const char *name,
 							  const char *expected, const char *location);
+extern int64 SkadeInsertTable(const char *catalog, const char *ns, const char *name,
+							  const char *location, const char *op);
 extern int64 SkadeCasTable(const char *catalog, const char *ns, const char *name,
 						   const char *expected, const char *location);
 extern void SkadeRequireNamespace(const char *catalog, const char *ns);

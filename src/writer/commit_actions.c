@@ -158,11 +158,13 @@ fast_apply_updates(FastCommit *fc, Jsonb *updates)
 
 /*
  * The checks update_table makes on a result that changed (Java's build()),
- * in the engine's order, refused as it refuses them: the defaults and their
- * binding when this commit changed one of them, no snapshot's sequence
- * number past the table's, the new snapshot log in order (no entry more
- * than a minute before the one above it, the new entry included, what a
- * removal kept) and not more than a minute ahead of now.  (Not checked
+ * in the engine's order, refused as it refuses them, after the log of
+ * replaced moves of main is trimmed: the defaults and their binding when
+ * this commit changed one of them (a create: always), v1's partition-spec,
+ * no snapshot's sequence number past the table's, the new snapshot log in
+ * order (no entry more than a minute before the one above it, the new
+ * entries included, what removals kept) and not more than a minute ahead
+ * of now.  (Not checked
  * here: that the base's own defaults bind, when the commit changes none of
  * them; a base that fails it was written so by another client.)
  */

@@ -111,6 +111,7 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
+#include "catalog/commit_log.h"
 #include "catalog/tables.h"
 #include "writer/commit_fast.h"
 #include "writer/commit_fast_int.h"
@@ -124,6 +125,7 @@
 #include "util/shmem.h"
 
 PG_FUNCTION_INFO_V1(skade_update_table_fast);
+PG_FUNCTION_INFO_V1(skade_create_table_fast);
 
 
 
@@ -154,6 +156,7 @@ static char *fast_commit(FastCommit *fc, const char *ns, const char *name, const
 static FastApply fast_apply(FastCommit *fc, const char *catalog, const char *ns,
 							Jsonb *requirements, Jsonb *updates, SkadeMeta **result);
 static bool load_base(FastCommit *fc);
+static bool empty_base(FastCommit *fc);
 static bool scan_members(FastCommit *fc);
 static const char *skip_ws(const char *p, const char *end);
 static const char *skip_string(const char *p, const char *end);
@@ -209,6 +212,96 @@ skade_update_table_fast(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(result));
 }
 
+/*
+ * skade.create_table_fast(namespace, name, base, updates, catalog)
+ *		-> the new table's first metadata location, or NULL when
+ *		update_table's engine makes the create
+ *
+ * A staged create committed (assert-create, a REST create transaction):
+ * update_table hands its empty table (skade.empty_table_metadata(), which
+ * checked the namespace, the name and the location) and the updates; they
+ * are applied as onto any base, with the engine's end checks always made,
+ * and the first file (no metadata-log) is written and the table inserted
+ * as create_table_commit inserts it.  Granted as update_table_fast.
+ */
+Datum
+skade_create_table_fast(PG_FUNCTION_ARGS)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext cxt;
+	FastCommit *fc;
+	char	   *result;
+
+	if (!skade_update_fast_path || skade_shared == NULL || XactReadOnly)
+	{
+		if (skade_shared)
+			pg_atomic_fetch_add_u64(&skade_shared->update_engine, 1);
+		PG_RETURN_NULL();
+	}
+	cxt = AllocSetContextCreate(caller, "skade update fast", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(cxt);
+	fc = palloc0(sizeof(FastCommit));
+	fc->create_base = PG_GETARG_JSONB_P(2);
+	fc->now_ms = GetCurrentTimestamp() / 1000 +
+		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
+	result = fast_commit(fc, TextDatumGetCString(PG_GETARG_DATUM(0)),
+						 TextDatumGetCString(PG_GETARG_DATUM(1)),
+						 TextDatumGetCString(PG_GETARG_DATUM(4)),
+						 DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("[]"))),
+						 PG_GETARG_JSONB_P(3));
+	MemoryContextSwitchTo(caller);
+	if (result)
+		result = pstrdup(result);
+	MemoryContextDelete(cxt);
+	pg_atomic_fetch_add_u64(result ? &skade_shared->update_c : &skade_shared->update_engine, 1);
+	if (result == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(result));
+}
+
+/*
+ * The base of a create: update_table's empty table as text, and its
+ * summary made here (the reader's parse wants a current schema it does not
+ * have yet).  Messages name the table's metadata folder.
+ */
+static bool
+empty_base(FastCommit *fc)
+{
+	JsonbContainer *b = &fc->create_base->root;
+	SkadeMeta	hdr;
+	SkadeMetaParts parts;
+	char	   *uuid;
+	char	   *location;
+	int64		fv;
+	int64		ts;
+
+	if (!JB_ROOT_IS_OBJECT(fc->create_base) || fast_jint(b, "format-version", &fv) != J_INT ||
+		fv < 1 || fv > 3 || !fast_jstring(b, "table-uuid", &uuid) ||
+		!fast_jstring(b, "location", &location) || fast_jint(b, "last-updated-ms", &ts) != J_INT)
+		return false;
+	fc->text = JsonbToCString(NULL, b, VARSIZE(fc->create_base));
+	fc->len = strlen(fc->text);
+	fc->base_location = psprintf("%s/metadata", location);
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.format_version = (int32) fv;
+	hdr.current_schema_id = -1;
+	hdr.current_snapshot_id = SKADE_NO_SNAPSHOT;
+	hdr.last_updated_ms = ts;
+	memset(&parts, 0, sizeof(parts));
+	parts.hdr = &hdr;
+	parts.location = fc->base_location;
+	parts.table_uuid = uuid;
+	parts.table_location = location;
+	parts.current_schema = "{}";
+	parts.partition_specs = "[]";
+	parts.text = fc->text;
+	parts.text_len = fc->len;
+	fc->base = SkadeMetaAssemble(&parts);
+	/* (Java's build() checks the defaults of a new table whatever the updates did) */
+	fc->bind_changed = true;
+	return true;
+}
+
 /* The whole commit; NULL (nothing written) when it is not ours to make. */
 static char *
 fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalog,
@@ -233,7 +326,10 @@ fast_commit(FastCommit *fc, const char *ns, const char *name, const char *catalo
 								   ((char *) meta) + meta->json_off + VARHDRSZ,
 								   meta->json_len, fc->gzip);
 	L0Seed(fc->location, meta, real_path);
-	SkadeCommitTable(catalog, ns, name, fc->base_location, fc->location);
+	if (fc->create_base)
+		SkadeInsertTable(catalog, ns, name, fc->location, SKADE_OP_CREATE);
+	else
+		SkadeCommitTable(catalog, ns, name, fc->base_location, fc->location);
 	if (fc->rebase)
 		pg_atomic_fetch_add_u64(&skade_shared->rebased, 1);
 	return fc->location;
@@ -259,14 +355,18 @@ fast_apply(FastCommit *fc, const char *catalog, const char *ns, Jsonb *requireme
 	/* a stale branch: rebased, or its failure (the engine's first error) */
 	if (fc->stale_msg && (updates = rebase_updates(fc, updates)) == NULL)
 		fast_requirement_failed(fc, NULL);
-	/* (a commit that changes nothing writes nothing and is not checked whole) */
-	if (!fast_apply_updates(fc, updates) || (fc->changes > 0 && !fast_result_valid(fc)))
+	/*
+	 * (a commit that changes nothing writes nothing and is not checked whole;
+	 * a create writes, and one without a current schema is the engine's)
+	 */
+	if (!fast_apply_updates(fc, updates) || (fc->create_base && fc->current_schema_id < 0) ||
+		((fc->changes > 0 || fc->create_base) && !fast_result_valid(fc)))
 	{
 		if (fc->stale_msg)
 			fast_requirement_failed(fc, NULL);
 		return FAST_NOT_OURS;
 	}
-	if (fc->changes == 0)
+	if (fc->changes == 0 && !fc->create_base)
 		return FAST_NO_CHANGE;
 	if (fc->location == NULL && !new_location(fc))
 		return FAST_NOT_OURS;
@@ -405,6 +505,11 @@ load_base(FastCommit *fc)
 		fc->base = (SkadeMeta *) fc->head;
 		fc->text = ((const char *) fc->head) + fc->head->json_off + VARHDRSZ;
 		fc->len = fc->head->json_len;
+	}
+	else if (fc->create_base)
+	{
+		if (!empty_base(fc))
+			return false;
 	}
 	else
 	{
@@ -730,7 +835,7 @@ rebase_updates(FastCommit *fc, Jsonb *updates)
 static bool
 new_location(FastCommit *fc)
 {
-	const char *last = strrchr(fc->base_location, '/');
+	const char *last = fc->create_base ? NULL : strrchr(fc->base_location, '/');
 	const char *props[3] = {"write.metadata.previous-versions-max", "write.metadata.path",
 	"write.metadata.compression-codec"};
 	char	   *val[3] = {NULL, NULL, NULL};
@@ -768,7 +873,7 @@ new_location(FastCommit *fc)
 		fc->gzip = fc->chain_gzip;
 		return true;
 	}
-	fc->location = SkadeNextMetadataLocation(fc->base_location,
+	fc->location = SkadeNextMetadataLocation(fc->create_base ? NULL : fc->base_location,
 											 fc->table_location ? fc->table_location :
 											 SkadeMetaStr(fc->base, fc->base->table_location),
 											 val[1], val[2], &fc->gzip);
@@ -906,6 +1011,12 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 		/* the base's entries and the base itself, the newest maxlog of them */
 		int			n = m ? m->nelems : 0;
 
+		if (fc->create_base)
+		{
+			/* a new table's first file */
+			appendStringInfoString(out, "[]");
+			return;
+		}
 		if (fc->head)
 		{
 			/* a group's head was never written: the log is the group's base's */

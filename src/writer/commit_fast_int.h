@@ -149,6 +149,8 @@ typedef struct FastCommit
 	int64		stale_have;		/* where it is */
 	char	   *stale_msg;		/* the failure, raised if no rebase */
 	SkadeRebase *rebase;
+	/* a create (skade.create_table_fast): the base is update_table's empty table */
+	Jsonb	   *create_base;	/* NULL: the base is the table's file */
 	/* a step of a group (SkadeFastChain): the base is the chain's head, never written */
 	const SkadeMeta *head;		/* NULL: the base is in L0 */
 	const char *chain_location; /* the group's new file (NULL: not chosen yet) */

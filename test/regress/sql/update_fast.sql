@@ -585,6 +585,89 @@ SELECT * FROM pg_temp.same('uf', 'w1', '[]', '[{"action": "upgrade-format-versio
     {"action": "add-snapshot", "snapshot": {"snapshot-id": 62, "parent-snapshot-id": 61, "sequence-number": 1, "timestamp-ms": 1700000002000,
      "manifest-list": "/m/snap-62.avro", "summary": {"operation": "append"}}}, {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 62, "type": "branch"}]');
 
+-- staged creates (assert-create on a table that does not exist, as a REST
+-- create transaction commits them): the updates applied onto update_table's
+-- empty table by the engine (rolled back) and by the C path (kept), the same
+-- table (or the same error); "handled": the C path made it (commit_stats)
+CREATE FUNCTION pg_temp.same_create(ns text, t text, upd_in jsonb, OUT handled boolean, OUT outcome text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	upd jsonb := pg_temp.stamp(upd_in);
+	req jsonb := '[{"type": "assert-create"}]';
+	slow jsonb;
+	fast jsonb;
+	e_slow text;
+	e_fast text;
+	c0 bigint;
+BEGIN
+	BEGIN
+		PERFORM set_config('skade.update_fast_path', 'off', true);
+		PERFORM skade.update_table(ns, t, req, upd);
+		slow := pg_temp.state(ns, t);
+		RAISE EXCEPTION 'undo' USING ERRCODE = 'P0099';
+	EXCEPTION WHEN OTHERS THEN
+		IF SQLSTATE <> 'P0099' THEN e_slow := pg_temp.msg(SQLSTATE, SQLERRM); END IF;
+	END;
+	c0 := (SELECT update_c FROM skade.commit_stats());
+	BEGIN
+		PERFORM skade.update_table(ns, t, req, upd);
+		fast := pg_temp.state(ns, t);
+		PERFORM skade.cache_reset();
+		IF pg_temp.state(ns, t) IS DISTINCT FROM fast THEN
+			e_fast := 'REREAD DIFFERS';
+		END IF;
+	EXCEPTION WHEN OTHERS THEN
+		e_fast := pg_temp.msg(SQLSTATE, SQLERRM);
+	END;
+	handled := (SELECT update_c FROM skade.commit_stats()) > c0;
+	outcome := CASE
+		WHEN e_slow IS NOT NULL OR e_fast IS NOT NULL THEN
+			CASE WHEN e_slow IS NOT DISTINCT FROM e_fast THEN e_slow
+				 ELSE format('ERRORS DIFFER: %s / %s', e_slow, e_fast) END
+		WHEN slow = fast THEN 'same: ' || (fast->>'file')
+		ELSE format('DIFFER: slow %s fast %s', slow, fast) END;
+END $$;
+-- as Java's create transaction sends it: the empty table's uuid, format, schema,
+-- spec, order, location and properties, made current with -1
+SELECT * FROM pg_temp.same_create('uf', 'cr', '[{"action": "assign-uuid", "uuid": "0e2d6f7c-4a5b-4c3d-8e9f-a0b1c2d3e4f5"},
+    {"action": "upgrade-format-version", "format-version": 2},
+    {"action": "add-schema", "schema": {"type": "struct", "schema-id": 0, "fields": [{"id": 1, "name": "id", "required": true, "type": "long"},
+      {"id": 2, "name": "ts", "required": false, "type": "timestamptz"}]}, "last-column-id": 2},
+    {"action": "set-current-schema", "schema-id": -1},
+    {"action": "add-spec", "spec": {"spec-id": 0, "fields": [{"source-id": 2, "field-id": 1000, "name": "ts_day", "transform": "day"}]}},
+    {"action": "set-default-spec", "spec-id": -1},
+    {"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}},
+    {"action": "set-default-sort-order", "sort-order-id": -1},
+    {"action": "set-location", "location": "/tmp/skade_regress/wh/uf/cr"},
+    {"action": "set-properties", "updates": {"owner": "ana", "write.metadata.compression-codec": "gzip"}}]');
+SELECT op, metadata_location ~ '/uf/cr/metadata/00000-[-0-9a-f]{36}[.]gz[.]metadata[.]json$' AS first_file
+  FROM skade.commit_log WHERE table_namespace = 'uf' AND table_name = 'cr' ORDER BY seq;
+SELECT * FROM pg_temp.same('uf', 'cr', '[]', '[{"action": "set-properties", "updates": {"next": "commit"}}]');
+-- v3 with an append in the same commit; v1; a create the engine refuses, and one
+-- without a current schema (the engine's)
+SELECT * FROM pg_temp.same_create('uf', 'cr3', '[{"action": "assign-uuid", "uuid": "1e2d6f7c-4a5b-4c3d-8e9f-a0b1c2d3e4f5"},
+    {"action": "upgrade-format-version", "format-version": 3},
+    {"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}},
+    {"action": "set-current-schema", "schema-id": -1}, {"action": "add-spec", "spec": {"fields": []}}, {"action": "set-default-spec", "spec-id": -1},
+    {"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}}, {"action": "set-default-sort-order", "sort-order-id": -1},
+    {"action": "add-snapshot", "snapshot": {"snapshot-id": 71, "sequence-number": 1, "timestamp-ms": 1700000001000, "manifest-list": "/m/snap-71.avro",
+     "summary": {"operation": "append"}, "first-row-id": 0, "added-rows": 10}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 71, "type": "branch"}]');
+SELECT * FROM pg_temp.same_create('uf', 'cr1', '[{"action": "assign-uuid", "uuid": "2e2d6f7c-4a5b-4c3d-8e9f-a0b1c2d3e4f5"},
+    {"action": "upgrade-format-version", "format-version": 1},
+    {"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}},
+    {"action": "set-current-schema", "schema-id": -1}, {"action": "add-spec", "spec": {"fields": [{"source-id": 1, "name": "id_b", "transform": "bucket[4]"}]}},
+    {"action": "set-default-spec", "spec-id": -1}, {"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}},
+    {"action": "set-default-sort-order", "sort-order-id": -1}]');
+SELECT * FROM pg_temp.same_create('uf', 'crx', '[{"action": "assign-uuid", "uuid": "3e2d6f7c-4a5b-4c3d-8e9f-a0b1c2d3e4f5"},
+    {"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}},
+    {"action": "set-current-schema", "schema-id": -1}, {"action": "add-spec", "spec": {"fields": [{"source-id": 9, "name": "x", "transform": "identity"}]}}]');
+SELECT * FROM pg_temp.same_create('uf', 'crx', '[{"action": "assign-uuid", "uuid": "3e2d6f7c-4a5b-4c3d-8e9f-a0b1c2d3e4f5"},
+    {"action": "add-schema", "schema": {"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]}},
+    {"action": "set-current-schema", "schema-id": -1}]');
+SELECT * FROM pg_temp.same_create('uf', 'crx', '[{"action": "assign-uuid", "uuid": "3e2d6f7c-4a5b-4c3d-8e9f-a0b1c2d3e4f5"},
+    {"action": "add-spec", "spec": {"fields": []}}, {"action": "set-default-spec", "spec-id": -1}]');
+
 -- skade.commit_stats() counts update_table's commits by the engine that applied them
 SELECT update_c AS c0, update_plpgsql AS p0 FROM skade.commit_stats() \gset
 SELECT skade.update_table('uf', 'st', '[]', '[{"action": "set-properties", "updates": {"k": "v2"}}]') IS NOT NULL AS committed;
