@@ -11,7 +11,7 @@ CREATE FUNCTION skade.create_table_fast(namespace text, name text, base jsonb, u
 										catalog text)
 	RETURNS text AS 'MODULE_PATHNAME', 'skade_create_table_fast' LANGUAGE C STRICT;
 REVOKE ALL ON FUNCTION skade.create_table_fast(text, text, jsonb, jsonb, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION skade.create_table_fast(text, text, jsonb, jsonb, text) TO skade_writer;
+GRANT EXECUTE ON FUNCTION skade.create_table_fast(text, text, jsonb, jsonb, text) TO skade_writer, skade_user;
 
 CREATE OR REPLACE FUNCTION skade.update_table(namespace text, name text, requirements jsonb DEFAULT '[]',
 								   updates jsonb DEFAULT '[]', catalog text DEFAULT NULL)
