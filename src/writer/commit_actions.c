@@ -77,6 +77,7 @@ static bool numeric_id(JsonbValue *v, int64 *id);
 static int	cmp_int64(const void *a, const void *b);
 static bool is_gone(FastCommit *fc, int64 id);
 static bool gone_now(FastCommit *fc, int64 id);
+static void ungone(FastCommit *fc, int64 id);
 static bool survives(FastCommit *fc, JsonbContainer *obj);
 static bool drop_gone_statistics(FastCommit *fc, const char *list);
 static void drop_gone_refs(FastCommit *fc);
@@ -423,8 +424,8 @@ add_snapshot(FastCommit *fc, JsonbContainer *u)
 	if (fast_snapshot_known(fc, id))
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d]: snapshot " INT64_FORMAT
 					  " already exists", fc->idx, id);
-	if (is_gone(fc, id))
-		return false;			/* (an id this commit removed, added again: the engine's) */
+	/* (an id this commit removed may be added again: it is the table's then) */
+	ungone(fc, id);
 	if (fc->format_version == 1)
 		return v1_snapshot(fc, s, snap);
 	if (seq <= fc->last_seq && fast_jvalue(s, "parent-snapshot-id", &v))
@@ -900,6 +901,19 @@ is_gone(FastCommit *fc, int64 id)
 {
 	return fc->ngone > 0 &&
 		bsearch(&id, fc->gone_ids, fc->ngone, sizeof(int64), cmp_int64) != NULL;
+}
+
+/* an id removed earlier in this commit, added again: no longer removed */
+static void
+ungone(FastCommit *fc, int64 id)
+{
+	int64	   *at = fc->ngone > 0 ?
+		bsearch(&id, fc->gone_ids, fc->ngone, sizeof(int64), cmp_int64) : NULL;
+
+	if (at == NULL)
+		return;
+	memmove(at, at + 1, sizeof(int64) * (fc->ngone - (at - fc->gone_ids) - 1));
+	fc->ngone--;
 }
 
 /* removed by the removal being applied? */

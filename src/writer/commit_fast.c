@@ -907,7 +907,8 @@ emit_document(FastCommit *fc, StringInfo out, bool refs_only)
 	{
 		if (fast_member(fc, added[i]) != NULL)
 			continue;
-		if ((i == 0 && fc->adds == NIL && fc->ngone == 0) || (i == 1 && !fc->main_set && fc->ngone == 0) ||
+		if ((i == 0 && fc->adds == NIL && fc->log_keep == NULL) ||
+			(i == 1 && !fc->main_set && fc->log_keep == NULL) ||
 			(i == 2 && !fc->refs_changed) ||
 			(i == 3 && !fc->main_set && !fc->main_removed) || (i == 4 && !fc->seq_set) ||
 			(i == 7 && !fc->props_changed) || (i == 8 && !fc->upgraded))
@@ -940,7 +941,7 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 	appendStringInfoString(out, ": ");
 	if (fast_replaced(fc, key) != NULL)
 		appendStringInfoString(out, fast_replaced(fc, key));
-	else if (strcmp(key, "snapshots") == 0 && (fc->adds != NIL || refs_only || fc->ngone > 0))
+	else if (strcmp(key, "snapshots") == 0 && (fc->adds != NIL || refs_only || fc->log_keep != NULL))
 	{
 		const SkadeMetaSnapshot *s = SkadeMetaSnapshots(fc->base);
 
@@ -964,7 +965,7 @@ emit_member(FastCommit *fc, StringInfo out, const char *key, bool refs_only)
 		}
 		appendStringInfoChar(out, ']');
 	}
-	else if (strcmp(key, "snapshot-log") == 0 && (fc->ngone > 0 || fc->main_set))
+	else if (strcmp(key, "snapshot-log") == 0 && (fc->log_keep != NULL || fc->main_set))
 	{
 		/* the base's entries (what removals kept), the moves' (whole in the refs variant too) */
 		int			n = fc->log_keep ? fc->nlog_keep : (m ? m->nelems : 0);

@@ -558,6 +558,11 @@ SELECT * FROM pg_temp.same('uf', 'mm', '[]',
     {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 53, "type": "branch"}]');
 SELECT (metadata::jsonb)->'last-sequence-number' AS seq, jsonb_path_query_array((metadata::jsonb)->'snapshots', '$[*]."snapshot-id"') AS snaps,
        (metadata::jsonb)->'refs' AS refs FROM skade.load_table('uf', 'mm');
+-- a snapshot removed and added again in one commit is the table's again
+SELECT * FROM pg_temp.same('uf', 'mm', '[]',
+  '[{"action": "remove-snapshots", "snapshot-ids": [54]}, {"action": "add-snapshot", "snapshot": {"snapshot-id": 54, "parent-snapshot-id": 53,
+     "sequence-number": 5, "timestamp-ms": 1700000006000, "manifest-list": "/m/snap-54b.avro", "summary": {"operation": "append"}}},
+    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 54, "type": "branch"}]');
 -- a ref without a type: an unknown snapshot is refused as the engine refuses it
 SELECT * FROM pg_temp.same('uf', 'mm', '[]', '[{"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 1}]');
 -- malformed requirements and assert-create on an existing table, in C
