@@ -33,6 +33,12 @@
  *     client).  The errors of writing the file and of the compare-and-swap
  *     are raised by the same C code write_table_metadata and commit_table
  *     run.
+ *   - A staged create (assert-create on a table that does not exist) comes
+ *     as skade.create_table_fast() with update_table's empty table as its
+ *     base: the same code applies its updates, always checks the defaults
+ *     as Java's build() does, writes the first file (no metadata-log) and
+ *     inserts the table (SkadeInsertTable); one without a current schema
+ *     is left to the engine.
  *   - Handled: format-version 1, 2 and 3 tables (v3: add-snapshot's row
  *     lineage as the engine's; v1: its snapshots, "schema" and
  *     "partition-spec"); every requirement (commit_require.c); every update
@@ -157,6 +163,7 @@ static FastApply fast_apply(FastCommit *fc, const char *catalog, const char *ns,
 							Jsonb *requirements, Jsonb *updates, SkadeMeta **result);
 static bool load_base(FastCommit *fc);
 static bool empty_base(FastCommit *fc);
+static Datum fast_call(FunctionCallInfo fcinfo, bool create);
 static bool scan_members(FastCommit *fc);
 static const char *skip_ws(const char *p, const char *end);
 static const char *skip_string(const char *p, const char *end);
@@ -180,36 +187,7 @@ static int	new_refs(FastCommit *fc, SkadeMetaRef **refs, const char ***names);
 Datum
 skade_update_table_fast(PG_FUNCTION_ARGS)
 {
-	MemoryContext caller = CurrentMemoryContext;
-	MemoryContext cxt;
-	FastCommit *fc;
-	char	   *result;
-
-	if (!skade_update_fast_path || skade_shared == NULL || XactReadOnly)
-	{
-		if (skade_shared)
-			pg_atomic_fetch_add_u64(&skade_shared->update_engine, 1);
-		PG_RETURN_NULL();
-	}
-	cxt = AllocSetContextCreate(caller, "skade update fast", ALLOCSET_DEFAULT_SIZES);
-	MemoryContextSwitchTo(cxt);
-	fc = palloc0(sizeof(FastCommit));
-	fc->base_location = TextDatumGetCString(PG_GETARG_DATUM(2));
-	/* clock_timestamp() in ms, as update_table's now_ms */
-	fc->now_ms = GetCurrentTimestamp() / 1000 +
-		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
-	result = fast_commit(fc, TextDatumGetCString(PG_GETARG_DATUM(0)),
-						 TextDatumGetCString(PG_GETARG_DATUM(1)),
-						 TextDatumGetCString(PG_GETARG_DATUM(5)),
-						 PG_GETARG_JSONB_P(3), PG_GETARG_JSONB_P(4));
-	MemoryContextSwitchTo(caller);
-	if (result)
-		result = pstrdup(result);
-	MemoryContextDelete(cxt);
-	pg_atomic_fetch_add_u64(result ? &skade_shared->update_c : &skade_shared->update_engine, 1);
-	if (result == NULL)
-		PG_RETURN_NULL();
-	PG_RETURN_TEXT_P(cstring_to_text(result));
+	return fast_call(fcinfo, false);
 }
 
 /*
@@ -227,6 +205,13 @@ skade_update_table_fast(PG_FUNCTION_ARGS)
 Datum
 skade_create_table_fast(PG_FUNCTION_ARGS)
 {
+	return fast_call(fcinfo, true);
+}
+
+/* either function: the commit in its own context, counted by the engine that makes it */
+static Datum
+fast_call(FunctionCallInfo fcinfo, bool create)
+{
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext cxt;
 	FastCommit *fc;
@@ -241,14 +226,19 @@ skade_create_table_fast(PG_FUNCTION_ARGS)
 	cxt = AllocSetContextCreate(caller, "skade update fast", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(cxt);
 	fc = palloc0(sizeof(FastCommit));
-	fc->create_base = PG_GETARG_JSONB_P(2);
+	if (create)
+		fc->create_base = PG_GETARG_JSONB_P(2);
+	else
+		fc->base_location = TextDatumGetCString(PG_GETARG_DATUM(2));
+	/* clock_timestamp() in ms, as update_table's now_ms */
 	fc->now_ms = GetCurrentTimestamp() / 1000 +
 		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
 	result = fast_commit(fc, TextDatumGetCString(PG_GETARG_DATUM(0)),
 						 TextDatumGetCString(PG_GETARG_DATUM(1)),
-						 TextDatumGetCString(PG_GETARG_DATUM(4)),
-						 DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("[]"))),
-						 PG_GETARG_JSONB_P(3));
+						 TextDatumGetCString(PG_GETARG_DATUM(create ? 4 : 5)),
+						 create ? DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("[]"))) :
+						 PG_GETARG_JSONB_P(3),
+						 PG_GETARG_JSONB_P(create ? 3 : 4));
 	MemoryContextSwitchTo(caller);
 	if (result)
 		result = pstrdup(result);
