@@ -107,47 +107,48 @@ fast_apply_updates(FastCommit *fc, Jsonb *updates)
 		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data) ||
 			!fast_jstring(u = e->val.binary.data, "action", &action))
 			return unknown_action(fc, e);
-		if (pg_strcasecmp(action, "add-snapshot") == 0)
+		action = fast_lower(action);
+		if (strcmp(action, "add-snapshot") == 0)
 			ok = add_snapshot(fc, u);
-		else if (pg_strcasecmp(action, "set-snapshot-ref") == 0)
+		else if (strcmp(action, "set-snapshot-ref") == 0)
 			ok = set_snapshot_ref(fc, u);
-		else if (pg_strcasecmp(action, "set-properties") == 0)
+		else if (strcmp(action, "set-properties") == 0)
 			ok = set_properties(fc, u);
-		else if (pg_strcasecmp(action, "remove-properties") == 0)
+		else if (strcmp(action, "remove-properties") == 0)
 			ok = remove_properties(fc, u);
-		else if (pg_strcasecmp(action, "remove-snapshot-ref") == 0)
+		else if (strcmp(action, "remove-snapshot-ref") == 0)
 			ok = remove_snapshot_ref(fc, u);
-		else if (pg_strcasecmp(action, "remove-snapshots") == 0)
+		else if (strcmp(action, "remove-snapshots") == 0)
 			ok = remove_snapshots(fc, u);
-		else if (pg_strcasecmp(action, "remove-partition-specs") == 0)
+		else if (strcmp(action, "remove-partition-specs") == 0)
 			ok = remove_ids(fc, u, "spec-ids", "partition-specs", "spec-id", "default-spec-id");
-		else if (pg_strcasecmp(action, "remove-schemas") == 0)
+		else if (strcmp(action, "remove-schemas") == 0)
 			ok = remove_ids(fc, u, "schema-ids", "schemas", "schema-id", "current-schema-id");
-		else if (pg_strcasecmp(action, "set-location") == 0)
+		else if (strcmp(action, "set-location") == 0)
 			ok = set_location(fc, u);
-		else if (pg_strcasecmp(action, "set-statistics") == 0)
+		else if (strcmp(action, "set-statistics") == 0)
 			ok = set_statistics(fc, u, "statistics", "statistics");
-		else if (pg_strcasecmp(action, "set-partition-statistics") == 0)
+		else if (strcmp(action, "set-partition-statistics") == 0)
 			ok = set_statistics(fc, u, "partition-statistics", "partition-statistics");
-		else if (pg_strcasecmp(action, "remove-statistics") == 0)
+		else if (strcmp(action, "remove-statistics") == 0)
 			ok = remove_statistics(fc, u, "statistics");
-		else if (pg_strcasecmp(action, "remove-partition-statistics") == 0)
+		else if (strcmp(action, "remove-partition-statistics") == 0)
 			ok = remove_statistics(fc, u, "partition-statistics");
-		else if (pg_strcasecmp(action, "set-current-schema") == 0)
+		else if (strcmp(action, "set-current-schema") == 0)
 			ok = fast_set_id(fc, u, "schema-id", "current-schema-id");
-		else if (pg_strcasecmp(action, "set-default-spec") == 0)
+		else if (strcmp(action, "set-default-spec") == 0)
 			ok = fast_set_id(fc, u, "spec-id", "default-spec-id");
-		else if (pg_strcasecmp(action, "set-default-sort-order") == 0)
+		else if (strcmp(action, "set-default-sort-order") == 0)
 			ok = fast_set_id(fc, u, "sort-order-id", "default-sort-order-id");
-		else if (pg_strcasecmp(action, "upgrade-format-version") == 0)
+		else if (strcmp(action, "upgrade-format-version") == 0)
 			ok = fast_set_id(fc, u, "format-version", "format-version");
-		else if (pg_strcasecmp(action, "assign-uuid") == 0)
+		else if (strcmp(action, "assign-uuid") == 0)
 			ok = same_uuid(fc, u);
-		else if (pg_strcasecmp(action, "add-sort-order") == 0)
+		else if (strcmp(action, "add-sort-order") == 0)
 			ok = fast_add_sort_order(fc, u);
-		else if (pg_strcasecmp(action, "add-spec") == 0)
+		else if (strcmp(action, "add-spec") == 0)
 			ok = fast_add_spec(fc, u);
-		else if (pg_strcasecmp(action, "add-schema") == 0)
+		else if (strcmp(action, "add-schema") == 0)
 			ok = fast_add_schema(fc, u);
 		else
 			ok = unknown_action(fc, e);
@@ -321,8 +322,8 @@ unknown_action(FastCommit *fc, JsonbValue *e)
 	char	   *text = u ? fast_jtext(u, "action") : NULL;
 
 	if (u && fast_jstring(u, "action", &action) &&
-		(pg_strcasecmp(action, "add-encryption-key") == 0 ||
-		 pg_strcasecmp(action, "remove-encryption-key") == 0))
+		(strcmp(fast_lower(action), "add-encryption-key") == 0 ||
+		 strcmp(fast_lower(action), "remove-encryption-key") == 0))
 	{
 		if (fc->stale_msg)
 			return false;
@@ -333,8 +334,6 @@ unknown_action(FastCommit *fc, JsonbValue *e)
 				 errdetail("skade does not manage table encryption keys.")));
 	}
 	/* (an action that is no string, printed as jsonb prints it; an unknown string likewise) */
-	if (u && fast_jstring(u, "action", &action) && !pg_is_ascii(action))
-		return false;			/* (lower() of non-ASCII is the engine's) */
 	return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d]: unknown action %s",
 				  fc->idx, text && strcmp(text, "null") != 0 ? text : "null");
 }
@@ -346,6 +345,17 @@ fast_jtype_is(JsonbContainer *obj, const char *key, const char *type)
 	const char *t = fast_jtype(obj, key);
 
 	return t != NULL && strcmp(t, type) == 0;
+}
+
+/*
+ * The engine's lower(): str_tolower in the database's default collation,
+ * which is what lower() of a jsonb ->> text applies (any characters, and
+ * locales such as tr_TR where lower('I') is not 'i').
+ */
+char *
+fast_lower(const char *s)
+{
+	return str_tolower(s, strlen(s), DEFAULT_COLLATION_OID);
 }
 
 /*
@@ -504,9 +514,7 @@ ref_checked(FastCommit *fc, JsonbContainer *u)
 		kind = fast_jtype_is(u, "type", "string") ? NULL : fast_jtext(u, "type");
 		if (kind == NULL && !fast_jstring(u, "type", &kind))
 			return false;
-		if (!pg_is_ascii(kind))
-			return false;		/* (lower() of non-ASCII is the engine's) */
-		kind = str_tolower(kind, strlen(kind), DEFAULT_COLLATION_OID);
+		kind = fast_lower(kind);
 	}
 	if (name_type == NULL || strcmp(name_type, "null") == 0 || !fast_jtype_is(u, "snapshot-id", "number") ||
 		(kind && strcmp(kind, "branch") != 0 && strcmp(kind, "tag") != 0))
@@ -591,7 +599,7 @@ set_snapshot_ref(FastCommit *fc, JsonbContainer *u)
 	if (!fast_jstring(u, "ref-name", &name) || fast_jint(u, "snapshot-id", &id) != J_INT ||
 		!fast_jstring(u, "type", &kind))
 		return false;
-	kind = str_tolower(kind, strlen(kind), DEFAULT_COLLATION_OID);
+	kind = fast_lower(kind);
 	is_main = strcmp(name, "main") == 0;
 
 	/* the ref as jsonb_build_object makes it */
@@ -1248,9 +1256,9 @@ same_uuid(FastCommit *fc, JsonbContainer *u)
 
 	if (!fast_jstring(u, "uuid", &uuid))
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL, "updates[%d].uuid must be a string", fc->idx);
-	if (have == NULL || !pg_is_ascii(uuid) || !pg_is_ascii(have))
-		return false;			/* (lower() of non-ASCII is the engine's) */
-	if (pg_strcasecmp(uuid, have) != 0)
+	if (have == NULL)
+		return false;			/* (no uuid: load_base hands such a base back) */
+	if (strcmp(fast_lower(uuid), fast_lower(have)) != 0)
 		return fast_refuse(fc, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
 					  "updates[%d]: cannot change the uuid of an existing table", fc->idx);
 	return true;

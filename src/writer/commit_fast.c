@@ -760,7 +760,7 @@ rebase_updates(FastCommit *fc, Jsonb *updates)
 		e[i] = getIthJsonbValueFromContainer(&updates->root, i);
 		if (e[i]->type != jbvBinary || !JsonContainerIsObject(e[i]->val.binary.data) ||
 			!fast_jstring(e[i]->val.binary.data, "action", &str) ||
-			pg_strcasecmp(str, i == 0 ? "add-snapshot" : "set-snapshot-ref") != 0)
+			strcmp(fast_lower(str), i == 0 ? "add-snapshot" : "set-snapshot-ref") != 0)
 			return NULL;
 	}
 	/* the branch moved to the added snapshot */
@@ -772,7 +772,7 @@ rebase_updates(FastCommit *fc, Jsonb *updates)
 											  JsonbPGetDatum(JsonbValueToJsonb(&v))));
 	if (fast_jint(&snap->root, "snapshot-id", &a.snapshot_id) != J_INT ||
 		!fast_jstring(ref, "ref-name", &str) || strcmp(str, fc->stale_ref) != 0 ||
-		!fast_jstring(ref, "type", &str) || pg_strcasecmp(str, "branch") != 0 ||
+		!fast_jstring(ref, "type", &str) || strcmp(fast_lower(str), "branch") != 0 ||
 		fast_jint(ref, "snapshot-id", &id) != J_INT || id != a.snapshot_id)
 		return NULL;
 	/* the snapshot, as the client made it */

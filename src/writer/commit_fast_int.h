@@ -173,6 +173,7 @@ extern const char *fast_jtype(JsonbContainer *obj, const char *key);
 extern char *fast_jtext(JsonbContainer *obj, const char *key);
 extern bool fast_json_int(FastCommit *fc, JsonbContainer *u, const char *key, const char *what, int64 *v);
 extern bool fast_jtype_is(JsonbContainer *obj, const char *key, const char *type);
+extern char *fast_lower(const char *s);
 
 /* commit_schema.c */
 extern bool fast_set_id(FastCommit *fc, JsonbContainer *u, const char *field, const char *member);

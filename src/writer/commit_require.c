@@ -11,10 +11,13 @@
  *	  instead (hold_stale): commit_fast.c may still rebase the commit onto
  *	  the branch's head, and raises the failure if it cannot.
  *
- *	  Handed back (false, nothing raised): types outside ASCII (lower() is
- *	  the engine's), values the engine reads by a cast this path does not
- *	  reproduce (an integer in a string, beyond int32), a ref that is no
- *	  object.  Private to update_table's C path (commit_fast_int.h).
+ *	  Types are matched by the engine's lower() (fast_lower); values are
+ *	  read as its casts read them: an id in a string is that id, one beyond
+ *	  integer (bigint for snapshot ids) raises the cast's own 22003, and a
+ *	  failure message prints the value's text as the client sent it.
+ *	  Handed back (false, nothing raised): a base whose ref is no object or
+ *	  whose compared member is no integer (skade's reader lets neither in).
+ *	  Private to update_table's C path (commit_fast_int.h).
  *
  * IDENTIFICATION
  *	  src/writer/commit_require.c
@@ -26,6 +29,7 @@
 #include "util/pg_compat.h"
 
 #include "common/string.h"
+#include "utils/builtins.h"
 #include "utils/jsonb.h"
 
 #include "writer/commit_fast_int.h"
@@ -37,6 +41,7 @@ static bool shape_ok(JsonbValue *e, bool all_create);
 static bool digits_ok(const char *text, int max_digits);
 static bool check_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
 static bool check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise);
+static int64 cast_int(FastCommit *fc, const char *text, bool big);
 static bool hold_stale(FastCommit *fc, const char *ref, const char *type, int64 have, char *what);
 
 /*
@@ -70,7 +75,6 @@ fast_check_requirements(FastCommit *fc, Jsonb *requirements)
  * first): the first that lacks its type's shape is refused as the engine
  * refuses it -- no object, no or an unknown type, its value field missing
  * or not an integer's text, assert-create beside another requirement.
- * false: a type outside ASCII (what lower() makes of it is the engine's).
  */
 static bool
 well_formed(FastCommit *fc, Jsonb *requirements)
@@ -84,9 +88,7 @@ well_formed(FastCommit *fc, Jsonb *requirements)
 		JsonbValue *e = getIthJsonbValueFromContainer(&requirements->root, i);
 		char	   *type = arrow_text(e, "type");
 
-		if (type != NULL && !pg_is_ascii(type))
-			return false;
-		if (type == NULL || pg_strcasecmp(type, "assert-create") != 0)
+		if (type == NULL || strcmp(fast_lower(type), "assert-create") != 0)
 			all_create = false;
 	}
 	for (i = 0; i < n; i++)
@@ -137,18 +139,19 @@ shape_ok(JsonbValue *e, bool all_create)
 
 	if (type == NULL || e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
 		return false;
-	if (pg_strcasecmp(type, "assert-create") == 0)
+	type = fast_lower(type);
+	if (strcmp(type, "assert-create") == 0)
 		return all_create;
-	if (pg_strcasecmp(type, "assert-table-uuid") == 0)
+	if (strcmp(type, "assert-table-uuid") == 0)
 		return fast_jtype_is(e->val.binary.data, "uuid", "string");
-	if (pg_strcasecmp(type, "assert-ref-snapshot-id") == 0)
+	if (strcmp(type, "assert-ref-snapshot-id") == 0)
 	{
 		id = arrow_text(e, "snapshot-id");
 		return fast_jtype_is(e->val.binary.data, "ref", "string") &&
 			(id == NULL || digits_ok(id, 0));
 	}
 	for (k = 0; k < lengthof(ints); k++)
-		if (pg_strcasecmp(type, ints[k][0]) == 0)
+		if (strcmp(type, ints[k][0]) == 0)
 			return (id = arrow_text(e, ints[k][1])) != NULL && digits_ok(id, 10);
 	return false;
 }
@@ -166,8 +169,11 @@ digits_ok(const char *text, int max_digits)
 }
 
 /*
- * One requirement: false if its shape is not ours; with raise, a failed one
- * is reported (the engine's messages, PL/pgSQL update_table).
+ * One requirement (well formed): false if the base is not ours to read; with
+ * raise, a failed one is reported (the engine's messages, PL/pgSQL
+ * update_table).  Without raise, nothing is cast: the first pass only asks
+ * whether every requirement is ours, so no cast error precedes the engine's
+ * order.
  */
 static bool
 check_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
@@ -182,88 +188,121 @@ check_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
 		{"assert-default-sort-order-id", "default-sort-order-id", "default-sort-order-id",
 		"default sort order changed"},
 	};
+	JsonbValue	whole = {.type = jbvBinary,.val.binary.data = r};
 	char	   *type;
 	char	   *uuid;
 	const char *have_uuid;
-	int64		want;
+	char	   *want;
 	int64		have;
+	bool		have_null;
 	int			k;
 
 	if (!fast_jstring(r, "type", &type))
 		return false;
+	type = fast_lower(type);
 	/* (well formed: the only requirement, and the table exists) */
-	if (pg_strcasecmp(type, "assert-create") == 0)
+	if (strcmp(type, "assert-create") == 0)
 	{
 		if (raise)
 			fast_requirement_failed(fc, "table already exists");
 		return true;
 	}
-	if (pg_strcasecmp(type, "assert-table-uuid") == 0)
+	if (strcmp(type, "assert-table-uuid") == 0)
 	{
 		have_uuid = SkadeMetaStr(fc->base, fc->base->table_uuid);
-		/* (ASCII only: lower() and pg_strcasecmp agree there) */
-		if (!fast_jstring(r, "uuid", &uuid) || !pg_is_ascii(uuid) || !pg_is_ascii(have_uuid))
+		if (!fast_jstring(r, "uuid", &uuid))
 			return false;
-		if (raise && pg_strcasecmp(uuid, have_uuid) != 0)
+		if (raise && strcmp(fast_lower(uuid), fast_lower(have_uuid)) != 0)
 			fast_requirement_failed(fc, psprintf("UUID does not match: expected %s != %s", uuid, have_uuid));
 		return true;
 	}
-	if (pg_strcasecmp(type, "assert-ref-snapshot-id") == 0)
+	if (strcmp(type, "assert-ref-snapshot-id") == 0)
 		return check_ref_requirement(fc, r, raise);
 	for (k = 0; k < lengthof(ints); k++)
-		if (pg_strcasecmp(type, ints[k][0]) == 0)
+		if (strcmp(type, ints[k][0]) == 0)
 			break;
-	/* values the engine casts with an error (or reads from a string) */
-	if (k == lengthof(ints) || fast_jint(r, ints[k][1], &want) != J_INT ||
-		!fast_member_int(fc, ints[k][2], &have) ||
-		want < PG_INT32_MIN || want > PG_INT32_MAX || have < PG_INT32_MIN || have > PG_INT32_MAX)
+	if (k == lengthof(ints))
 		return false;
-	if (raise && want != have)
-		fast_requirement_failed(fc, psprintf("%s: expected id " INT64_FORMAT " != " INT64_FORMAT,
-									ints[k][3], want, have));
+	/* the base's member: an integer or absent (NULL to the engine) */
+	have_null = fast_member(fc, ints[k][2]) == NULL;
+	if (!have_null && !fast_member_int(fc, ints[k][2], &have))
+		return false;
+	if (!raise)
+		return true;
+	/* (base->>member)::integer IS DISTINCT FROM (r->>field)::integer, left first */
+	if (!have_null && (have < PG_INT32_MIN || have > PG_INT32_MAX))
+		(void) cast_int(fc, psprintf(INT64_FORMAT, have), false);
+	want = arrow_text(&whole, ints[k][1]);
+	if (have_null || cast_int(fc, want, false) != have)
+		fast_requirement_failed(fc, psprintf("%s: expected id %s != %s", ints[k][3], want,
+											 have_null ? "<NULL>" : psprintf(INT64_FORMAT, have)));
 	return true;
 }
 
-/* assert-ref-snapshot-id: the ref is where the client saw it (or absent) */
+/*
+ * assert-ref-snapshot-id: the ref is where the client saw it (or absent).
+ * The client's id is read as the engine reads it, r->>'snapshot-id' (well
+ * formed: digits), cast to bigint only where the engine casts it.
+ */
 static bool
 check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
 {
+	JsonbValue	whole = {.type = jbvBinary,.val.binary.data = r};
 	char	   *ref;
 	char	   *type;
-	int64		want;
+	char	   *want;
 	int64		have;
-	JInt		w;
 	JsonbContainer *cur;
 	JsonbValue	v;
 
 	if (!fast_jstring(r, "ref", &ref))
 		return false;
-	w = fast_jint(r, "snapshot-id", &want);
-	if (w == J_OTHER)
-		return false;
+	want = arrow_text(&whole, "snapshot-id");
 	if (fc->refs == NULL || !fast_jobject(&fc->refs->root, ref, &cur))
 	{
 		/* a ref that is there but no object: the engine's business */
 		if (fc->refs != NULL && fast_jvalue(&fc->refs->root, ref, &v))
 			return false;
-		if (raise && w == J_INT)
-			fast_requirement_failed(fc, psprintf("branch or tag %s is missing, expected " INT64_FORMAT,
-										ref, want));
+		if (raise && want != NULL)
+			fast_requirement_failed(fc, psprintf("branch or tag %s is missing, expected %s", ref, want));
 		return true;
 	}
 	if (!fast_jstring(cur, "type", &type) || fast_jint(cur, "snapshot-id", &have) != J_INT)
 		return false;
-	if (raise && (w == J_ABSENT || have != want))
+	if (raise && (want == NULL || have != cast_int(fc, want, true)))
 	{
-		char	   *what = w == J_ABSENT ?
+		char	   *what = want == NULL ?
 			psprintf("%s %s was created concurrently", type, ref) :
-			psprintf("%s %s has changed: expected id " INT64_FORMAT " != " INT64_FORMAT,
-					 type, ref, want, have);
+			psprintf("%s %s has changed: expected id %s != " INT64_FORMAT, type, ref, want, have);
 
 		if (!hold_stale(fc, ref, type, have, what))
 			fast_requirement_failed(fc, what);
 	}
 	return true;
+}
+
+/*
+ * text::integer (big: ::bigint) of a well-formed requirement's digits, as
+ * the engine casts it: out of range is the cast's own 22003 -- after a
+ * held-back stale branch, which the engine's order raised first.
+ */
+static int64
+cast_int(FastCommit *fc, const char *text, bool big)
+{
+	const char *digits = text + (*text == '-');
+	int64		v;
+
+	while (digits[0] == '0' && digits[1] != '\0')
+		digits++;
+	if (SkadeIntText(digits, strlen(digits), &v))
+	{
+		v = *text == '-' ? -v : v;
+		if (big || (v >= PG_INT32_MIN && v <= PG_INT32_MAX))
+			return v;
+	}
+	if (fc->stale_msg)
+		fast_requirement_failed(fc, fc->stale_msg);
+	return big ? pg_strtoint64(text) : pg_strtoint32(text);
 }
 
 /*
@@ -274,7 +313,7 @@ check_ref_requirement(FastCommit *fc, JsonbContainer *r, bool raise)
 static bool
 hold_stale(FastCommit *fc, const char *ref, const char *type, int64 have, char *what)
 {
-	if (!fc->rebase_on || fc->stale_msg != NULL || pg_strcasecmp(type, "branch") != 0)
+	if (!fc->rebase_on || fc->stale_msg != NULL || strcmp(fast_lower(type), "branch") != 0)
 		return false;
 	fc->stale_ref = pstrdup(ref);
 	fc->stale_have = have;

@@ -144,8 +144,8 @@ SELECT jsonb_array_length((metadata::jsonb)->'metadata-log') AS kept_versions FR
 -- every error identical on both paths.  A well-formed requirement that fails is
 -- raised by the C path itself (handled empty: the loser of a race holds the row
 -- lock only that long), and so are a malformed requirement and an update the
--- engine refuses (handled empty); values the engine reads by a cast are left
--- to the engine (handled f)
+-- engine refuses (handled empty), also where the engine reads a value by a
+-- cast (an id in a string, one beyond integer)
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-table-uuid", "uuid": "00000000-0000-0000-0000-000000000000"}]', '[]');
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 14}]', '[]');
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main"}]', '[]');
@@ -164,6 +164,25 @@ SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref"
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": "14"}]', '[]');
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-current-schema-id", "current-schema-id": 4294967296}]', '[]');
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-table-uuid", "uuid": "ÄÖ"}]', '[]');
+-- read as the engine's casts read them, in the C path too (handled t or
+-- empty): an id in a string, ten digits beyond integer (the cast's 22003,
+-- after a requirement that failed first), a snapshot id beyond bigint;
+-- types and actions outside ASCII through lower()
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-current-schema-id", "current-schema-id": "0"},
+    {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": "0015"}, {"type": "assert-ref-snapshot-id", "ref": "nope", "snapshot-id": "-0"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-current-schema-id", "current-schema-id": "00"},
+    {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": "15"}]', '[{"action": "set-properties", "updates": {}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-default-spec-id", "default-spec-id": "-0000000001"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-default-spec-id", "default-spec-id": 9999999999}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-default-spec-id", "default-spec-id": 7},
+    {"type": "assert-default-sort-order-id", "default-sort-order-id": "-2147483649"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 99999999999999999999}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": "-9223372036854775808"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-table-uuid", "uuid": "Ä"}, {"type": "assert-créate"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[{"type": "ASSERT-TABLE-UUID", "uuid": "ÄÖ"}]', '[]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-propertiés", "updates": {}}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "Assign-UUID", "uuid": "ÄÖ"}]');
+SELECT * FROM pg_temp.same('uf', 't', '[]', '[{"action": "set-snapshot-ref", "ref-name": "b3", "snapshot-id": 11, "type": "BRÄNCH"}]');
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-default-spec-id"}]', '[]');
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-create"}]', '[]');
 SELECT * FROM pg_temp.same('uf', 't', '[{"type": "assert-nothing"}]', '[]');
