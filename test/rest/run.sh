@@ -112,9 +112,25 @@ PY
 umask 000
 passed=0
 failed=0
+# update_table's commits by engine (skade.commit_stats(): the C path, the PL/pgSQL engine)
+engines() { pg "$PORT" -qAt -F ' ' -c "SELECT update_c, update_plpgsql FROM skade.commit_stats()" postgres 2>/dev/null; }
 step() {
     log "rest: $*"
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $*"; fi
+    local phase="$*" before after ok=1
+    before=$(engines)
+    "$@" || ok=0
+    # every commit a client made was applied by update_table's C path: none reached the
+    # PL/pgSQL engine (the counters are shared memory: a phase that crash-restarts the
+    # server starts them again, and is then judged by what came after)
+    after=$(engines)
+    set -- $before $after
+    if [ $# -eq 4 ]; then
+        local c=$(($3 - $1)) p=$(($4 - $2))
+        [ "$3" -lt "$1" ] && c=$3 p=$4
+        echo "update_table in this phase: $c commits by the C path, $p by the PL/pgSQL engine"
+        [ "$p" -eq 0 ] || { ok=0; echo "commits reached the PL/pgSQL engine"; }
+    fi
+    if [ $ok = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $phase"; fi
 }
 
 VENV=${SKADE_VENV:-$SKADE_ROOT/test/interop/python/.venv}
