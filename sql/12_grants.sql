@@ -38,7 +38,8 @@ GRANT EXECUTE ON FUNCTION
 	skade.plan_table_scan(text, text, jsonb, text),
 	skade.view_metadata(text, text, text),
 	skade.list_views(text, text),
-	skade.view_exists(text, text, text)
+	skade.view_exists(text, text, text),
+	skade.changes(bigint, integer, text)
 	TO skade_reader;
 GRANT EXECUTE ON FUNCTION
 	skade.create_namespace(text, jsonb, text),
@@ -115,7 +116,18 @@ CREATE POLICY skade_unrestricted ON skade.snapshot_map FOR SELECT
 CREATE POLICY skade_db_wide_read ON skade.snapshot_map FOR SELECT TO skade_reader USING (true);
 CREATE POLICY skade_read ON skade.snapshot_map FOR SELECT TO skade_user
 	USING (skade.may('read', table_namespace, table_name, catalog_name));
-GRANT SELECT ON skade.commit_log, skade.commit_log_archive, skade.snapshot_map TO skade_user;
+-- a feed row tells of its log row: readable where that row is
+ALTER TABLE skade.commit_log_feed ENABLE ROW LEVEL SECURITY;
+CREATE POLICY skade_unrestricted ON skade.commit_log_feed FOR SELECT
+	USING (NOT pg_catalog.pg_has_role('skade_user', 'USAGE'));
+CREATE POLICY skade_db_wide_read ON skade.commit_log_feed FOR SELECT TO skade_reader USING (true);
+CREATE POLICY skade_read ON skade.commit_log_feed FOR SELECT TO skade_user
+	USING (EXISTS (SELECT 1 FROM skade.commit_log c WHERE c.seq OPERATOR(pg_catalog.=) commit_log_feed.seq)
+		   OR EXISTS (SELECT 1 FROM skade.commit_log_archive a
+					  WHERE a.seq OPERATOR(pg_catalog.=) commit_log_feed.seq));
+GRANT SELECT ON skade.commit_log_feed TO skade_reader;
+GRANT SELECT ON skade.commit_log, skade.commit_log_archive, skade.snapshot_map,
+	skade.commit_log_feed TO skade_user;
 
 REVOKE ALL ON FUNCTION skade.may(text, text, text, text), skade.may_see_namespace(text, text),
 	skade.check_write(text, text, text), skade.grant(text, name, text, text, text),

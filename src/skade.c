@@ -27,6 +27,7 @@
 #include "cache/manifest_cache.h"
 #include "cache/pointer_mirror.h"
 #include "catalog/catalog_store.h"
+#include "catalog/change_feed.h"
 #include "catalog/restore.h"
 #include "format/avro_reader.h"
 #include "format/metadata_json.h"
@@ -95,6 +96,7 @@ skade_shmem_request(void)
 		prev_shmem_request_hook();
 	SkadeSharedShmemRequest();
 	SkadeGroupShmemRequest();
+	SkadeFeedShmemRequest();
 	RequestAddinShmemSpace(L0ShmemSize());
 	RequestAddinShmemSpace(ManifestCacheShmemSize());
 	RequestAddinShmemSpace(MirrorShmemSize());
@@ -114,6 +116,7 @@ skade_shmem_startup(void)
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	SkadeSharedShmemInit();
 	SkadeGroupShmemInit();
+	SkadeFeedShmemInit();
 	L0ShmemInit();
 	ManifestCacheShmemInit();
 	MirrorShmemInit();

@@ -60,6 +60,7 @@
 #include "utils/xid8.h"
 #include "utils/syscache.h"
 
+#include "catalog/change_feed.h"
 #include "catalog/commit_log.h"
 #include "cache/pointer_mirror.h"
 #include "util/safe_sql.h"
@@ -140,6 +141,8 @@ static void log_owner_invalidate(Datum arg, int cacheid, uint32 hashvalue);
 static void set_arg(LogRow *row, LogArg arg, Datum value, bool isnull);
 static void row_as_dropped(LogRow *row);
 static void append_row(LogRow *row);
+static Oid	log_seq_relid(Relation rel);
+static void log_truncated(SPITupleTable *tables, uint64 i, const char *role);
 static void note_mirror(const MirrorScope *scope, HeapTuple tuple, TupleDesc desc,
 						const PointerColumns *cols,
 						bool removed);
@@ -299,6 +302,10 @@ skade_log_truncate(PG_FUNCTION_ARGS)
 	StringInfoData sql;
 	PointerColumns cols;
 	SkadeSafeSql safe;
+	SPITupleTable *tables;
+	uint64		ntables;
+	uint64		i;
+	char	   *role = GetUserNameFromId(GetUserId(), false);
 
 	if (!CALLED_AS_TRIGGER(fcinfo) ||
 		!TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
@@ -316,34 +323,70 @@ skade_log_truncate(PG_FUNCTION_ARGS)
 	}
 	SnapshotMapTruncate();
 
+	/*
+	 * The tables first, then one row each, its seq reserved as the trigger's
+	 * rows are (change_feed.c), so the feed hands none of them out early.
+	 */
 	initStringInfo(&sql);
 	appendStringInfo(&sql,
-					 "INSERT INTO skade.commit_log (op, source, catalog_name,"
-					 " table_namespace, table_name, iceberg_type,"
-					 " metadata_location, previous_metadata_location, committed_by)"
-					 " SELECT 'drop', '%s', catalog_name, table_namespace,"
-					 " table_name, %s, NULL, metadata_location, %s FROM %s.%s"
+					 "SELECT catalog_name::text, table_namespace::text, table_name::text, %s,"
+					 " metadata_location::text FROM %s.%s"
 					 " ORDER BY catalog_name, table_namespace, table_name",
-					 current_api_op ? "api" : "sql",
-					 cols.type ? "COALESCE(iceberg_type, 'TABLE')" : "'TABLE'",
-					 quote_literal_cstr(GetUserNameFromId(GetUserId(), false)),
+					 cols.type ? "COALESCE(iceberg_type, 'TABLE')::text" : "'TABLE'::text",
 					 quote_identifier(get_namespace_name(RelationGetNamespace(rel))),
 					 quote_identifier(RelationGetRelationName(rel)));
 
 	SkadeSafeSqlBegin(&safe, SkadeCatalogOwner());
 	SPI_connect();
-	if (SPI_execute(sql.data, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not log truncated tables");
-	if (SPI_processed > 0)
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the truncated tables");
+	tables = SPI_tuptable;
+	ntables = SPI_processed;
+	for (i = 0; i < ntables; i++)
+		log_truncated(tables, i, role);
+	if (ntables > 0)
 	{
 		SkadeApplyDurability();
 		if (skade_shared)
-			pg_atomic_fetch_add_u64(&skade_shared->commits, SPI_processed);
+			pg_atomic_fetch_add_u64(&skade_shared->commits, ntables);
 	}
 	SPI_finish();
 	SkadeSafeSqlEnd(&safe);
 
 	return PointerGetDatum(NULL);
+}
+
+/* one truncated table (row i of tables: catalog, namespace, name, type, location) logged as dropped */
+static void
+log_truncated(SPITupleTable *tables, uint64 i, const char *role)
+{
+	Oid			types[8] = {INT8OID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		args[8];
+	char		nulls[9] = "        ";
+	Datum		pending;
+	int64		seq;
+	int			k;
+
+	for (k = 0; k < 5; k++)
+	{
+		bool		isnull;
+
+		args[k + 2] = SPI_getbinval(tables->vals[i], tables->tupdesc, k + 1, &isnull);
+		if (isnull)
+			nulls[k + 2] = 'n';
+	}
+	/* (after the read: SPI_getbinval's datums live in the SELECT's tuple table) */
+	args[1] = CStringGetTextDatum(current_api_op ? "api" : "sql");
+	args[7] = CStringGetTextDatum(role);
+	seq = SkadeCommitLogReserve(&pending);
+	args[0] = Int64GetDatum(seq);
+	if (SPI_execute_with_args("INSERT INTO skade.commit_log (seq, op, source, catalog_name,"
+							  " table_namespace, table_name, iceberg_type, metadata_location,"
+							  " previous_metadata_location, committed_by) OVERRIDING SYSTEM VALUE"
+							  " VALUES ($1, 'drop', $2, $3, $4, $5, $6, NULL, $7, $8)",
+							  8, types, args, nulls, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not log a truncated table");
+	SkadeFeedRecord(seq, pending, NULL, NULL, false);
 }
 
 /*
@@ -496,6 +539,37 @@ log_owner_invalidate(Datum arg, int cacheid, uint32 hashvalue)
 	cached_log_relid = InvalidOid;
 }
 
+/* the identity sequence of seq, looked up with the log open ((17) it takes the Relation) */
+static Oid
+log_seq_relid(Relation rel)
+{
+	Oid			seq_relid = cached_log_seq;
+
+	if (!OidIsValid(cached_log_relid) || !OidIsValid(seq_relid))
+	{
+		seq_relid = getIdentitySequence(rel, C_SEQ + 1, false);
+		if (OidIsValid(cached_log_relid))
+			cached_log_seq = seq_relid;
+	}
+	return seq_relid;
+}
+
+/*
+ * SkadeCommitLogReserve
+ *		A seq for a commit-log row the caller inserts itself (OVERRIDING
+ *		SYSTEM VALUE), reserved as the trigger's rows are; *pending for
+ *		SkadeFeedRecord once the row is in.
+ */
+int64
+SkadeCommitLogReserve(Datum *pending)
+{
+	Relation	rel = table_open(commit_log_relid(), RowExclusiveLock);
+	int64		seq = SkadeFeedReserve(log_seq_relid(rel), pending);
+
+	table_close(rel, NoLock);
+	return seq;
+}
+
 static void
 set_arg(LogRow *row, LogArg arg, Datum value, bool isnull)
 {
@@ -564,6 +638,7 @@ append_row(LogRow *row)
 	bool		nulls[LOG_NCOLS];
 	NameData	role;
 	Oid			seq_relid;
+	Datum		pending;
 	int			i;
 
 	SkadeMeta  *meta = NULL;
@@ -585,20 +660,14 @@ append_row(LogRow *row)
 		set_arg(row, L_SNAPSHOT, Int64GetDatum(meta->current_snapshot_id), false);
 
 	rel = table_open(commit_log_relid(), RowExclusiveLock);
-	seq_relid = cached_log_seq;
-	if (!OidIsValid(cached_log_relid) || !OidIsValid(seq_relid))
-	{
-		/* looked up here, with the log open: (17) it takes the Relation */
-		seq_relid = getIdentitySequence(rel, C_SEQ + 1, false);
-		if (OidIsValid(cached_log_relid))
-			cached_log_seq = seq_relid;
-	}
+	seq_relid = log_seq_relid(rel);
 	desc = RelationGetDescr(rel);
 	/* before 1.9 (the library updated, ALTER EXTENSION not yet run): no detail */
 	if (desc->natts != LOG_NCOLS && desc->natts != C_DETAIL)
 		elog(ERROR, "skade.commit_log has %d columns, expected %d", desc->natts, LOG_NCOLS);
 
-	last_seq = nextval_internal(seq_relid, false);
+	/* the seq, beside the catalog writers still in progress (change_feed.c) */
+	last_seq = SkadeFeedReserve(seq_relid, &pending);
 	values[C_SEQ] = Int64GetDatum(last_seq);
 	for (i = 0; i < LOG_NARGS; i++)
 	{
@@ -642,6 +711,10 @@ append_row(LogRow *row)
 	ExecResetTupleTable(estate->es_tupleTable, false);
 	FreeExecutorState(estate);
 	table_close(rel, NoLock);
+
+	/* the feed row: the writers listed, the snapshots added and removed (known when both sides were read) */
+	SkadeFeedRecord(last_seq, pending, meta, old,
+					meta != NULL && (old != NULL || row->n[L_PREVIOUS] == 'n'));
 
 	/* its snapshots become resolvable (snapshot_map, the index's source) */
 	if (meta)

@@ -22,6 +22,7 @@
 extern void SkadeOpBegin(const char *op);
 extern void SkadeOpEnd(void);
 extern int64 SkadeOpLastSeq(void);
+extern int64 SkadeCommitLogReserve(Datum *pending);
 
 /* the append-only exceptions (api/log_api.c's resolve and prune) */
 #define SKADE_LOG_ALLOW_UPDATE	0x01

@@ -61,6 +61,7 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
+#include "catalog/change_feed.h"
 #include "catalog/commit_log.h"
 #include "util/guc.h"
 #include "util/names.h"
@@ -515,9 +516,11 @@ grant_args(FunctionCallInfo fcinfo, GrantArgs *g)
 static void
 log_grant_change(const GrantArgs *g, const char *op, const char *caller)
 {
-	Oid			types[8] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
-	Datum		args[8];
-	char		nulls[9] = "        ";
+	Oid			types[9] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID};
+	Datum		args[9];
+	char		nulls[10] = "         ";
+	Datum		pending;
+	int64		seq;
 
 	args[0] = CStringGetTextDatum(op);
 	args[1] = CStringGetTextDatum(g->access == SKADE_ACCESS_WRITE ? "write" : "read");
@@ -527,12 +530,16 @@ log_grant_change(const GrantArgs *g, const char *op, const char *caller)
 	args[5] = CStringGetTextDatum(caller);
 	args[6] = CStringGetTextDatum(g->role_name);
 	args[7] = CStringGetTextDatum(g->ns == NULL ? "catalog" : g->name == NULL ? "namespace" : "table");
-	if (SPI_execute_with_args("INSERT INTO skade.commit_log (op, source, catalog_name,"
+	/* the seq reserved as the trigger's rows are (the change feed) */
+	seq = SkadeCommitLogReserve(&pending);
+	args[8] = Int64GetDatum(seq);
+	if (SPI_execute_with_args("INSERT INTO skade.commit_log (seq, op, source, catalog_name,"
 							  " table_namespace, table_name, committed_by, detail)"
-							  " VALUES ($1, 'api', $3, $4, $5, $6,"
+							  " OVERRIDING SYSTEM VALUE VALUES ($9, $1, 'api', $3, $4, $5, $6,"
 							  " pg_catalog.jsonb_build_object('access', $2, 'grantee', $7, 'on', $8))",
-							  8, types, args, nulls, false, 0) != SPI_OK_INSERT)
+							  9, types, args, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "skade: could not log the change of skade.grants");
+	SkadeFeedRecord(seq, pending, NULL, NULL, false);
 }
 
 /*

@@ -1,0 +1,110 @@
+/* skade--1.13--1.14.sql */
+
+-- complain if script is sourced in psql, rather than via ALTER EXTENSION
+\echo Use "ALTER EXTENSION skade UPDATE TO '1.14'" to load this file. \quit
+
+-- the change feed: skade.commit_log_feed (one row per commit-log row from now
+-- on) and skade.changes()
+/*
+ * One row per commit-log row written since 1.14, in its transaction
+ * (src/catalog/change_feed.c): the catalog writers that were in progress
+ * when its seq was taken, and the snapshot ids the change added and
+ * removed (NULL: unknown, e.g. its metadata was unreadable at commit, a
+ * view, a drop).  Never changed; rows stay when their log rows move to the
+ * archive.
+ */
+CREATE TABLE skade.commit_log_feed (
+	seq				bigint PRIMARY KEY,
+	pending_xacts	xid8[] NOT NULL,
+	snapshot_ids_added bigint[],
+	snapshot_ids_removed bigint[]
+);
+COMMENT ON TABLE skade.commit_log_feed IS
+	'per commit-log row: the catalog writers in progress when its seq was taken (skade.changes())';
+SELECT pg_catalog.pg_extension_config_dump('skade.commit_log_feed', '');
+
+/*
+ * skade.changes(after_seq, max_rows, catalog): the changes of the catalog
+ * after position after_seq, in seq order, at most max_rows; resume with the
+ * last seq returned.  A change is handed out only once every catalog writer
+ * that took a lower seq is over in the reader's snapshot, so a position
+ * once passed never has a change behind it: a consumer that resumes from
+ * its last seq sees every change exactly once, on the primary and on a hot
+ * standby (up to what it has replayed).  Rows the caller may not read are
+ * left out (the commit log's row-level security); grants and revokes are
+ * not changes of the catalog's objects and are left out too.
+ */
+CREATE FUNCTION skade.changes(after_seq bigint, max_rows integer DEFAULT 1000,
+							  catalog text DEFAULT NULL)
+	RETURNS TABLE (seq bigint, op text, namespace text, name text, metadata_location text,
+				   previous_metadata_location text, snapshot_ids_added bigint[],
+				   snapshot_ids_removed bigint[], committed_at timestamptz, committed_by name,
+				   object_type text, previous_namespace text, previous_name text)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $changes$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+	-- the reader's snapshot: the writers listed beside a row must be over in it
+	seen pg_snapshot := pg_current_snapshot();
+	n integer := 0;
+	r record;
+BEGIN
+	IF after_seq IS NULL OR max_rows IS NULL THEN
+		RAISE EXCEPTION 'after_seq and max_rows must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF max_rows < 1 OR max_rows > 100000 THEN
+		RAISE EXCEPTION 'max_rows must be between 1 and 100000, not %', max_rows
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR r IN
+		SELECT l.*, f.pending_xacts, f.snapshot_ids_added AS added, f.snapshot_ids_removed AS removed
+		FROM (SELECT c.seq, c.op, c.table_namespace, c.table_name, c.iceberg_type, c.metadata_location,
+					 c.previous_metadata_location, c.prev_namespace, c.prev_name, c.committed_at,
+					 c.committed_by
+				FROM skade.commit_log c
+			   WHERE c.seq OPERATOR(pg_catalog.>) after_seq AND c.catalog_name OPERATOR(pg_catalog.=) cat
+			  UNION ALL
+			  SELECT a.seq, a.op, a.table_namespace, a.table_name, a.iceberg_type, a.metadata_location,
+					 a.previous_metadata_location, a.prev_namespace, a.prev_name, a.committed_at,
+					 a.committed_by
+				FROM skade.commit_log_archive a
+			   WHERE a.seq OPERATOR(pg_catalog.>) after_seq AND a.catalog_name OPERATOR(pg_catalog.=) cat) l
+		LEFT JOIN skade.commit_log_feed f ON f.seq OPERATOR(pg_catalog.=) l.seq
+		ORDER BY l.seq
+	LOOP
+		-- a writer that took a lower seq may still commit: nothing from here on yet
+		EXIT WHEN cardinality(r.pending_xacts) OPERATOR(pg_catalog.>) 0 AND EXISTS (
+			SELECT 1 FROM unnest(r.pending_xacts) x WHERE NOT pg_visible_in_snapshot(x, seen));
+		CONTINUE WHEN r.op IN ('grant', 'revoke');
+		seq := r.seq;
+		op := r.op;
+		namespace := r.table_namespace;
+		name := r.table_name;
+		metadata_location := r.metadata_location;
+		previous_metadata_location := r.previous_metadata_location;
+		snapshot_ids_added := r.added;
+		snapshot_ids_removed := r.removed;
+		committed_at := r.committed_at;
+		committed_by := r.committed_by;
+		object_type := lower(coalesce(r.iceberg_type, 'TABLE'));
+		previous_namespace := r.prev_namespace;
+		previous_name := r.prev_name;
+		RETURN NEXT;
+		n := n + 1;
+		EXIT WHEN n OPERATOR(pg_catalog.>=) max_rows;
+	END LOOP;
+END
+$changes$;
+
+REVOKE ALL ON FUNCTION skade.changes(bigint, integer, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION skade.changes(bigint, integer, text) TO skade_reader, skade_user;
+
+-- a feed row tells of its log row: readable where that row is
+ALTER TABLE skade.commit_log_feed ENABLE ROW LEVEL SECURITY;
+CREATE POLICY skade_unrestricted ON skade.commit_log_feed FOR SELECT
+	USING (NOT pg_catalog.pg_has_role('skade_user', 'USAGE'));
+CREATE POLICY skade_db_wide_read ON skade.commit_log_feed FOR SELECT TO skade_reader USING (true);
+CREATE POLICY skade_read ON skade.commit_log_feed FOR SELECT TO skade_user
+	USING (EXISTS (SELECT 1 FROM skade.commit_log c WHERE c.seq OPERATOR(pg_catalog.=) commit_log_feed.seq)
+		   OR EXISTS (SELECT 1 FROM skade.commit_log_archive a
+					  WHERE a.seq OPERATOR(pg_catalog.=) commit_log_feed.seq));
+GRANT SELECT ON skade.commit_log_feed TO skade_reader, skade_user;

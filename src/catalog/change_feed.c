@@ -1,0 +1,429 @@
+/*-------------------------------------------------------------------------
+ *
+ * change_feed.c
+ *	  What makes the commit log an exact, resumable feed: each row's seq is
+ *	  reserved together with the list of catalog writers still in progress
+ *	  at that moment, and that list is kept beside the row
+ *	  (skade.commit_log_feed), with the snapshot ids the change added and
+ *	  removed; a notification on channel skade_changes wakes consumers.
+ *
+ * Why a list and not just the seq
+ *   seq order is not commit order: a transaction that took seq 100 may
+ *   commit after one that took 101.  A consumer that read 101 and moved its
+ *   position past it would never see 100.  skade.changes() therefore hands
+ *   out a row only when every writer in its list is over in the reader's
+ *   snapshot (pg_visible_in_snapshot), and stops at the first row that is
+ *   not: every row below it is then committed and visible, or never will
+ *   be.  The list holds every writer with a lower seq that might still
+ *   commit, because seqs are taken in order under FeedShared.lock and a
+ *   writer stays listed until its transaction is over.  The rule needs
+ *   only the rows and the reader's snapshot, so it holds on a hot standby
+ *   too (a writer's commit record precedes, in the WAL, the commit of any
+ *   row that listed it), and it is held up only by catalog writers, never
+ *   by other long transactions.
+ *
+ * Invariants
+ *   - A seq is taken (nextval of the log's identity sequence) only by
+ *     SkadeFeedReserve, under FeedShared.lock held exclusive, and the
+ *     caller's top-level transaction id is in FeedShared.xids when the lock
+ *     is released; it leaves at the end of that transaction (the commit is
+ *     visible by then), or, for a prepared transaction, when a later
+ *     reservation finds it no longer in progress.
+ *   - The list of a reservation: every other entry whose transaction is in
+ *     progress (TransactionIdIsInProgress; entries found over are cleared).
+ *   - A feed row is written in the transaction of its log row, never
+ *     changed; a log row without one (written before 1.14, or an 'adopt'
+ *     row of attach(), written before any writer can run) lists nobody.
+ *   - skade_changes is notified once per committing transaction, with its
+ *     highest seq, from its pre-commit (a NOTIFY queued earlier would make
+ *     the transaction impossible to PREPARE); a prepared transaction's
+ *     changes wake nobody: the notification is a hint, never the feed.
+ *
+ * Locking
+ *   FeedShared.lock (exclusive) around the scan of the entries, nextval and
+ *   the entry's allocation; an entry is cleared without it (an atomic
+ *   write), so a reservation may list a writer that has just ended, which
+ *   only makes the list longer than it need be.
+ *
+ * IDENTIFICATION
+ *	  src/catalog/change_feed.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "util/pg_compat.h"
+
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/twophase.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/async.h"
+#include "commands/sequence.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/procarray.h"
+#include "storage/shmem.h"
+#include "utils/array.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/xid8.h"
+
+#include "catalog/change_feed.h"
+
+/* columns of skade.commit_log_feed (0-based) */
+enum
+{
+	F_SEQ, F_PENDING, F_ADDED, F_REMOVED, FEED_NCOLS
+};
+
+typedef struct FeedShared
+{
+	LWLock	   *lock;
+	int			nslots;
+	pg_atomic_uint64 xids[FLEXIBLE_ARRAY_MEMBER];	/* FullTransactionId; 0 free */
+} FeedShared;
+
+static FeedShared *feed = NULL;
+
+/* this backend's entry in feed->xids for its current transaction, or -1 */
+static int	my_slot = -1;
+
+/* the highest seq this transaction recorded (0: none), notified at commit */
+static int64 notify_seq = 0;
+static Oid	cached_feed_relid = InvalidOid;
+
+static int	feed_slots(void);
+static void feed_xact_callback(XactEvent event, void *arg);
+static int	claim_slot(FullTransactionId me);
+static Datum xid_array(FullTransactionId *xids, int n);
+static void snapshot_diff(const SkadeMeta *meta, const SkadeMeta *old, Datum *added, Datum *removed);
+static Datum id_array(int64 *ids, int n);
+static Oid	feed_relid(void);
+static void feed_invalidate(Datum arg, int cacheid, uint32 hashvalue);
+static void insert_feed_row(Oid relid, Datum *values, bool *nulls);
+
+/* ---------------------------------------------------------------- shmem */
+
+/* one entry per backend (each has one transaction at a time) and per prepared transaction */
+static int
+feed_slots(void)
+{
+	return MaxBackends + max_prepared_xacts;
+}
+
+Size
+SkadeFeedShmemSize(void)
+{
+	return MAXALIGN(add_size(offsetof(FeedShared, xids),
+							 mul_size(sizeof(pg_atomic_uint64), feed_slots())));
+}
+
+void
+SkadeFeedShmemRequest(void)
+{
+	RequestAddinShmemSpace(SkadeFeedShmemSize());
+	RequestNamedLWLockTranche("skade change feed", 1);
+}
+
+void
+SkadeFeedShmemInit(void)
+{
+	bool		found;
+	int			i;
+
+	feed = ShmemInitStruct("skade change feed", SkadeFeedShmemSize(), &found);
+	if (found)
+		return;
+	feed->lock = &(GetNamedLWLockTranche("skade change feed"))[0].lock;
+	feed->nslots = feed_slots();
+	for (i = 0; i < feed->nslots; i++)
+		pg_atomic_init_u64(&feed->xids[i], 0);
+}
+
+/* ---------------------------------------------------------------- reservation */
+
+/*
+ * SkadeFeedReserve
+ *		The next seq of the commit log (nextval of seq_relid), and in
+ *		*pending the xid8[] of the other catalog writers in progress; the
+ *		caller's transaction is listed for the reservations after it until
+ *		it ends.
+ */
+int64
+SkadeFeedReserve(Oid seq_relid, Datum *pending)
+{
+	FullTransactionId me = GetTopFullTransactionId();
+	FullTransactionId *others;
+	int			nothers = 0;
+	int64		seq;
+	int			i;
+
+	if (feed == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("skade must be loaded via shared_preload_libraries")));
+	others = palloc(sizeof(FullTransactionId) * feed->nslots);
+	LWLockAcquire(feed->lock, LW_EXCLUSIVE);
+	for (i = 0; i < feed->nslots; i++)
+	{
+		uint64		x = pg_atomic_read_u64(&feed->xids[i]);
+		FullTransactionId fx = FullTransactionIdFromU64(x);
+
+		if (x == 0 || FullTransactionIdEquals(fx, me))
+			continue;
+		if (!TransactionIdIsInProgress(XidFromFullTransactionId(fx)))
+		{
+			/* over (committed, aborted, a prepared one resolved): no longer listed */
+			pg_atomic_compare_exchange_u64(&feed->xids[i], &x, 0);
+			continue;
+		}
+		others[nothers++] = fx;
+	}
+	seq = nextval_internal(seq_relid, false);
+	if (my_slot < 0 || pg_atomic_read_u64(&feed->xids[my_slot]) != U64FromFullTransactionId(me))
+		my_slot = claim_slot(me);
+	LWLockRelease(feed->lock);
+	*pending = xid_array(others, nothers);
+	pfree(others);
+	return seq;
+}
+
+/* a free entry for me (feed->lock held exclusive) */
+static int
+claim_slot(FullTransactionId me)
+{
+	static bool callback_registered = false;
+	int			i;
+
+	if (!callback_registered)
+	{
+		RegisterXactCallback(feed_xact_callback, NULL);
+		callback_registered = true;
+	}
+	for (i = 0; i < feed->nslots; i++)
+		if (pg_atomic_read_u64(&feed->xids[i]) == 0)
+		{
+			pg_atomic_write_u64(&feed->xids[i], U64FromFullTransactionId(me));
+			return i;
+		}
+	/* (cannot happen: an entry per backend and per prepared transaction) */
+	ereport(ERROR,
+			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+			 errmsg("skade: no free entry for a catalog writer in the change feed")));
+	return -1;
+}
+
+/*
+ * The transaction is over: its entry goes (the commit is visible by now).
+ * A prepared transaction keeps it until a reservation finds it over.
+ */
+static void
+feed_xact_callback(XactEvent event, void *arg)
+{
+	char		payload[24];
+
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			/* (before PreCommit_Notify, which queues it) */
+			if (notify_seq > 0)
+			{
+				snprintf(payload, sizeof(payload), INT64_FORMAT, notify_seq);
+				Async_Notify(SKADE_CHANGES_CHANNEL, payload);
+			}
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			if (my_slot >= 0)
+				pg_atomic_write_u64(&feed->xids[my_slot], 0);
+			my_slot = -1;
+			notify_seq = 0;
+			break;
+		case XACT_EVENT_PREPARE:
+			/* (its commit, later and elsewhere, notifies nobody: the wake-up is a hint) */
+			my_slot = -1;
+			notify_seq = 0;
+			break;
+		default:
+			break;
+	}
+}
+
+static Datum
+xid_array(FullTransactionId *xids, int n)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		elems[i] = FullTransactionIdGetDatum(xids[i]);
+	return PointerGetDatum(construct_array(elems, n, XID8OID, sizeof(FullTransactionId),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* ---------------------------------------------------------------- the feed row */
+
+/*
+ * SkadeFeedRecord
+ *		Write the feed row of commit-log row seq: its reservation's list, and
+ *		(snapshots_known) the snapshot ids in meta and not in old, and in
+ *		old and not in meta (either NULL: none); then notify skade_changes.
+ *		Before 1.14's script has run (no skade.commit_log_feed), nothing.
+ */
+void
+SkadeFeedRecord(int64 seq, Datum pending, const SkadeMeta *meta, const SkadeMeta *old,
+				bool snapshots_known)
+{
+	Oid			relid = feed_relid();
+	Datum		values[FEED_NCOLS];
+	bool		nulls[FEED_NCOLS] = {0};
+
+	if (!OidIsValid(relid))
+		return;
+	values[F_SEQ] = Int64GetDatum(seq);
+	values[F_PENDING] = pending;
+	nulls[F_ADDED] = nulls[F_REMOVED] = !snapshots_known;
+	if (snapshots_known)
+		snapshot_diff(meta, old, &values[F_ADDED], &values[F_REMOVED]);
+	insert_feed_row(relid, values, nulls);
+	/* notified when the transaction commits, never before (a prepared one: never) */
+	notify_seq = Max(notify_seq, seq);
+}
+
+static int
+int64_cmp(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* sorted ids of a summary's snapshots (n: their number) */
+static int64 *
+sorted_ids(const SkadeMeta *m, int *n)
+{
+	int64	   *ids;
+	uint32		i;
+
+	*n = m ? (int) m->nsnapshots : 0;
+	ids = palloc(sizeof(int64) * Max(*n, 1));
+	for (i = 0; i < (uint32) *n; i++)
+		ids[i] = SkadeMetaSnapshots(m)[i].snapshot_id;
+	qsort(ids, *n, sizeof(int64), int64_cmp);
+	return ids;
+}
+
+/* what meta has and old has not, and the reverse: one merge of the sorted ids */
+static void
+snapshot_diff(const SkadeMeta *meta, const SkadeMeta *old, Datum *added, Datum *removed)
+{
+	int			na;
+	int			nb;
+	int64	   *a = sorted_ids(meta, &na);
+	int64	   *b = sorted_ids(old, &nb);
+	int64	   *plus = palloc(sizeof(int64) * Max(na, 1));
+	int64	   *minus = palloc(sizeof(int64) * Max(nb, 1));
+	int			np = 0;
+	int			nm = 0;
+	int			i = 0;
+	int			j = 0;
+
+	while (i < na || j < nb)
+	{
+		if (j >= nb || (i < na && a[i] < b[j]))
+			plus[np++] = a[i++];
+		else if (i >= na || b[j] < a[i])
+			minus[nm++] = b[j++];
+		else
+			i++, j++;
+	}
+	*added = id_array(plus, np);
+	*removed = id_array(minus, nm);
+}
+
+static Datum
+id_array(int64 *ids, int n)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		elems[i] = Int64GetDatum(ids[i]);
+	return PointerGetDatum(construct_array(elems, n, INT8OID, sizeof(int64),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* skade.commit_log_feed's OID (InvalidOid: not there yet), until the next pg_class invalidation */
+static Oid
+feed_relid(void)
+{
+	static bool callback_registered = false;
+	Oid			nsp;
+	Oid			relid;
+
+	if (OidIsValid(cached_feed_relid))
+		return cached_feed_relid;
+	if (!callback_registered)
+	{
+		CacheRegisterSyscacheCallback(RELOID, feed_invalidate, (Datum) 0);
+		callback_registered = true;
+	}
+	nsp = get_namespace_oid("skade", true);
+	relid = OidIsValid(nsp) ? get_relname_relid("commit_log_feed", nsp) : InvalidOid;
+	cached_feed_relid = relid;
+	return relid;
+}
+
+static void
+feed_invalidate(Datum arg, int cacheid, uint32 hashvalue)
+{
+	cached_feed_relid = InvalidOid;
+}
+
+/*
+ * One row into the feed table through the executor's simple-insert path,
+ * as the commit-log trigger inserts its rows: no SQL, no privilege check
+ * (writers may not write the feed themselves).
+ */
+static void
+insert_feed_row(Oid relid, Datum *values, bool *nulls)
+{
+	Relation	rel = table_open(relid, RowExclusiveLock);
+	EState	   *estate = CreateExecutorState();
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	List	   *perminfos = NIL;
+	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	TupleTableSlot *slot;
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	if (desc->natts != FEED_NCOLS)
+		elog(ERROR, "skade.commit_log_feed has %d columns, expected %d", desc->natts, FEED_NCOLS);
+	rte->rtekind = RTE_RELATION;
+	rte->relid = relid;
+	rte->relkind = rel->rd_rel->relkind;
+	rte->rellockmode = RowExclusiveLock;
+	addRTEPermissionInfo(&perminfos, rte);
+	ExecInitRangeTable(estate, list_make1(rte), perminfos, bms_make_singleton(1));
+	InitResultRelInfo(rri, rel, 1, NULL, 0);
+	estate->es_output_cid = GetCurrentCommandId(true);
+	ExecOpenIndices(rri, false);
+	slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, values, sizeof(Datum) * FEED_NCOLS);
+	memcpy(slot->tts_isnull, nulls, sizeof(bool) * FEED_NCOLS);
+	ExecStoreVirtualTuple(slot);
+	ExecSimpleRelationInsert(rri, estate, slot);
+	ExecCloseIndices(rri);
+	ExecResetTupleTable(estate->es_tupleTable, false);
+	FreeExecutorState(estate);
+	table_close(rel, NoLock);
+}
