@@ -19,6 +19,10 @@ COMMENT ON TABLE skade.commit_log_feed IS
 	'per commit-log row: the catalog writers in progress when its seq was taken (skade.changes())';
 SELECT pg_catalog.pg_extension_config_dump('skade.commit_log_feed', '');
 
+-- is a writer listed in a feed row still in progress in the caller's snapshot?
+CREATE FUNCTION skade.feed_held(pending xid8[]) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'skade_feed_held' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
 /*
  * skade.changes(after_seq, max_rows, catalog): the changes of the catalog
  * after position after_seq, in seq order, at most max_rows; resume with the
@@ -39,8 +43,6 @@ CREATE FUNCTION skade.changes(after_seq bigint, max_rows integer DEFAULT 1000,
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $changes$
 DECLARE
 	cat text := coalesce(catalog, current_setting('skade.catalog'));
-	-- the reader's snapshot: the writers listed beside a row must be over in it
-	seen pg_snapshot := pg_current_snapshot();
 	n integer := 0;
 	r record;
 BEGIN
@@ -68,8 +70,8 @@ BEGIN
 		ORDER BY l.seq
 	LOOP
 		-- a writer that took a lower seq may still commit: nothing from here on yet
-		EXIT WHEN cardinality(r.pending_xacts) OPERATOR(pg_catalog.>) 0 AND EXISTS (
-			SELECT 1 FROM unnest(r.pending_xacts) x WHERE NOT pg_visible_in_snapshot(x, seen));
+		EXIT WHEN cardinality(r.pending_xacts) OPERATOR(pg_catalog.>) 0
+			AND skade.feed_held(r.pending_xacts);
 		CONTINUE WHEN r.op IN ('grant', 'revoke');
 		seq := r.seq;
 		op := r.op;

@@ -39,7 +39,8 @@ GRANT EXECUTE ON FUNCTION
 	skade.view_metadata(text, text, text),
 	skade.list_views(text, text),
 	skade.view_exists(text, text, text),
-	skade.changes(bigint, integer, text)
+	skade.changes(bigint, integer, text),
+	skade.feed_held(xid8[])
 	TO skade_reader;
 GRANT EXECUTE ON FUNCTION
 	skade.create_namespace(text, jsonb, text),

@@ -12,7 +12,7 @@
  *   commit after one that took 101.  A consumer that read 101 and moved its
  *   position past it would never see 100.  skade.changes() therefore hands
  *   out a row only when every writer in its list is over in the reader's
- *   snapshot (pg_visible_in_snapshot), and stops at the first row that is
+ *   snapshot (skade.feed_held()), and stops at the first row that is
  *   not: every row below it is then committed and visible, or never will
  *   be.  The list holds every writer with a lower seq that might still
  *   commit, because seqs are taken in order under FeedShared.lock and a
@@ -71,10 +71,13 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/xid8.h"
 
 #include "catalog/change_feed.h"
+
+PG_FUNCTION_INFO_V1(skade_feed_held);
 
 /* columns of skade.commit_log_feed (0-based) */
 enum
@@ -426,4 +429,49 @@ insert_feed_row(Oid relid, Datum *values, bool *nulls)
 	ExecResetTupleTable(estate->es_tupleTable, false);
 	FreeExecutorState(estate);
 	table_close(rel, NoLock);
+}
+
+/* ---------------------------------------------------------------- the reader's test */
+
+/*
+ * skade.feed_held(pending xid8[]) -> boolean
+ *
+ * Is any listed writer still in progress in the caller's snapshot?  Asked
+ * of the active snapshot itself (XidInMVCCSnapshot), not of
+ * pg_current_snapshot(), which on a hot standby leaves out the primary's
+ * running transactions.  A writer from more than 2^31 transactions ago is
+ * over; one not yet assigned here (a standby behind the row's lister
+ * cannot have the row) counts as in progress.
+ */
+Datum
+skade_feed_held(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	Snapshot	snap = GetActiveSnapshot();
+	FullTransactionId next = ReadNextFullTransactionId();
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int			i;
+
+	if (ARR_ELEMTYPE(arr) != XID8OID || ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("pending must be a one-dimensional xid8[]")));
+	deconstruct_array(arr, XID8OID, sizeof(FullTransactionId), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, &n);
+	for (i = 0; i < n; i++)
+	{
+		FullTransactionId fx;
+
+		if (nulls[i])
+			continue;
+		fx = DatumGetFullTransactionId(elems[i]);
+		if (U64FromFullTransactionId(fx) + ((uint64) 1 << 31) < U64FromFullTransactionId(next))
+			continue;			/* ancient: long over */
+		if (FullTransactionIdFollowsOrEquals(fx, next) || snap == NULL ||
+			XidInMVCCSnapshot(XidFromFullTransactionId(fx), snap))
+			PG_RETURN_BOOL(true);
+	}
+	PG_RETURN_BOOL(false);
 }
