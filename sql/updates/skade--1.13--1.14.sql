@@ -25,7 +25,7 @@ SELECT pg_catalog.pg_extension_config_dump('skade.commit_log_feed', '');
 
 -- is a writer listed in a feed row still in progress in the caller's snapshot?
 CREATE FUNCTION skade.feed_held(pending xid8[]) RETURNS boolean
-	AS 'MODULE_PATHNAME', 'skade_feed_held' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+	AS 'MODULE_PATHNAME', 'skade_feed_held' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED COST 1000;
 
 /*
  * skade.changes(after_seq, max_rows, catalog): the changes of the catalog
@@ -47,8 +47,6 @@ CREATE FUNCTION skade.changes(after_seq bigint, max_rows integer DEFAULT 1000,
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $changes$
 DECLARE
 	cat text := coalesce(catalog, current_setting('skade.catalog'));
-	n integer := 0;
-	r record;
 BEGIN
 	IF after_seq IS NULL OR max_rows IS NULL THEN
 		RAISE EXCEPTION 'after_seq and max_rows must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -57,43 +55,39 @@ BEGIN
 		RAISE EXCEPTION 'max_rows must be between 1 and 100000, not %', max_rows
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	FOR r IN
-		SELECT l.*, f.pending_xacts, f.snapshot_ids_added AS added, f.snapshot_ids_removed AS removed
-		FROM (SELECT c.seq, c.op, c.table_namespace, c.table_name, c.iceberg_type, c.metadata_location,
-					 c.previous_metadata_location, c.prev_namespace, c.prev_name, c.committed_at,
-					 c.committed_by
-				FROM skade.commit_log c
-			   WHERE c.seq OPERATOR(pg_catalog.>) after_seq AND c.catalog_name OPERATOR(pg_catalog.=) cat
-			  UNION ALL
-			  SELECT a.seq, a.op, a.table_namespace, a.table_name, a.iceberg_type, a.metadata_location,
-					 a.previous_metadata_location, a.prev_namespace, a.prev_name, a.committed_at,
-					 a.committed_by
-				FROM skade.commit_log_archive a
-			   WHERE a.seq OPERATOR(pg_catalog.>) after_seq AND a.catalog_name OPERATOR(pg_catalog.=) cat) l
-		LEFT JOIN skade.commit_log_feed f ON f.seq OPERATOR(pg_catalog.=) l.seq
-		ORDER BY l.seq
-	LOOP
-		-- a writer that took a lower seq may still commit: nothing from here on yet
-		EXIT WHEN cardinality(r.pending_xacts) OPERATOR(pg_catalog.>) 0
-			AND skade.feed_held(r.pending_xacts);
-		CONTINUE WHEN r.op IN ('grant', 'revoke');
-		seq := r.seq;
-		op := r.op;
-		namespace := r.table_namespace;
-		name := r.table_name;
-		metadata_location := r.metadata_location;
-		previous_metadata_location := r.previous_metadata_location;
-		snapshot_ids_added := r.added;
-		snapshot_ids_removed := r.removed;
-		committed_at := r.committed_at;
-		committed_by := r.committed_by;
-		object_type := lower(coalesce(r.iceberg_type, 'TABLE'));
-		previous_namespace := r.prev_namespace;
-		previous_name := r.prev_name;
-		RETURN NEXT;
-		n := n + 1;
-		EXIT WHEN n OPERATOR(pg_catalog.>=) max_rows;
-	END LOOP;
+	RETURN QUERY
+	WITH log AS (
+		-- the next max_rows changes after the position: each of the log and its archive read
+		-- in seq order from the position (its primary key), then the two merged
+		SELECT l.* FROM (
+			(SELECT c.seq, c.op, c.table_namespace, c.table_name, c.iceberg_type, c.metadata_location,
+					c.previous_metadata_location, c.prev_namespace, c.prev_name, c.committed_at, c.committed_by
+			   FROM skade.commit_log c
+			  WHERE c.seq OPERATOR(pg_catalog.>) after_seq AND c.catalog_name OPERATOR(pg_catalog.=) cat
+				AND c.op NOT IN ('grant', 'revoke')
+			  ORDER BY c.seq LIMIT max_rows)
+			UNION ALL
+			(SELECT a.seq, a.op, a.table_namespace, a.table_name, a.iceberg_type, a.metadata_location,
+					a.previous_metadata_location, a.prev_namespace, a.prev_name, a.committed_at, a.committed_by
+			   FROM skade.commit_log_archive a
+			  WHERE a.seq OPERATOR(pg_catalog.>) after_seq AND a.catalog_name OPERATOR(pg_catalog.=) cat
+				AND a.op NOT IN ('grant', 'revoke')
+			  ORDER BY a.seq LIMIT max_rows)) l
+		ORDER BY l.seq LIMIT max_rows),
+	page AS (
+		SELECT log.*, f.pending_xacts, f.snapshot_ids_added, f.snapshot_ids_removed
+		  FROM log LEFT JOIN skade.commit_log_feed f
+			ON f.seq OPERATOR(pg_catalog.=) log.seq AND f.seq OPERATOR(pg_catalog.>) after_seq),
+	-- the first change a writer with a lower seq may still precede: nothing from there on yet
+	held AS (
+		SELECT min(p.seq) AS seq FROM page p
+		 WHERE cardinality(p.pending_xacts) OPERATOR(pg_catalog.>) 0 AND skade.feed_held(p.pending_xacts))
+	SELECT p.seq, p.op, p.table_namespace::text, p.table_name::text, p.metadata_location,
+		   p.previous_metadata_location, p.snapshot_ids_added, p.snapshot_ids_removed, p.committed_at,
+		   p.committed_by, lower(coalesce(p.iceberg_type, 'TABLE')), p.prev_namespace, p.prev_name
+	  FROM page p
+	 WHERE p.seq OPERATOR(pg_catalog.<) coalesce((SELECT h.seq FROM held h), 9223372036854775807)
+	 ORDER BY p.seq;
 END
 $changes$;
 
