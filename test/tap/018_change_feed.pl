@@ -6,7 +6,9 @@
 # change exactly once and in seq order.  The skade_changes notification
 # wakes a listener with the new position.  On a hot standby the feed holds
 # back what a writer still in progress on the primary may precede, and
-# answers up to what the standby has replayed.
+# answers up to what the standby has replayed.  Last, the commit log and its
+# feed rows replicate logically (CREATE PUBLICATION) into a cluster without
+# skade, row for row.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -16,7 +18,7 @@ use IPC::Run;
 use Time::HiRes qw(usleep);
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 1);
+$primary->init(allows_streaming => 'logical');
 $primary->append_conf('postgresql.conf', "shared_preload_libraries = 'skade'\n");
 $primary->start;
 $primary->safe_psql('postgres', q{
@@ -163,5 +165,41 @@ is($standby->safe_psql('postgres', "SELECT string_agg(name, ',' ORDER BY seq) FR
 	'the standby and the primary agree');
 
 $standby->stop;
+
+# logical replication of the log into another cluster (no skade there): the
+# subscriber's own identity column numbers the rows in the order they were
+# applied, which is the primary's commit order
+my $sub = PostgreSQL::Test::Cluster->new('subscriber');
+$sub->init;
+$sub->start;
+$sub->safe_psql('postgres', q{
+CREATE SCHEMA skade;
+CREATE TABLE skade.commit_log (
+	seq bigint PRIMARY KEY, op text NOT NULL, source text NOT NULL, catalog_name text NOT NULL,
+	table_namespace text NOT NULL, table_name text NOT NULL, iceberg_type text, metadata_location text,
+	previous_metadata_location text, prev_namespace text, prev_name text, committed_at timestamptz NOT NULL,
+	committed_by name NOT NULL, xact_id xid8 NOT NULL, snapshot_id bigint, detail jsonb,
+	applied bigint GENERATED ALWAYS AS IDENTITY);
+CREATE TABLE skade.commit_log_feed (seq bigint PRIMARY KEY, pending_xacts xid8[] NOT NULL,
+	snapshot_ids_added bigint[], snapshot_ids_removed bigint[]);
+});
+$primary->safe_psql('postgres', 'CREATE PUBLICATION skade_log FOR TABLE skade.commit_log, skade.commit_log_feed');
+my $connstr = $primary->connstr . ' dbname=postgres';
+$sub->safe_psql('postgres', "CREATE SUBSCRIPTION skade_log CONNECTION '$connstr' PUBLICATION skade_log WITH (streaming = off)");
+$sub->wait_for_subscription_sync($primary, 'skade_log');
+$primary->safe_psql('postgres', q{
+SELECT skade.register_table('f', 'replicated', 'file:///f/rep/v1.metadata.json');
+SELECT skade.drop_table('f', 'replicated');
+});
+$primary->wait_for_catchup('skade_log');
+my $cols = 'seq, op, source, catalog_name, table_namespace, table_name, metadata_location, previous_metadata_location, committed_by, xact_id';
+is($sub->safe_psql('postgres', "SELECT string_agg(concat_ws('|', $cols), E'\n' ORDER BY seq) FROM skade.commit_log"),
+	$primary->safe_psql('postgres', "SELECT string_agg(concat_ws('|', $cols), E'\n' ORDER BY seq) FROM skade.commit_log"),
+	'the subscriber has the commit log, row for row');
+is($sub->safe_psql('postgres', 'SELECT count(*) FROM skade.commit_log_feed'),
+	$primary->safe_psql('postgres', 'SELECT count(*) FROM skade.commit_log_feed'), 'and the feed rows');
+is($sub->safe_psql('postgres', "SELECT string_agg(op, ',' ORDER BY applied) FROM skade.commit_log WHERE table_name = 'replicated'"),
+	'register,drop', 'applied in commit order');
+$sub->stop;
 $primary->stop;
 done_testing();
