@@ -39,7 +39,8 @@ def writer():
         i += 1
         cur.execute("SELECT skade.register_table('b', %s, 'file:///bench/w.metadata.json')", ("w%d" % i,))
         t = time.time()
-        cur.execute("SELECT max(seq) FROM skade.commit_log WHERE table_name = %s", ("w%d" % i,))
+        cur.execute("SELECT max(seq) FROM skade.commit_log WHERE catalog_name = 'skade' AND table_namespace = 'b'"
+                    " AND table_name = %s", ("w%d" % i,))
         committed[cur.fetchone()[0]] = t
         time.sleep(0.02)
 

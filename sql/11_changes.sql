@@ -6,15 +6,19 @@
  * (src/catalog/change_feed.c): the catalog writers that were in progress
  * when its seq was taken, and the snapshot ids the change added and
  * removed (NULL: unknown, e.g. its metadata was unreadable at commit, a
- * view, a drop).  Never changed; rows stay when their log rows move to the
+ * view, a drop) and the table's uuid as the metadata read at commit has it.  Never changed; rows stay when their log rows move to the
  * archive.
  */
 CREATE TABLE skade.commit_log_feed (
 	seq				bigint PRIMARY KEY,
 	pending_xacts	xid8[] NOT NULL,
 	snapshot_ids_added bigint[],
-	snapshot_ids_removed bigint[]
+	snapshot_ids_removed bigint[],
+	object_uuid		uuid
 );
+-- the transaction of each change, for the REST events' request ids
+CREATE INDEX commit_log_xact_idx ON skade.commit_log (xact_id);
+CREATE INDEX commit_log_archive_xact_idx ON skade.commit_log_archive (xact_id);
 COMMENT ON TABLE skade.commit_log_feed IS
 	'per commit-log row: the catalog writers in progress when its seq was taken (skade.changes())';
 SELECT pg_catalog.pg_extension_config_dump('skade.commit_log_feed', '');
@@ -86,3 +90,148 @@ BEGIN
 	 ORDER BY p.seq;
 END
 $changes$;
+
+/*
+ * skade.rest_events(request, catalog): the answer of the REST route
+ * POST /v1/{prefix}/events (the events proposal, apache/iceberg#12584) from
+ * skade.changes(): {"continuation-token", "events"}.  The token is the last
+ * position read ("s1." and a seq; any other is 400); a page reads at most
+ * page-size changes (default 100, at most 1000) and answers those the filters
+ * keep, so it may hold fewer events than it advanced over.  An event names its
+ * change's seq (event-id), its transaction (request-id) and how many changes
+ * that transaction logged.  register, rename and drop of a table are the
+ * proposal's register-table, rename-table and drop-table; a change whose
+ * required fields skade does not have -- the updates of create-table and
+ * update-table (the log records pointers, not the updates), a uuid skade
+ * could not read, a view's changes, adopt -- is an implementation type
+ * "x-skade-<op>" carrying what the log has.  No namespace events yet.
+ */
+CREATE FUNCTION skade.rest_events(request jsonb, catalog text DEFAULT NULL) RETURNS jsonb
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $events$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+	token text := request->>'continuation-token';
+	pos bigint;
+	size integer;
+	since bigint;
+	k text;
+	last_seq bigint;
+	events jsonb;
+BEGIN
+	IF jsonb_typeof(request) IS DISTINCT FROM 'object' THEN
+		RAISE EXCEPTION 'the request must be a JSON object' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR k IN SELECT jsonb_object_keys(request) LOOP
+		IF k NOT IN ('continuation-token', 'page-size', 'since-timestamp-ms', 'operation-types',
+					 'catalog-objects-by-name', 'catalog-objects-by-uuid', 'object-types', 'custom-filters') THEN
+			RAISE EXCEPTION 'unknown field % in the events request', k USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+	END LOOP;
+	IF request ? 'custom-filters' AND request->'custom-filters' <> '{}' THEN
+		RAISE EXCEPTION 'this server knows no custom filters' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF (request ? 'continuation-token' AND jsonb_typeof(request->'continuation-token') <> 'string')
+	   OR (token IS NOT NULL AND token !~ '^s1\.[0-9]{1,18}$') THEN
+		RAISE EXCEPTION 'continuation-token % was not issued by this server', request->'continuation-token'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF request ? 'page-size' AND (jsonb_typeof(request->'page-size') <> 'number'
+	   OR request->>'page-size' !~ '^[0-9]{1,9}$' OR (request->>'page-size')::integer < 1) THEN
+		RAISE EXCEPTION 'page-size must be a positive integer' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF request ? 'since-timestamp-ms' AND (jsonb_typeof(request->'since-timestamp-ms') <> 'number'
+	   OR request->>'since-timestamp-ms' !~ '^-?[0-9]{1,15}$') THEN
+		RAISE EXCEPTION 'since-timestamp-ms must be an integer' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF EXISTS (SELECT 1 FROM (VALUES ('operation-types'), ('catalog-objects-by-name'), ('catalog-objects-by-uuid'),
+								  ('object-types')) f(k)
+			   WHERE request ? f.k AND jsonb_typeof(request->f.k) <> 'array')
+	   OR EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(request->'catalog-objects-by-name', '[]')) o
+				  WHERE jsonb_typeof(o) <> 'array' OR EXISTS (SELECT 1 FROM jsonb_array_elements(o) l
+															  WHERE jsonb_typeof(l) <> 'string'))
+	   OR EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(request->'operation-types', '[]')
+													 || coalesce(request->'object-types', '[]')
+													 || coalesce(request->'catalog-objects-by-uuid', '[]')) e
+				  WHERE jsonb_typeof(e) <> 'string') THEN
+		RAISE EXCEPTION 'operation-types, object-types and catalog-objects-by-uuid are arrays of strings, catalog-objects-by-name one of arrays of strings'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	size := least(coalesce((request->>'page-size')::integer, 100), 1000);
+	IF token IS NOT NULL THEN
+		pos := substr(token, 4)::bigint;
+	ELSIF request ? 'since-timestamp-ms' THEN
+		-- a starting point by time (the first request only): after the last change before it
+		since := (request->>'since-timestamp-ms')::bigint;
+		SELECT coalesce(max(l.seq), 0) INTO pos FROM (
+			SELECT c.seq FROM skade.commit_log c
+			 WHERE c.committed_at OPERATOR(pg_catalog.<) to_timestamp(since / 1000.0)
+			UNION ALL
+			SELECT a.seq FROM skade.commit_log_archive a
+			 WHERE a.committed_at OPERATOR(pg_catalog.<) to_timestamp(since / 1000.0)) l;
+	ELSE
+		pos := 0;
+	END IF;
+
+	WITH page AS (
+		SELECT c.*, f.object_uuid, l.xact_id
+		  FROM skade.changes(pos, size, cat) c
+		  LEFT JOIN skade.commit_log_feed f ON f.seq OPERATOR(pg_catalog.=) c.seq
+		  LEFT JOIN LATERAL (SELECT x.xact_id FROM skade.commit_log x WHERE x.seq OPERATOR(pg_catalog.=) c.seq
+							 UNION ALL
+							 SELECT y.xact_id FROM skade.commit_log_archive y WHERE y.seq OPERATOR(pg_catalog.=) c.seq) l ON true),
+	ev AS (
+		SELECT p.*,
+			   -- the uuid read at commit, else the last one the table had
+			   coalesce(p.object_uuid, (SELECT f2.object_uuid FROM skade.commit_log c2
+										  JOIN skade.commit_log_feed f2 ON f2.seq OPERATOR(pg_catalog.=) c2.seq
+										 WHERE c2.catalog_name OPERATOR(pg_catalog.=) cat
+										   AND c2.table_namespace OPERATOR(pg_catalog.=) coalesce(p.previous_namespace, p.namespace)
+										   AND c2.table_name OPERATOR(pg_catalog.=) coalesce(p.previous_name, p.name)
+										   AND c2.seq OPERATOR(pg_catalog.<) p.seq AND f2.object_uuid IS NOT NULL
+										 ORDER BY c2.seq DESC LIMIT 1)) AS uuid,
+			   string_to_array(p.namespace, '.') || p.name AS path,
+			   jsonb_build_object('namespace', to_jsonb(string_to_array(p.namespace, '.')), 'name', p.name) AS ident,
+			   jsonb_build_object('namespace', to_jsonb(string_to_array(p.previous_namespace, '.')),
+								  'name', p.previous_name) AS source_ident
+		  FROM page p),
+	typed AS (
+		SELECT e.*,
+			   CASE WHEN e.object_type = 'table' AND e.uuid IS NOT NULL AND e.op = 'register' THEN 'register-table'
+					WHEN e.object_type = 'table' AND e.uuid IS NOT NULL AND e.op = 'drop' THEN 'drop-table'
+					WHEN e.object_type = 'table' AND e.uuid IS NOT NULL AND e.op = 'rename' THEN 'rename-table'
+					ELSE 'x-skade-' || e.object_type || '-' || e.op END AS operation_type
+		  FROM ev e)
+	SELECT max(t.seq), coalesce(jsonb_agg(jsonb_build_object(
+			'event-id', t.seq::text,
+			'request-id', t.xact_id::text,
+			'request-event-count', (SELECT count(*) FROM skade.commit_log r WHERE r.xact_id OPERATOR(pg_catalog.=) t.xact_id)
+								   + (SELECT count(*) FROM skade.commit_log_archive r WHERE r.xact_id OPERATOR(pg_catalog.=) t.xact_id),
+			'timestamp-ms', (extract(epoch FROM t.committed_at) * 1000)::bigint,
+			'actor', jsonb_build_object('id', t.committed_by),
+			'operation', jsonb_strip_nulls(CASE
+				WHEN t.operation_type = 'rename-table' THEN jsonb_build_object('operation-type', t.operation_type,
+					'source', t.source_ident, 'destination', t.ident, 'table-uuid', t.uuid)
+				WHEN t.operation_type IN ('register-table', 'drop-table') THEN jsonb_build_object(
+					'operation-type', t.operation_type, 'identifier', t.ident, 'table-uuid', t.uuid)
+				ELSE jsonb_build_object('operation-type', t.operation_type, 'identifier', t.ident,
+					CASE WHEN t.object_type = 'view' THEN 'view-uuid' ELSE 'table-uuid' END, t.uuid,
+					'source', CASE WHEN t.op = 'rename' THEN t.source_ident END,
+					'metadata-location', t.metadata_location,
+					'previous-metadata-location', t.previous_metadata_location,
+					'snapshot-ids-added', to_jsonb(t.snapshot_ids_added),
+					'snapshot-ids-removed', to_jsonb(t.snapshot_ids_removed)) END)) ORDER BY t.seq)
+			FILTER (WHERE (NOT request ? 'operation-types' OR request->'operation-types' ? t.operation_type)
+				AND (NOT request ? 'object-types' OR request->'object-types' ? t.object_type)
+				AND (NOT request ? 'catalog-objects-by-uuid' OR request->'catalog-objects-by-uuid' ? t.uuid::text)
+				AND (NOT request ? 'catalog-objects-by-name' OR EXISTS (
+					-- a prefix of the object's levels (namespace levels, then its name)
+					SELECT 1 FROM jsonb_array_elements(request->'catalog-objects-by-name') o,
+						   LATERAL (SELECT ARRAY(SELECT jsonb_array_elements_text(o)) AS levels) w
+					 WHERE cardinality(w.levels) OPERATOR(pg_catalog.<=) cardinality(t.path)
+					   AND t.path[1:cardinality(w.levels)] OPERATOR(pg_catalog.=) w.levels))),
+			'[]'::jsonb)
+	  INTO last_seq, events
+	  FROM typed t;
+	RETURN jsonb_build_object('continuation-token', 's1.' || coalesce(last_seq, pos), 'events', events);
+END
+$events$;

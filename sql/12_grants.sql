@@ -40,7 +40,8 @@ GRANT EXECUTE ON FUNCTION
 	skade.list_views(text, text),
 	skade.view_exists(text, text, text),
 	skade.changes(bigint, integer, text),
-	skade.feed_held(xid8[])
+	skade.feed_held(xid8[]),
+	skade.rest_events(jsonb, text)
 	TO skade_reader;
 GRANT EXECUTE ON FUNCTION
 	skade.create_namespace(text, jsonb, text),

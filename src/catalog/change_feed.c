@@ -5,7 +5,8 @@
  *	  reserved together with the list of catalog writers still in progress
  *	  at that moment, and that list is kept beside the row
  *	  (skade.commit_log_feed), with the snapshot ids the change added and
- *	  removed; a notification on channel skade_changes wakes consumers.
+ *	  removed and the table's uuid; a notification on channel skade_changes
+ *	  wakes consumers.
  *
  * Why a list and not just the seq
  *   seq order is not commit order: a transaction that took seq 100 may
@@ -68,6 +69,7 @@
 #include "storage/procarray.h"
 #include "storage/shmem.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -82,7 +84,7 @@ PG_FUNCTION_INFO_V1(skade_feed_held);
 /* columns of skade.commit_log_feed (0-based) */
 enum
 {
-	F_SEQ, F_PENDING, F_ADDED, F_REMOVED, FEED_NCOLS
+	F_SEQ, F_PENDING, F_ADDED, F_REMOVED, F_UUID, FEED_NCOLS
 };
 
 typedef struct FeedShared
@@ -107,6 +109,7 @@ static int	claim_slot(FullTransactionId me);
 static Datum xid_array(FullTransactionId *xids, int n);
 static void snapshot_diff(const SkadeMeta *meta, const SkadeMeta *old, Datum *added, Datum *removed);
 static Datum id_array(int64 *ids, int n);
+static bool uuid_text(const char *s);
 static Oid	feed_relid(void);
 static void feed_invalidate(Datum arg, int cacheid, uint32 hashvalue);
 static void insert_feed_row(Oid relid, Datum *values, bool *nulls);
@@ -288,6 +291,7 @@ SkadeFeedRecord(int64 seq, Datum pending, const SkadeMeta *meta, const SkadeMeta
 	Oid			relid = feed_relid();
 	Datum		values[FEED_NCOLS];
 	bool		nulls[FEED_NCOLS] = {0};
+	const char *uuid;
 
 	if (!OidIsValid(relid))
 		return;
@@ -296,6 +300,12 @@ SkadeFeedRecord(int64 seq, Datum pending, const SkadeMeta *meta, const SkadeMeta
 	nulls[F_ADDED] = nulls[F_REMOVED] = !snapshots_known;
 	if (snapshots_known)
 		snapshot_diff(meta, old, &values[F_ADDED], &values[F_REMOVED]);
+	/* the table's uuid, from the metadata read at commit (either side) */
+	uuid = meta && meta->table_uuid ? SkadeMetaStr(meta, meta->table_uuid) :
+		old && old->table_uuid ? SkadeMetaStr(old, old->table_uuid) : NULL;
+	nulls[F_UUID] = uuid == NULL || !uuid_text(uuid);
+	if (!nulls[F_UUID])
+		values[F_UUID] = DirectFunctionCall1(uuid_in, CStringGetDatum(uuid));
 	insert_feed_row(relid, values, nulls);
 	/* notified when the transaction commits, never before (a prepared one: never) */
 	notify_seq = Max(notify_seq, seq);
@@ -351,6 +361,20 @@ snapshot_diff(const SkadeMeta *meta, const SkadeMeta *old, Datum *added, Datum *
 	}
 	*added = id_array(plus, np);
 	*removed = id_array(minus, nm);
+}
+
+/* the canonical text of a uuid (8-4-4-4-12 hex digits)? */
+static bool
+uuid_text(const char *s)
+{
+	int			i;
+
+	if (strlen(s) != 36)
+		return false;
+	for (i = 0; i < 36; i++)
+		if ((i == 8 || i == 13 || i == 18 || i == 23) ? s[i] != '-' : !isxdigit((unsigned char) s[i]))
+			return false;
+	return true;
 }
 
 static Datum

@@ -164,6 +164,7 @@ static void fetch_tasks(Ctx *x);
 static void metrics_access(Ctx *x);
 static void load_credentials(Ctx *x);
 static void sign_request(Ctx *x);
+static void events(Ctx *x);
 
 static const Route routes[] = {
 	{"GET", "config", config, NULL},
@@ -197,6 +198,7 @@ static const Route routes[] = {
 	{"POST", "{p}/namespaces/{ns}/tables/{t}/tasks", fetch_tasks, NULL},
 	{"GET", "{p}/namespaces/{ns}/tables/{t}/credentials", load_credentials, NULL},
 	{"POST", "{p}/namespaces/{ns}/tables/{t}/sign", sign_request, NULL},
+	{"POST", "{p}/events", events, "skade.rest_events(jsonb,text)"},
 };
 
 static bool match(const Route *r, RestRequest *req, Ctx *x, bool *path_ok);
@@ -1363,6 +1365,19 @@ rename_table(Ctx *x)
 			  " skade.rest_namespace($1::pg_catalog.jsonb -> 'destination' -> 'namespace'),"
 			  " $1::pg_catalog.jsonb -> 'destination' ->> 'name', $2)", 2, args);
 	x->resp->status = 204;
+}
+
+/*
+ * POST /v1/{prefix}/events {continuation-token, page-size, filters}: the
+ * change feed in the events proposal's shape (skade.rest_events()), what
+ * the caller may read of it (the commit log's row-level security)
+ */
+static void
+events(Ctx *x)
+{
+	const char *args[2] = {x->req->body.data, x->catalog};
+
+	json_body(x, 200, "SELECT skade.rest_events($1::pg_catalog.jsonb, $2)::text", 2, args);
 }
 
 /* POST /v1/{prefix}/transactions/commit {table-changes}: all or none */
