@@ -23,7 +23,7 @@ PG_CFLAGS  += -Wall -Wmissing-prototypes -Werror=implicit-function-declaration
 # skade needs shared_preload_libraries, so pg_regress brings up its own
 # instance with skade.conf.  Order matters: setup first, privileges last.
 REGRESS      = extension test_functions names namespace table commit commit_log jdbc_contract \
-               metadata create_table update_table update_fast changes swap_table rewrite_manifests written_files manifests manifest_cache avro_formats avro_hostile confinement cache pointer_mirror time_travel \
+               metadata create_table update_table update_fast changes undrop swap_table rewrite_manifests written_files manifests manifest_cache avro_formats avro_hostile confinement cache pointer_mirror time_travel \
                stree64 durability adopt search_path null_args log_trigger sigv4 object_store views rest_json privileges grants
 REGRESS_OPTS = --temp-config=$(srcdir)/skade.conf --temp-instance=./tmp_check \
                --inputdir=regress-run --outputdir=regress-run \

@@ -235,3 +235,116 @@ BEGIN
 	RETURN jsonb_build_object('continuation-token', 's1.' || coalesce(last_seq, pos), 'events', events);
 END
 $events$;
+
+/* ---------------------------------------------------------------- undrop */
+
+/*
+ * dropped_tables: the tables and views dropped within skade.drop_retention
+ * (from any path: skade.drop_table(), a REST drop, a JDBC client's DELETE, a
+ * TRUNCATE) and not restored since -- a drop is restored once its last
+ * pointer is registered again after it (skade.undrop_table() registers it).
+ * One row per drop, newest first; restorable: the name is free now.
+ */
+CREATE FUNCTION skade.dropped_tables(catalog text DEFAULT NULL)
+	RETURNS TABLE (namespace text, name text, object_type text, dropped_at timestamptz,
+				   dropped_by name, metadata_location text, seq bigint, restorable boolean)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $dropped$
+	WITH d AS (
+		SELECT c.seq, c.table_namespace, c.table_name, c.iceberg_type, c.committed_at, c.committed_by,
+			   c.previous_metadata_location, c.catalog_name
+		  FROM skade.commit_log c
+		 WHERE c.op OPERATOR(pg_catalog.=) 'drop'
+		   AND c.catalog_name OPERATOR(pg_catalog.=) coalesce(catalog, current_setting('skade.catalog'))
+		   AND c.previous_metadata_location IS NOT NULL
+		   AND c.committed_at OPERATOR(pg_catalog.>=)
+			   (now() OPERATOR(pg_catalog.-) current_setting('skade.drop_retention')::interval)
+		UNION ALL
+		SELECT a.seq, a.table_namespace, a.table_name, a.iceberg_type, a.committed_at, a.committed_by,
+			   a.previous_metadata_location, a.catalog_name
+		  FROM skade.commit_log_archive a
+		 WHERE a.op OPERATOR(pg_catalog.=) 'drop'
+		   AND a.catalog_name OPERATOR(pg_catalog.=) coalesce(catalog, current_setting('skade.catalog'))
+		   AND a.previous_metadata_location IS NOT NULL
+		   AND a.committed_at OPERATOR(pg_catalog.>=)
+			   (now() OPERATOR(pg_catalog.-) current_setting('skade.drop_retention')::interval))
+	SELECT d.table_namespace, d.table_name, lower(coalesce(d.iceberg_type, 'TABLE')), d.committed_at,
+		   d.committed_by, d.previous_metadata_location, d.seq,
+		   NOT EXISTS (SELECT 1 FROM public.iceberg_tables t
+						WHERE t.catalog_name OPERATOR(pg_catalog.=) d.catalog_name
+						  AND t.table_namespace OPERATOR(pg_catalog.=) d.table_namespace
+						  AND t.table_name OPERATOR(pg_catalog.=) d.table_name)
+	  FROM d
+	 WHERE NOT EXISTS (SELECT 1 FROM skade.commit_log r
+						WHERE r.op OPERATOR(pg_catalog.=) 'register' AND r.seq OPERATOR(pg_catalog.>) d.seq
+						  AND r.catalog_name OPERATOR(pg_catalog.=) d.catalog_name
+						  AND r.metadata_location OPERATOR(pg_catalog.=) d.previous_metadata_location)
+	 ORDER BY d.seq DESC
+$dropped$;
+
+/*
+ * undrop_table / undrop_view: restore a dropped table or view under its name
+ * or new_name by registering its last metadata again (so the files must still
+ * be there: a purged table cannot come back); drop_seq picks one drop of
+ * several (skade.dropped_tables().seq), else the latest.  A name taken in the
+ * meantime is refused (42P07), so is a drop outside skade.drop_retention or
+ * already restored (42P01).  Returns the commit-log seq of the registration.
+ */
+CREATE FUNCTION skade.undrop_table(namespace text, name text, new_name text DEFAULT NULL,
+								   catalog text DEFAULT NULL, drop_seq bigint DEFAULT NULL)
+	RETURNS bigint
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $undrop$
+BEGIN
+	RETURN skade.undrop(namespace, name, new_name, catalog, drop_seq, 'table');
+END
+$undrop$;
+CREATE FUNCTION skade.undrop_view(namespace text, name text, new_name text DEFAULT NULL,
+								  catalog text DEFAULT NULL, drop_seq bigint DEFAULT NULL)
+	RETURNS bigint
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $undrop$
+BEGIN
+	RETURN skade.undrop(namespace, name, new_name, catalog, drop_seq, 'view');
+END
+$undrop$;
+CREATE FUNCTION skade.undrop(namespace text, name text, new_name text, catalog text, drop_seq bigint,
+							 kind text)
+	RETURNS bigint
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $undrop$
+DECLARE
+	cat text := coalesce(catalog, current_setting('skade.catalog'));
+	target text := coalesce(new_name, name);
+	d record;
+BEGIN
+	IF namespace IS NULL OR name IS NULL THEN
+		RAISE EXCEPTION 'namespace and name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF kind IS NULL OR kind NOT IN ('table', 'view') THEN
+		RAISE EXCEPTION 'kind must be table or view' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT * INTO d FROM skade.dropped_tables(cat) x
+	 WHERE x.namespace OPERATOR(pg_catalog.=) undrop.namespace AND x.name OPERATOR(pg_catalog.=) undrop.name
+	   AND x.object_type OPERATOR(pg_catalog.=) kind
+	   AND (drop_seq IS NULL OR x.seq OPERATOR(pg_catalog.=) drop_seq)
+	 ORDER BY x.seq DESC LIMIT 1;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'no dropped % "%.%" in catalog "%" to restore', kind, namespace, name, cat
+			USING ERRCODE = 'undefined_table',
+				  HINT = format('skade.dropped_tables() lists what was dropped within skade.drop_retention (%s) and not restored.',
+								current_setting('skade.drop_retention'));
+	END IF;
+	IF EXISTS (SELECT 1 FROM public.iceberg_tables t
+				WHERE t.catalog_name OPERATOR(pg_catalog.=) cat
+				  AND t.table_namespace OPERATOR(pg_catalog.=) namespace
+				  AND t.table_name OPERATOR(pg_catalog.=) target) THEN
+		RAISE EXCEPTION 'cannot restore % "%.%": the name "%.%" is taken in catalog "%"', kind, namespace, name,
+			namespace, target, cat
+			USING ERRCODE = 'duplicate_table', HINT = 'Restore it under another name (new_name).';
+	END IF;
+	IF kind OPERATOR(pg_catalog.=) 'view' THEN
+		PERFORM skade.register_view(namespace, target, d.metadata_location, cat);
+		RETURN (SELECT max(c.seq) FROM skade.commit_log c
+				 WHERE c.catalog_name OPERATOR(pg_catalog.=) cat AND c.table_namespace OPERATOR(pg_catalog.=) namespace
+				   AND c.table_name OPERATOR(pg_catalog.=) target);
+	END IF;
+	RETURN skade.register_table(namespace, target, d.metadata_location, cat);
+END
+$undrop$;

@@ -41,7 +41,8 @@ GRANT EXECUTE ON FUNCTION
 	skade.view_exists(text, text, text),
 	skade.changes(bigint, integer, text),
 	skade.feed_held(xid8[]),
-	skade.rest_events(jsonb, text)
+	skade.rest_events(jsonb, text),
+	skade.dropped_tables(text)
 	TO skade_reader;
 GRANT EXECUTE ON FUNCTION
 	skade.create_namespace(text, jsonb, text),
@@ -81,6 +82,9 @@ GRANT EXECUTE ON FUNCTION
 	skade.delete_at_commit(text[], text, text),
 	skade.expire_files(text, text, bigint[], text),
 	skade.purge_table(text, text, text),
+	skade.undrop_table(text, text, text, text, bigint),
+	skade.undrop_view(text, text, text, text, bigint),
+	skade.undrop(text, text, text, text, bigint, text),
 	skade.write_view_metadata(text, jsonb, text, text),
 	skade.apply_view_updates(jsonb, jsonb),
 	skade.create_view(text, text, jsonb, text),

@@ -40,6 +40,9 @@
  *     the transaction impossible to PREPARE); a prepared transaction's
  *     changes wake nobody: the notification is a hint, never the feed.
  *
+ *   - Without shared memory (skade not preloaded) the list is every
+ *     transaction running after the seq was taken (reserve_unshared).
+ *
  * Locking
  *   FeedShared.lock (exclusive) around the scan of the entries, nextval and
  *   the entry's allocation; an entry is cleared without it (an atomic
@@ -106,6 +109,7 @@ static Oid	cached_feed_relid = InvalidOid;
 static int	feed_slots(void);
 static void feed_xact_callback(XactEvent event, void *arg);
 static int	claim_slot(FullTransactionId me);
+static int64 reserve_unshared(Oid seq_relid, Datum *pending);
 static Datum xid_array(FullTransactionId *xids, int n);
 static void snapshot_diff(const SkadeMeta *meta, const SkadeMeta *old, Datum *added, Datum *removed);
 static Datum id_array(int64 *ids, int n);
@@ -171,9 +175,7 @@ SkadeFeedReserve(Oid seq_relid, Datum *pending)
 	int			i;
 
 	if (feed == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("skade must be loaded via shared_preload_libraries")));
+		return reserve_unshared(seq_relid, pending);
 	others = palloc(sizeof(FullTransactionId) * feed->nslots);
 	LWLockAcquire(feed->lock, LW_EXCLUSIVE);
 	for (i = 0; i < feed->nslots; i++)
@@ -197,6 +199,40 @@ SkadeFeedReserve(Oid seq_relid, Datum *pending)
 	LWLockRelease(feed->lock);
 	*pending = xid_array(others, nothers);
 	pfree(others);
+	return seq;
+}
+
+/*
+ * Without skade's shared memory (not in shared_preload_libraries: the
+ * triggers still log JDBC clients' changes) there is no list of catalog
+ * writers: the seq first, then every transaction running after it
+ * (a snapshot's xip), a superset of those that took a lower seq and may
+ * still commit -- exact too, but held up by any long transaction.
+ */
+static int64
+reserve_unshared(Oid seq_relid, Datum *pending)
+{
+	int64		seq = nextval_internal(seq_relid, false);
+	Snapshot	snap = GetLatestSnapshot();
+	FullTransactionId next = ReadNextFullTransactionId();
+	TransactionId me = GetTopTransactionIdIfAny();
+	FullTransactionId *others = palloc(sizeof(FullTransactionId) * Max(snap->xcnt, 1));
+	int			n = 0;
+	uint32		i;
+
+	for (i = 0; i < snap->xcnt; i++)
+	{
+		TransactionId x = snap->xip[i];
+		uint32		epoch = EpochFromFullTransactionId(next);
+
+		if (TransactionIdEquals(x, me))
+			continue;
+		/* (the epoch: xids after next's are from the one before) */
+		if (x > XidFromFullTransactionId(next) && epoch > 0)
+			epoch--;
+		others[n++] = FullTransactionIdFromEpochAndXid(epoch, x);
+	}
+	*pending = xid_array(others, n);
 	return seq;
 }
 

@@ -231,6 +231,13 @@ bool		skade_update_fast_path = true;
 bool		skade_rebase_appends = false;
 
 /*
+ * skade.drop_retention: how long a dropped table or view stays listed by
+ * skade.dropped_tables() and can be restored by skade.undrop_table() /
+ * undrop_view() (seconds; 0: no undrop).  Read by that SQL; superuser's.
+ */
+int			skade_drop_retention = 7 * 86400;
+
+/*
  * skade.group_commit: concurrent REST appends to one table that rebases
  * them are applied by one committer into one metadata file, one pointer
  * move (commit_group.c); off, each takes the row lock in turn.
@@ -822,6 +829,15 @@ define_behaviour_settings(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("skade.drop_retention",
+							"How long a dropped table or view can be restored (skade.undrop_table()); 0: never.",
+							NULL,
+							&skade_drop_retention,
+							7 * 86400, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("skade.rebase_appends",
 							 "Rebase stale fast appends onto the branch's head (the default of the table property skade.rebase-appends).",

@@ -181,7 +181,7 @@ CREATE TABLE skade.commit_log (
 	committed_by name NOT NULL, xact_id xid8 NOT NULL, snapshot_id bigint, detail jsonb,
 	applied bigint GENERATED ALWAYS AS IDENTITY);
 CREATE TABLE skade.commit_log_feed (seq bigint PRIMARY KEY, pending_xacts xid8[] NOT NULL,
-	snapshot_ids_added bigint[], snapshot_ids_removed bigint[]);
+	snapshot_ids_added bigint[], snapshot_ids_removed bigint[], object_uuid uuid);
 });
 $primary->safe_psql('postgres', 'CREATE PUBLICATION skade_log FOR TABLE skade.commit_log, skade.commit_log_feed');
 my $connstr = $primary->connstr . ' dbname=postgres';
