@@ -61,14 +61,16 @@ BEGIN
 		-- in seq order from the position (its primary key), then the two merged
 		SELECT l.* FROM (
 			(SELECT c.seq, c.op, c.table_namespace, c.table_name, c.iceberg_type, c.metadata_location,
-					c.previous_metadata_location, c.prev_namespace, c.prev_name, c.committed_at, c.committed_by
+					c.previous_metadata_location, c.prev_namespace, c.prev_name, c.committed_at, c.committed_by,
+					c.xact_id
 			   FROM skade.commit_log c
 			  WHERE c.seq OPERATOR(pg_catalog.>) after_seq AND c.catalog_name OPERATOR(pg_catalog.=) cat
 				AND c.op NOT IN ('grant', 'revoke')
 			  ORDER BY c.seq LIMIT max_rows)
 			UNION ALL
 			(SELECT a.seq, a.op, a.table_namespace, a.table_name, a.iceberg_type, a.metadata_location,
-					a.previous_metadata_location, a.prev_namespace, a.prev_name, a.committed_at, a.committed_by
+					a.previous_metadata_location, a.prev_namespace, a.prev_name, a.committed_at, a.committed_by,
+					a.xact_id
 			   FROM skade.commit_log_archive a
 			  WHERE a.seq OPERATOR(pg_catalog.>) after_seq AND a.catalog_name OPERATOR(pg_catalog.=) cat
 				AND a.op NOT IN ('grant', 'revoke')
@@ -78,10 +80,12 @@ BEGIN
 		SELECT log.*, f.pending_xacts, f.snapshot_ids_added, f.snapshot_ids_removed
 		  FROM log LEFT JOIN skade.commit_log_feed f
 			ON f.seq OPERATOR(pg_catalog.=) log.seq AND f.seq OPERATOR(pg_catalog.>) after_seq),
-	-- the first change a writer with a lower seq may still precede: nothing from there on yet
+	-- the first change a writer with a lower seq may still precede (or the caller's own,
+	-- which may yet roll back): nothing from there on yet
 	held AS (
 		SELECT min(p.seq) AS seq FROM page p
-		 WHERE cardinality(p.pending_xacts) OPERATOR(pg_catalog.>) 0 AND skade.feed_held(p.pending_xacts))
+		 WHERE (cardinality(p.pending_xacts) OPERATOR(pg_catalog.>) 0 AND skade.feed_held(p.pending_xacts))
+			OR p.xact_id OPERATOR(pg_catalog.=) pg_current_xact_id_if_assigned())
 	SELECT p.seq, p.op, p.table_namespace::text, p.table_name::text, p.metadata_location,
 		   p.previous_metadata_location, p.snapshot_ids_added, p.snapshot_ids_removed, p.committed_at,
 		   p.committed_by, lower(coalesce(p.iceberg_type, 'TABLE')), p.prev_namespace, p.prev_name
@@ -160,14 +164,17 @@ BEGIN
 	IF token IS NOT NULL THEN
 		pos := substr(token, 4)::bigint;
 	ELSIF request ? 'since-timestamp-ms' THEN
-		-- a starting point by time (the first request only): after the last change before it
+		-- a starting point by time (the first request only): just before this catalog's
+		-- first change stamped at or after it (none: after the last)
 		since := (request->>'since-timestamp-ms')::bigint;
-		SELECT coalesce(max(l.seq), 0) INTO pos FROM (
+		SELECT coalesce(min(l.seq) - 1, (SELECT coalesce(max(m.seq), 0) FROM skade.commit_log m)) INTO pos FROM (
 			SELECT c.seq FROM skade.commit_log c
-			 WHERE c.committed_at OPERATOR(pg_catalog.<) to_timestamp(since / 1000.0)
+			 WHERE c.catalog_name OPERATOR(pg_catalog.=) cat
+			   AND c.committed_at OPERATOR(pg_catalog.>=) to_timestamp(since / 1000.0)
 			UNION ALL
 			SELECT a.seq FROM skade.commit_log_archive a
-			 WHERE a.committed_at OPERATOR(pg_catalog.<) to_timestamp(since / 1000.0)) l;
+			 WHERE a.catalog_name OPERATOR(pg_catalog.=) cat
+			   AND a.committed_at OPERATOR(pg_catalog.>=) to_timestamp(since / 1000.0)) l;
 	ELSE
 		pos := 0;
 	END IF;
@@ -179,6 +186,17 @@ BEGIN
 		  LEFT JOIN LATERAL (SELECT x.xact_id FROM skade.commit_log x WHERE x.seq OPERATOR(pg_catalog.=) c.seq
 							 UNION ALL
 							 SELECT y.xact_id FROM skade.commit_log_archive y WHERE y.seq OPERATOR(pg_catalog.=) c.seq) l ON true),
+	counts AS (
+		-- the changes each transaction of the page logged in this catalog
+		SELECT x.xact_id, count(*) AS n FROM (
+			SELECT r.xact_id FROM skade.commit_log r
+			 WHERE r.xact_id IN (SELECT pg.xact_id FROM page pg) AND r.catalog_name OPERATOR(pg_catalog.=) cat
+			   AND r.op NOT IN ('grant', 'revoke')
+			UNION ALL
+			SELECT r.xact_id FROM skade.commit_log_archive r
+			 WHERE r.xact_id IN (SELECT pg.xact_id FROM page pg) AND r.catalog_name OPERATOR(pg_catalog.=) cat
+			   AND r.op NOT IN ('grant', 'revoke')) x
+		 GROUP BY x.xact_id),
 	ev AS (
 		SELECT p.*,
 			   -- the uuid read at commit, else the last one the table had
@@ -188,6 +206,14 @@ BEGIN
 										   AND c2.table_namespace OPERATOR(pg_catalog.=) coalesce(p.previous_namespace, p.namespace)
 										   AND c2.table_name OPERATOR(pg_catalog.=) coalesce(p.previous_name, p.name)
 										   AND c2.seq OPERATOR(pg_catalog.<) p.seq AND f2.object_uuid IS NOT NULL
+										   -- (not an earlier table of the same name)
+										   AND NOT EXISTS (SELECT 1 FROM skade.commit_log c3
+														   WHERE c3.catalog_name OPERATOR(pg_catalog.=) cat
+															 AND c3.table_namespace OPERATOR(pg_catalog.=) c2.table_namespace
+															 AND c3.table_name OPERATOR(pg_catalog.=) c2.table_name
+															 AND c3.op IN ('drop', 'create', 'register')
+															 AND c3.seq OPERATOR(pg_catalog.>) c2.seq
+															 AND c3.seq OPERATOR(pg_catalog.<) p.seq)
 										 ORDER BY c2.seq DESC LIMIT 1)) AS uuid,
 			   string_to_array(p.namespace, '.') || p.name AS path,
 			   jsonb_build_object('namespace', to_jsonb(string_to_array(p.namespace, '.')), 'name', p.name) AS ident,
@@ -204,8 +230,7 @@ BEGIN
 	SELECT max(t.seq), coalesce(jsonb_agg(jsonb_build_object(
 			'event-id', t.seq::text,
 			'request-id', t.xact_id::text,
-			'request-event-count', (SELECT count(*) FROM skade.commit_log r WHERE r.xact_id OPERATOR(pg_catalog.=) t.xact_id)
-								   + (SELECT count(*) FROM skade.commit_log_archive r WHERE r.xact_id OPERATOR(pg_catalog.=) t.xact_id),
+			'request-event-count', (SELECT k.n FROM counts k WHERE k.xact_id OPERATOR(pg_catalog.=) t.xact_id),
 			'timestamp-ms', (extract(epoch FROM t.committed_at) * 1000)::bigint,
 			'actor', jsonb_build_object('id', t.committed_by),
 			'operation', jsonb_strip_nulls(CASE

@@ -61,6 +61,7 @@
 #include "access/table.h"
 #include "access/transam.h"
 #include "access/twophase.h"
+#include "access/xlog.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -69,6 +70,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
+#include "storage/lmgr.h"
 #include "storage/procarray.h"
 #include "storage/shmem.h"
 #include "utils/array.h"
@@ -81,6 +83,7 @@
 #include "utils/xid8.h"
 
 #include "catalog/change_feed.h"
+#include "util/guc.h"
 
 PG_FUNCTION_INFO_V1(skade_feed_held);
 
@@ -90,17 +93,26 @@ enum
 	F_SEQ, F_PENDING, F_ADDED, F_REMOVED, F_UUID, FEED_NCOLS
 };
 
+/* one catalog writer: its top-level transaction, and its database */
+typedef struct FeedEntry
+{
+	pg_atomic_uint64 xid;		/* FullTransactionId; 0 free */
+	Oid			dbid;			/* InvalidOid: any (seeded at startup) */
+} FeedEntry;
+
 typedef struct FeedShared
 {
 	LWLock	   *lock;
 	int			nslots;
-	pg_atomic_uint64 xids[FLEXIBLE_ARRAY_MEMBER];	/* FullTransactionId; 0 free */
+	bool		seeded;			/* the transactions running at startup are in */
+	FeedEntry	entries[FLEXIBLE_ARRAY_MEMBER];
 } FeedShared;
 
 static FeedShared *feed = NULL;
 
-/* this backend's entry in feed->xids for its current transaction, or -1 */
+/* this backend's entry in feed->entries for its current transaction, or -1, and whose */
 static int	my_slot = -1;
+static uint64 my_xid = 0;
 
 /* the highest seq this transaction recorded (0: none), notified at commit */
 static int64 notify_seq = 0;
@@ -109,6 +121,9 @@ static Oid	cached_feed_relid = InvalidOid;
 static int	feed_slots(void);
 static void feed_xact_callback(XactEvent event, void *arg);
 static int	claim_slot(FullTransactionId me);
+static void register_callback(void);
+static void seed_running(void);
+static FullTransactionId widen(FullTransactionId next, TransactionId x);
 static int64 reserve_unshared(Oid seq_relid, Datum *pending);
 static Datum xid_array(FullTransactionId *xids, int n);
 static void snapshot_diff(const SkadeMeta *meta, const SkadeMeta *old, Datum *added, Datum *removed);
@@ -130,8 +145,8 @@ feed_slots(void)
 Size
 SkadeFeedShmemSize(void)
 {
-	return MAXALIGN(add_size(offsetof(FeedShared, xids),
-							 mul_size(sizeof(pg_atomic_uint64), feed_slots())));
+	return MAXALIGN(add_size(offsetof(FeedShared, entries),
+							 mul_size(sizeof(FeedEntry), feed_slots())));
 }
 
 void
@@ -152,8 +167,12 @@ SkadeFeedShmemInit(void)
 		return;
 	feed->lock = &(GetNamedLWLockTranche("skade change feed"))[0].lock;
 	feed->nslots = feed_slots();
+	feed->seeded = false;
 	for (i = 0; i < feed->nslots; i++)
-		pg_atomic_init_u64(&feed->xids[i], 0);
+	{
+		pg_atomic_init_u64(&feed->entries[i].xid, 0);
+		feed->entries[i].dbid = InvalidOid;
+	}
 }
 
 /* ---------------------------------------------------------------- reservation */
@@ -174,13 +193,19 @@ SkadeFeedReserve(Oid seq_relid, Datum *pending)
 	int64		seq;
 	int			i;
 
+	register_callback();
 	if (feed == NULL)
 		return reserve_unshared(seq_relid, pending);
+	/* the sequence's lock before the feed's: nextval never waits for it under ours */
+	LockRelationOid(seq_relid, RowExclusiveLock);
 	others = palloc(sizeof(FullTransactionId) * feed->nslots);
 	LWLockAcquire(feed->lock, LW_EXCLUSIVE);
+	if (!feed->seeded)
+		seed_running();
 	for (i = 0; i < feed->nslots; i++)
 	{
-		uint64		x = pg_atomic_read_u64(&feed->xids[i]);
+		FeedEntry  *e = &feed->entries[i];
+		uint64		x = pg_atomic_read_u64(&e->xid);
 		FullTransactionId fx = FullTransactionIdFromU64(x);
 
 		if (x == 0 || FullTransactionIdEquals(fx, me))
@@ -188,18 +213,59 @@ SkadeFeedReserve(Oid seq_relid, Datum *pending)
 		if (!TransactionIdIsInProgress(XidFromFullTransactionId(fx)))
 		{
 			/* over (committed, aborted, a prepared one resolved): no longer listed */
-			pg_atomic_compare_exchange_u64(&feed->xids[i], &x, 0);
+			pg_atomic_compare_exchange_u64(&e->xid, &x, 0);
 			continue;
 		}
+		/* (another database's writers take other seqs) */
+		if (OidIsValid(e->dbid) && e->dbid != MyDatabaseId)
+			continue;
 		others[nothers++] = fx;
 	}
 	seq = nextval_internal(seq_relid, false);
-	if (my_slot < 0 || pg_atomic_read_u64(&feed->xids[my_slot]) != U64FromFullTransactionId(me))
+	if (my_slot < 0 || pg_atomic_read_u64(&feed->entries[my_slot].xid) != U64FromFullTransactionId(me))
 		my_slot = claim_slot(me);
+	my_xid = U64FromFullTransactionId(me);
 	LWLockRelease(feed->lock);
 	*pending = xid_array(others, nothers);
 	pfree(others);
 	return seq;
+}
+
+/*
+ * The first reservation since the shared memory was made (a start, a
+ * crash restart; on a standby just promoted, the first ever): every
+ * transaction running now becomes an entry of any database, so that the
+ * prepared ones, which outlive restarts and promotions, are listed until
+ * they are resolved (feed->lock held exclusive; the others are pruned
+ * when they end, as any entry).
+ */
+static void
+seed_running(void)
+{
+	Snapshot	snap = GetLatestSnapshot();
+	FullTransactionId next = ReadNextFullTransactionId();
+	uint32		i;
+	int			k = 0;
+
+	for (i = 0; i < snap->xcnt && k < feed->nslots; i++)
+	{
+		feed->entries[k].dbid = InvalidOid;
+		pg_atomic_write_u64(&feed->entries[k].xid,
+							U64FromFullTransactionId(widen(next, snap->xip[i])));
+		k++;
+	}
+	feed->seeded = true;
+}
+
+/* the full id of a running xid (its epoch is next's, or the one before) */
+static FullTransactionId
+widen(FullTransactionId next, TransactionId x)
+{
+	uint32		epoch = EpochFromFullTransactionId(next);
+
+	if (x > XidFromFullTransactionId(next) && epoch > 0)
+		epoch--;
+	return FullTransactionIdFromEpochAndXid(epoch, x);
 }
 
 /*
@@ -221,37 +287,43 @@ reserve_unshared(Oid seq_relid, Datum *pending)
 	uint32		i;
 
 	for (i = 0; i < snap->xcnt; i++)
-	{
-		TransactionId x = snap->xip[i];
-		uint32		epoch = EpochFromFullTransactionId(next);
-
-		if (TransactionIdEquals(x, me))
-			continue;
-		/* (the epoch: xids after next's are from the one before) */
-		if (x > XidFromFullTransactionId(next) && epoch > 0)
-			epoch--;
-		others[n++] = FullTransactionIdFromEpochAndXid(epoch, x);
-	}
+		if (!TransactionIdEquals(snap->xip[i], me))
+			others[n++] = widen(next, snap->xip[i]);
 	*pending = xid_array(others, n);
 	return seq;
 }
 
-/* a free entry for me (feed->lock held exclusive) */
-static int
-claim_slot(FullTransactionId me)
+/* the end-of-transaction callback, once per backend */
+static void
+register_callback(void)
 {
 	static bool callback_registered = false;
-	int			i;
 
 	if (!callback_registered)
 	{
 		RegisterXactCallback(feed_xact_callback, NULL);
 		callback_registered = true;
 	}
+}
+
+/* my entry: a seeded one that is mine, else a free one (feed->lock held exclusive) */
+static int
+claim_slot(FullTransactionId me)
+{
+	int			i;
+
 	for (i = 0; i < feed->nslots; i++)
-		if (pg_atomic_read_u64(&feed->xids[i]) == 0)
+		if (pg_atomic_read_u64(&feed->entries[i].xid) == U64FromFullTransactionId(me))
 		{
-			pg_atomic_write_u64(&feed->xids[i], U64FromFullTransactionId(me));
+			feed->entries[i].dbid = MyDatabaseId;
+			return i;
+		}
+	for (i = 0; i < feed->nslots; i++)
+		if (pg_atomic_read_u64(&feed->entries[i].xid) == 0)
+		{
+			feed->entries[i].dbid = MyDatabaseId;
+			pg_write_barrier();
+			pg_atomic_write_u64(&feed->entries[i].xid, U64FromFullTransactionId(me));
 			return i;
 		}
 	/* (cannot happen: an entry per backend and per prepared transaction) */
@@ -274,7 +346,7 @@ feed_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 			/* (before PreCommit_Notify, which queues it) */
-			if (notify_seq > 0)
+			if (notify_seq > 0 && skade_notify_changes)
 			{
 				snprintf(payload, sizeof(payload), INT64_FORMAT, notify_seq);
 				Async_Notify(SKADE_CHANGES_CHANNEL, payload);
@@ -284,8 +356,16 @@ feed_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PARALLEL_ABORT:
-			if (my_slot >= 0)
-				pg_atomic_write_u64(&feed->xids[my_slot], 0);
+			/*
+			 * Only if still mine: a reservation that saw this transaction
+			 * over may have cleared the entry and given it to another.
+			 */
+			if (my_slot >= 0 && feed != NULL)
+			{
+				uint64		mine = my_xid;
+
+				pg_atomic_compare_exchange_u64(&feed->entries[my_slot].xid, &mine, 0);
+			}
 			my_slot = -1;
 			notify_seq = 0;
 			break;
@@ -507,8 +587,9 @@ Datum
 skade_feed_held(PG_FUNCTION_ARGS)
 {
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
-	Snapshot	snap = GetActiveSnapshot();
+	Snapshot	snap = ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
 	FullTransactionId next = ReadNextFullTransactionId();
+	bool		recovery = RecoveryInProgress();
 	Datum	   *elems;
 	bool	   *nulls;
 	int			n;
@@ -529,8 +610,20 @@ skade_feed_held(PG_FUNCTION_ARGS)
 		fx = DatumGetFullTransactionId(elems[i]);
 		if (U64FromFullTransactionId(fx) + ((uint64) 1 << 31) < U64FromFullTransactionId(next))
 			continue;			/* ancient: long over */
-		if (FullTransactionIdFollowsOrEquals(fx, next) || snap == NULL ||
-			XidInMVCCSnapshot(XidFromFullTransactionId(fx), snap))
+		if (FullTransactionIdFollowsOrEquals(fx, next))
+		{
+			/*
+			 * Not assigned here yet: on a standby, not replayed yet (held);
+			 * on a primary it names another cluster's transaction (a
+			 * restored dump, a logical copy), long over.
+			 */
+			if (recovery)
+				PG_RETURN_BOOL(true);
+			continue;
+		}
+		/* (the caller's own transaction is in progress too: its changes may yet roll back) */
+		if (snap == NULL || XidInMVCCSnapshot(XidFromFullTransactionId(fx), snap) ||
+			TransactionIdIsCurrentTransactionId(XidFromFullTransactionId(fx)))
 			PG_RETURN_BOOL(true);
 	}
 	PG_RETURN_BOOL(false);

@@ -238,6 +238,15 @@ bool		skade_rebase_appends = false;
 int			skade_drop_retention = 7 * 86400;
 
 /*
+ * skade.notify_changes: notify channel skade_changes when a transaction that
+ * changed the catalog commits (change_feed.c).  PostgreSQL queues every
+ * notification under one lock held to the end of the committing
+ * transaction, so catalog commits that notify commit one at a time; off
+ * where nobody LISTENs and commits to many tables must not wait on it.
+ */
+bool		skade_notify_changes = true;
+
+/*
  * skade.group_commit: concurrent REST appends to one table that rebases
  * them are applied by one committer into one metadata file, one pointer
  * move (commit_group.c); off, each takes the row lock in turn.
@@ -838,6 +847,15 @@ define_behaviour_settings(void)
 							PGC_SUSET,
 							GUC_UNIT_S,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("skade.notify_changes",
+							 "Notify channel skade_changes, with the new position, when a catalog change commits.",
+							 NULL,
+							 &skade_notify_changes,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("skade.rebase_appends",
 							 "Rebase stale fast appends onto the branch's head (the default of the table property skade.rebase-appends).",

@@ -40,6 +40,7 @@ extern bool skade_index_enabled;
 extern bool skade_update_fast_path;
 extern bool skade_rebase_appends;
 extern int	skade_drop_retention;
+extern bool skade_notify_changes;
 extern bool skade_group_commit;
 extern bool skade_decode_helper;
 extern int	skade_index_rebuild_commits;

@@ -19,7 +19,7 @@ use Time::HiRes qw(usleep);
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 'logical');
-$primary->append_conf('postgresql.conf', "shared_preload_libraries = 'skade'\n");
+$primary->append_conf('postgresql.conf', "shared_preload_libraries = 'skade'\nmax_prepared_transactions = 4\n");
 $primary->start;
 $primary->safe_psql('postgres', q{
 CREATE EXTENSION skade;
@@ -128,6 +128,21 @@ for (1 .. 50)
 }
 like($listener->{stderr} . $heard, qr/"skade_changes" with payload "$seq"/, 'the listener is told the new position');
 $listener->quit;
+
+# a prepared writer outlives a restart, and the feed still waits for it
+my $pmark = $primary->safe_psql('postgres', 'SELECT max(seq) FROM skade.commit_log');
+$primary->safe_psql('postgres', q{
+BEGIN;
+SELECT skade.register_table('f', 'prepared', 'file:///f/prep/v1.metadata.json');
+PREPARE TRANSACTION 'feed_p';
+});
+$primary->restart;
+$primary->safe_psql('postgres', "SELECT skade.register_table('f', 'after_restart', 'file:///f/ar/v1.metadata.json')");
+is($primary->safe_psql('postgres', "SELECT count(*) FROM skade.changes($pmark)"), '0',
+	'after a restart, a change is held back while a prepared writer of a lower seq is open');
+$primary->safe_psql('postgres', "COMMIT PREPARED 'feed_p'");
+is($primary->safe_psql('postgres', "SELECT string_agg(name, ',' ORDER BY seq) FROM skade.changes($pmark)"),
+	'prepared,after_restart', 'both once it commits');
 
 # a hot standby: a writer on the primary holds the lower seq open; the standby
 # has replayed the later change and holds it back until the writer commits
