@@ -37,6 +37,9 @@ python3 -c 'import ensurepip, venv' 2>/dev/null || install_packages python3-venv
 log "a commit log of $ROWS rows (JDBC inserts through the trigger)"
 pg "$PORT" -q <<SQL
 CREATE EXTENSION skade;
+-- the LISTEN consumer's wake-up (off by default)
+ALTER SYSTEM SET skade.notify_changes = on;
+SELECT pg_reload_conf();
 SELECT skade.create_namespace('b');
 \timing on
 INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, iceberg_type)

@@ -241,10 +241,11 @@ int			skade_drop_retention = 7 * 86400;
  * skade.notify_changes: notify channel skade_changes when a transaction that
  * changed the catalog commits (change_feed.c).  PostgreSQL queues every
  * notification under one lock held to the end of the committing
- * transaction, so catalog commits that notify commit one at a time; off
- * where nobody LISTENs and commits to many tables must not wait on it.
+ * transaction, so catalog commits that notify commit one at a time
+ * (bench/commit_throughput.sh, distinct tables: 0.35x the plain CAS with it,
+ * 0.74x without): off by default, on where consumers LISTEN.
  */
-bool		skade_notify_changes = true;
+bool		skade_notify_changes = false;
 
 /*
  * skade.group_commit: concurrent REST appends to one table that rebases
@@ -852,7 +853,7 @@ define_behaviour_settings(void)
 							 "Notify channel skade_changes, with the new position, when a catalog change commits.",
 							 NULL,
 							 &skade_notify_changes,
-							 true,
+							 false,
 							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -4,7 +4,7 @@
 # plain DML as JDBC clients send it, some holding their transaction open --
 # go on, and started again from that position: in the end it has every
 # change exactly once and in seq order.  The skade_changes notification
-# wakes a listener with the new position.  On a hot standby the feed holds
+# (skade.notify_changes = on) wakes a listener with the new position.  On a hot standby the feed holds
 # back what a writer still in progress on the primary may precede, and
 # answers up to what the standby has replayed.  Last, the commit log and its
 # feed rows replicate logically (CREATE PUBLICATION) into a cluster without
@@ -19,7 +19,8 @@ use Time::HiRes qw(usleep);
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 'logical');
-$primary->append_conf('postgresql.conf', "shared_preload_libraries = 'skade'\nmax_prepared_transactions = 4\n");
+$primary->append_conf('postgresql.conf',
+	"shared_preload_libraries = 'skade'\nmax_prepared_transactions = 4\nskade.notify_changes = on\n");
 $primary->start;
 $primary->safe_psql('postgres', q{
 CREATE EXTENSION skade;
