@@ -18,8 +18,9 @@
  *     handled here": update_table goes on with its own engine, which then
  *     sees exactly the input this function saw.
  *   - Every case this path does not handle returns NULL before anything is
- *     written (a malformed requirement, an input the engine refuses by a
- *     failing cast, the shapes listed under Handled as the engine's).  A
+ *     written (an action input the engine reads by a cast this path does
+ *     not reproduce, a base it cannot splice; requirements are all its
+ *     own, commit_require.c).  A
  *     well-formed requirement that fails (the loser of a race, which holds
  *     the table's row lock meanwhile) is raised here, with the engine's
  *     SQLSTATE and message, in the engine's order once every requirement

@@ -13,8 +13,8 @@
  * Contract
  *   - As commit_actions.c's: refused as the engine refuses (fast_refuse),
  *     false for what this path does not take or cannot tell as the engine
- *     would (a value the engine casts with an error, non-ASCII case
- *     folding); effects only in the FastCommit.
+ *     would (a value the engine casts with an error, a non-ASCII digit
+ *     where the engine matches \d); effects only in the FastCommit.
  *   - "The last added" schema, spec and sort order follow update_table's
  *     bookkeeping (Java's Builder): the one this action added, or the one
  *     it reused if this commit added it (for a schema: the reused one; for
